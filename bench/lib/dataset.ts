@@ -1,0 +1,214 @@
+// The generated population as streams of rows, with no I/O: users, finished
+// and open bets, follows. Rows are arrays in the order of the *_COLUMNS lists,
+// so the bulk writer can bind them to prepared multi-row inserts directly.
+import { usernameKey } from '../../src/domain/accounts.js';
+import { percentageGain } from '../../src/domain/bets.js';
+import type { Direction } from '../../src/db/tables.js';
+import type { Preset } from './presets.js';
+import { seededRng, type Rng } from './random.js';
+import {
+  emailOf,
+  FEED_FOLLOWS,
+  FIRST_ORDINARY_ID,
+  HISTORY_DEEP_COUNT,
+  PLAN_SIZED_EXTRA,
+  POPULAR_FOLLOWERS,
+  PORTFOLIO_OPEN_BETS,
+  ROLES,
+} from './roles.js';
+import { TICKERS } from './tickers.js';
+
+export type Row = Array<string | number | null>;
+
+const DAY = 24 * 3600 * 1000;
+const SPAN = 2 * 365 * DAY;
+
+export const USER_COLUMNS = ['id', 'username', 'username_lower', 'email', 'password_hash', 'extra_bets', 'extra_slots', 'created_at'];
+export const BET_COLUMNS = [
+  'id',
+  'user_id',
+  'ticker',
+  'direction',
+  'status',
+  'entry_price',
+  'exit_price',
+  'percentage_gain',
+  'opened_at',
+  'closed_at',
+  'last_event_at',
+  'close_reason',
+];
+export const FOLLOW_COLUMNS = ['follower_id', 'followed_id', 'created_at'];
+export const CHAT_LINK_COLUMNS = ['user_id', 'transport', 'chat_id', 'linked_at'];
+
+const ADJECTIVES = ['bold', 'calm', 'keen', 'lucky', 'quiet', 'swift', 'wise', 'brave', 'eager', 'sharp', 'steady', 'witty'];
+const NOUNS = ['otter', 'falcon', 'badger', 'heron', 'lynx', 'panda', 'raven', 'tiger', 'whale', 'yak', 'bison', 'fox'];
+
+export class Population {
+  readonly ordinary: number;
+  private readonly now: number;
+  private readonly start: number;
+
+  constructor(
+    readonly preset: Preset,
+    now: number,
+    readonly seed = 20_261_122,
+  ) {
+    this.ordinary = preset.users - FIRST_ORDINARY_ID + 1;
+    if (this.ordinary < Math.max(POPULAR_FOLLOWERS, FEED_FOLLOWS, preset.followsEach + 1)) {
+      throw new Error(`preset ${preset.name}: too few users for the special users' follows`);
+    }
+    // The finished bets end a day before "now", so they all lie in the past
+    // even when a cached database is reused later.
+    this.now = Math.floor(now / 60_000) * 60_000;
+    this.start = this.now - DAY - SPAN;
+  }
+
+  /** An ordinary user, skewed so a few are very active and most trade now and then. */
+  private activeUser(rng: Rng): number {
+    const u = rng.next();
+    return FIRST_ORDINARY_ID + Math.floor(this.ordinary * u * u);
+  }
+
+  *users(passwordHash: string): Generator<Row> {
+    const rng = seededRng(this.seed);
+    const plan = new Set<number>([ROLES.trader.id, ROLES.popular.id]);
+    for (let id = 1; id <= this.preset.users; id++) {
+      const role = Object.values(ROLES).find((r) => r.id === id);
+      const username = role?.username ?? `${ADJECTIVES[id % 12]}_${NOUNS[Math.floor(id / 12) % 12]}_${id}`;
+      yield [
+        id,
+        username,
+        usernameKey(username),
+        emailOf(id),
+        passwordHash,
+        plan.has(id) ? PLAN_SIZED_EXTRA : 0,
+        id === ROLES.follower.id ? PLAN_SIZED_EXTRA : 0,
+        this.start - (1 + rng.int(90)) * DAY,
+      ];
+    }
+  }
+
+  /** How many finished bets the special users get; the rest go to ordinary users. */
+  private roleQuotas(): Array<{ id: number; left: number }> {
+    return [
+      { id: ROLES.history.id, left: HISTORY_DEEP_COUNT },
+      { id: ROLES.demo.id, left: 150 },
+      { id: ROLES.popular.id, left: 80 },
+      { id: ROLES.portfolio.id, left: 20 },
+    ];
+  }
+
+  /** CLOSED (about 92 %) and CANCELLED bets spread evenly over two years, ids in time order. */
+  *finishedBets(): Generator<Row> {
+    const rng = seededRng(this.seed + 1);
+    const total = this.preset.finishedBets;
+    const quotas = this.roleQuotas();
+    let roleLeft = quotas.reduce((s, q) => s + q.left, 0);
+    if (roleLeft > total) throw new Error(`preset ${this.preset.name}: finishedBets must be at least ${roleLeft}`);
+    for (let i = 0; i < total; i++) {
+      // Sequential sampling: each special user's bets land at random places
+      // in time, and their counts come out exact.
+      let owner = 0;
+      const pick = rng.next() * (total - i);
+      if (pick < roleLeft) {
+        let acc = 0;
+        for (const q of quotas) {
+          acc += q.left;
+          if (pick < acc) {
+            owner = q.id;
+            q.left--;
+            roleLeft--;
+            break;
+          }
+        }
+      }
+      if (owner === 0) owner = this.activeUser(rng);
+      const openedAt = this.start + Math.floor(((i + rng.next()) / total) * SPAN);
+      yield this.finishedBet(rng, i + 1, owner, openedAt);
+    }
+  }
+
+  private finishedBet(rng: Rng, id: number, userId: number, openedAt: number): Row {
+    const { ticker, price } = TICKERS[rng.int(TICKERS.length)];
+    const direction: Direction = rng.next() < 0.6 ? 'LONG' : 'SHORT';
+    const entry = round(price * Math.exp(0.15 * rng.normal()));
+    if (rng.next() < 0.08) {
+      const cancelledAt = openedAt + 10_000 + rng.int(280_000);
+      return [id, userId, ticker, direction, 'CANCELLED', entry, entry, 0, openedAt, cancelledAt, cancelledAt, 'cancel'];
+    }
+    // Held from minutes to weeks (mean three days), never past the data's end.
+    const held = Math.min(Math.floor(-Math.log(1 - rng.next()) * 3 * DAY) + 60_000, this.now - DAY - openedAt);
+    const closedAt = openedAt + Math.max(held, 60_000);
+    const exit = round(entry * Math.exp(0.06 * rng.normal()));
+    return [id, userId, ticker, direction, 'CLOSED', entry, exit, percentageGain(direction, entry, exit), openedAt, closedAt, closedAt, 'user'];
+  }
+
+  /** Open bets opened in the last 30 days, past their cancellation window; ids follow the finished ones. */
+  *openBets(): Generator<Row> {
+    const rng = seededRng(this.seed + 2);
+    const owners: number[] = [
+      ...Array<number>(PORTFOLIO_OPEN_BETS).fill(ROLES.portfolio.id),
+      ...Array<number>(4).fill(ROLES.demo.id),
+    ];
+    const ordinary = Math.max(0, this.preset.openBets - owners.length);
+    if (ordinary > this.ordinary * 10) throw new Error(`preset ${this.preset.name}: more open bets than the users' capacity`);
+    for (let k = 0; k < ordinary; k++) owners.push(FIRST_ORDINARY_ID + (k % this.ordinary));
+    let id = this.preset.finishedBets;
+    for (const userId of owners) {
+      const { ticker, price } = TICKERS[rng.int(TICKERS.length)];
+      const openedAt = this.now - 10 * 60_000 - rng.int(30 * DAY);
+      const direction: Direction = rng.next() < 0.6 ? 'LONG' : 'SHORT';
+      const entry = round(price * Math.exp(0.05 * rng.normal()));
+      yield [++id, userId, ticker, direction, 'OPEN', entry, null, null, openedAt, null, openedAt, null];
+    }
+  }
+
+  /** Ordinary followers (50 active traders each), the feed user's and the demo's follows, the popular user's followers. */
+  *follows(): Generator<Row> {
+    const rng = seededRng(this.seed + 3);
+    const at = () => this.now - DAY - rng.int(365 * DAY);
+    const { followers, followsEach } = this.preset;
+    const chooser = (self: number, count: number) => {
+      const picked = new Set<number>();
+      while (picked.size < count) {
+        const u = this.activeUser(rng);
+        if (u !== self) picked.add(u);
+      }
+      return picked;
+    };
+    for (let j = 0; j < followers; j++) {
+      const follower = FIRST_ORDINARY_ID + Math.floor((j * this.ordinary) / followers);
+      for (const target of chooser(follower, followsEach)) yield [follower, target, at()];
+    }
+    for (const target of chooser(ROLES.feed.id, FEED_FOLLOWS)) yield [ROLES.feed.id, target, at()];
+    for (const target of chooser(ROLES.demo.id, 20)) yield [ROLES.demo.id, target, at()];
+    // Only these two special users are ever followed, so the trader keeps no followers.
+    for (const follower of this.popularFollowers()) yield [follower, ROLES.popular.id, at()];
+    for (let k = 0; k < 10; k++) yield [FIRST_ORDINARY_ID + 1 + Math.floor((k * this.ordinary) / 10), ROLES.demo.id, at()];
+  }
+
+  popularFollowers(): number[] {
+    return Array.from({ length: POPULAR_FOLLOWERS }, (_, k) => FIRST_ORDINARY_ID + Math.floor((k * this.ordinary) / POPULAR_FOLLOWERS));
+  }
+
+  /**
+   * Messaging links (the local log transport's addresses) of the popular
+   * user's followers, so each of their opens fans out to 50 notices.
+   */
+  *chatLinks(): Generator<Row> {
+    for (const id of this.popularFollowers()) yield [id, 'log', `local:${id}`, this.now - DAY];
+  }
+
+  followCount(): number {
+    return this.preset.followers * this.preset.followsEach + FEED_FOLLOWS + 20 + POPULAR_FOLLOWERS + 10;
+  }
+
+  openBetCount(): number {
+    return Math.max(this.preset.openBets, PORTFOLIO_OPEN_BETS + 4);
+  }
+}
+
+function round(price: number): number {
+  return Math.round(price * 100) / 100;
+}

@@ -1,0 +1,46 @@
+// The generated population's special users. They take the first ids, in this
+// order, in every preset; everyone after them is an ordinary user. The load
+// driver logs in as them to measure one kind of request each.
+
+/** Everyone's password (users share one precomputed hash). */
+export const BENCH_PASSWORD = 'paper trading benchmark passphrase';
+
+export const ROLES = {
+  /** The demo's account: a few open bets, some history, follows and followers. Its public profile is measured. */
+  demo: { id: 1, username: 'demo_trader' },
+  /** Exactly 10 open bets: GET /portfolio. */
+  portfolio: { id: 2, username: 'bench_portfolio' },
+  /** 5,200 finished bets: GET /history?limit=100&offset=5000. */
+  history: { id: 3, username: 'bench_history' },
+  /** Follows 50 active traders: GET /feed. */
+  feed: { id: 4, username: 'bench_feed' },
+  /** No followers, no open bets, a plan-sized bet capacity: open + close pairs. */
+  trader: { id: 5, username: 'bench_trader' },
+  /** 50 followers, a plan-sized bet capacity: open + close pairs that fan out. */
+  popular: { id: 6, username: 'bench_popular' },
+  /** Follows nobody, a plan-sized follow capacity: follow + unfollow pairs. */
+  follower: { id: 7, username: 'bench_follower' },
+} as const;
+
+export type RoleName = keyof typeof ROLES;
+
+export const FIRST_ORDINARY_ID = 8;
+
+/** Capacity the write-heavy roles get, as if on a plan, so 64 concurrent opens never hit the limit. */
+export const PLAN_SIZED_EXTRA = 1_000_000;
+
+export const HISTORY_DEEP_COUNT = 5_200;
+export const FEED_FOLLOWS = 50;
+export const POPULAR_FOLLOWERS = 50;
+export const PORTFOLIO_OPEN_BETS = 10;
+
+export function emailOf(id: number): string {
+  const role = Object.values(ROLES).find((r) => r.id === id);
+  return role ? `${role.username.replace('_', '.')}@bench.test` : `user${id}@bench.test`;
+}
+
+/** Ordinary users the login measurement cycles through. */
+export function loginUserIds(users: number, count = 500): number[] {
+  const n = Math.max(1, Math.min(count, users - FIRST_ORDINARY_ID + 1));
+  return Array.from({ length: n }, (_, i) => FIRST_ORDINARY_ID + i);
+}

@@ -1,0 +1,132 @@
+// Servers the suite starts as child processes (the real service, the bare
+// Fastify baseline), their readiness and their memory.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ChildServer {
+  name: string;
+  url: string;
+  pid: number;
+  /** Resident memory now and the process's peak so far, in MiB. */
+  memory(): { rssMb: number; peakMb: number };
+  /** The last lines the process wrote, for diagnosing a failed start or run. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node [NODE_ARGS] --import tsx ENTRY` on a free loopback port and waits until GET / answers 200. */
+export async function startServer(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  opts: { nodeArgs?: string[]; timeoutMs?: number } = {},
+): Promise<ChildServer> {
+  const port = await freePort();
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  return startProcess(name, process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', entry], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    url: `http://127.0.0.1:${port}`,
+    timeoutMs,
+  });
+}
+
+/** Spawns a server process and waits until GET {url}/ answers 200. */
+export async function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; url: string; timeoutMs?: number },
+): Promise<ChildServer> {
+  const child = spawn(command, args, { env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (lines.length > 40) lines.splice(0, lines.length - 40);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  let exited: number | null = null;
+  child.once('exit', (code, signal) => {
+    exited = code ?? (signal ? 128 : 1);
+  });
+  child.once('error', (err) => {
+    lines.push(String(err));
+    exited = 127;
+  });
+  const { url } = opts;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const server: ChildServer = {
+    name,
+    url,
+    pid: child.pid ?? 0,
+    memory: () => memoryOf(child.pid ?? 0),
+    output: () => lines.join('\n'),
+    stop: () => stopChild(child),
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new Error(`${name} exited with ${exited} before it was ready:\n${server.output()}`);
+    try {
+      const res = await fetch(`${url}/`);
+      await res.arrayBuffer();
+      if (res.ok) return server;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  await server.stop();
+  throw new Error(`${name} was not ready within ${timeoutMs / 1000} s:\n${server.output()}`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await gone;
+  clearTimeout(timer);
+}
+
+/** VmRSS and VmHWM from /proc; `ps` where there is no /proc (peak then means the largest value seen by the caller's sampling). */
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  } catch {
+    try {
+      const rssKb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+      return { rssMb: rssKb / 1024, peakMb: rssKb / 1024 };
+    } catch {
+      return { rssMb: 0, peakMb: 0 };
+    }
+  }
+}
+
+/** Samples a server's memory while fn runs; returns fn's result and the largest resident size seen (MiB). */
+export async function withMemorySampling<T>(server: ChildServer, fn: () => Promise<T>): Promise<{ value: T; peakRssMb: number }> {
+  let peak = server.memory().rssMb;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, server.memory().rssMb);
+  }, 100);
+  try {
+    const value = await fn();
+    return { value, peakRssMb: Math.max(peak, server.memory().rssMb) };
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,279 @@
+// The benchmark suite: generates (or reuses) the population, measures a bare
+// Fastify baseline, starts the real service on the data and drives every
+// scenario with autocannon, then writes the report to bench/results/.
+//   npm run bench -- [--size full|small|tiny] [--db sqlite|postgres] [--connections N] [--duration S]
+//                    [--only key,key] [--regenerate] [--out DIR] [--quick] [--scale-out] [--profile]
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { type LoadResult, probe, runLoad, type Step } from './lib/load.js';
+import { NGINX_SITE, findNginx, startNginx } from './lib/nginx.js';
+import { type Measured, markdown, type Report, resultLine, type ScaleOutResult, type ScenarioResult, writeReport } from './lib/report.js';
+import { setupRunDatabase } from './lib/database-setup.js';
+import { presetNamed } from './lib/presets.js';
+import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
+import { loginMix, type Scenario, scenarios } from './lib/scenarios.js';
+import { type ChildServer, startServer, withMemorySampling } from './lib/server.js';
+import { meets, PEAK_RSS_TARGET_MB, TARGET_CONDITIONS, TARGETS } from './lib/targets.js';
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: 'full' },
+    db: { type: 'string', default: 'sqlite' },
+    connections: { type: 'string' },
+    duration: { type: 'string' },
+    only: { type: 'string' },
+    regenerate: { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench/results' },
+    quick: { type: 'boolean', default: false },
+    'scale-out': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+  },
+});
+
+function positive(name: string, raw: string | undefined, def: number): number {
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+const quick = values.quick!;
+if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+const dialect = values.db;
+const scaleOut = values['scale-out']!;
+if (scaleOut && dialect !== 'postgres') throw new Error('--scale-out runs two instances on PostgreSQL: add --db postgres');
+const preset = presetNamed(quick ? 'tiny' : values.size!);
+const connections = positive('connections', values.connections, quick ? 4 : 64);
+const durationS = positive('duration', values.duration, quick ? 1 : 10);
+const warmupS = quick ? 0 : Math.min(2, durationS);
+const loginConnections = quick ? 2 : 16;
+const only = values.only ? new Set(values.only.split(',')) : null;
+const log = (line: string) => console.log(line);
+
+const startedAt = new Date();
+const database = await setupRunDatabase({ db: dialect, preset, throwAway: quick, regenerate: values.regenerate!, log });
+const running = new Set<ChildServer>();
+const serviceEnv = {
+  DATABASE_URL: database.databaseUrl,
+  NODE_ENV: 'production',
+  // Shared by every instance, so a session from one is valid on the others.
+  JWT_SECRET: randomBytes(32).toString('hex'),
+  RATE_LIMITS: 'off',
+  WORKERS: 'off',
+  LOG_LEVEL: 'warn',
+};
+// --profile: each service process writes a V8 CPU profile when it stops (open it in Chrome DevTools).
+const profileDir = path.join(values.out!, 'profiles', startedAt.toISOString().replace(/[:.]/g, '-'));
+const nodeArgs = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const startService = async (name: string, extra: Record<string, string> = {}) => {
+  const s = await startServer(name, 'src/main.ts', { ...serviceEnv, ...extra }, { nodeArgs });
+  running.add(s);
+  return s;
+};
+const stop = async (s: ChildServer) => {
+  await s.stop();
+  running.delete(s);
+};
+try {
+  log(`\nBaseline: bare Fastify hello world, ${connections} connections × ${durationS} s`);
+  const hello = await startServer('hello-world server', 'bench/hello-server.ts', {});
+  let baseline: LoadResult;
+  try {
+    baseline = await measure(hello.url, [{ method: 'GET', path: '/' }], undefined, connections);
+  } finally {
+    await hello.stop();
+  }
+  log(`  ${Math.round(baseline.rps).toLocaleString('en-US')} req/s, p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
+
+  log(`\nService on ${dialect} (${preset.name} data)`);
+  const server = await startService('service');
+  const all = scenarios(preset.users).filter((s) => !only || only.has(s.key));
+  const results = await runScenarios(server, all, baseline.rps);
+  const loginMixResult: Report['loginMix'] =
+    !only || only.has('login-mix')
+      ? await runLoginMix(server, baseline.rps)
+      : { status: 'skipped', detail: 'not in --only', target: TARGETS.leaderboardDuringLogins, pass: null };
+  log(
+    loginMixResult.leaderboard
+      ? `GET /leaderboard during logins (${loginMixResult.loginsPerSecond?.toFixed(1)} logins/s): p99 ${loginMixResult.leaderboard.p99Ms} ms, ` +
+          `target ≤ ${TARGETS.leaderboardDuringLogins.maxP99Ms} ms: ${loginMixResult.pass ? 'pass' : 'FAIL'}`
+      : `GET /leaderboard during logins: ${loginMixResult.status}${loginMixResult.detail ? `: ${loginMixResult.detail}` : ''}`,
+  );
+  const sampled = Math.max(0, ...results.map((r) => r.measured?.peakRssMb ?? 0), loginMixResult.leaderboard?.peakRssMb ?? 0);
+  const peakRssMb = Math.max(server.memory().peakMb, sampled);
+  await stop(server);
+  const scaleOutResult = scaleOut ? await runScaleOut(all, results, baseline.rps) : undefined;
+
+  const report: Report = {
+    meta: {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      node: process.version,
+      os: `${os.type()} ${os.release()}`,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      dialect,
+      size: preset.name,
+      connections,
+      durationS,
+      quick,
+      targetConditions:
+        connections === TARGET_CONDITIONS.connections &&
+        durationS === TARGET_CONDITIONS.durationS &&
+        dialect === TARGET_CONDITIONS.dialect &&
+        preset.name === TARGET_CONDITIONS.size,
+      dataset: database.dataset,
+    },
+    baseline: { requestsPerSecond: baseline.rps, p50Ms: baseline.p50Ms, p99Ms: baseline.p99Ms },
+    results,
+    loginMix: loginMixResult,
+    memory: { peakRssMb, targetMb: PEAK_RSS_TARGET_MB, pass: peakRssMb < PEAK_RSS_TARGET_MB },
+    ...(scaleOutResult ? { scaleOut: scaleOutResult } : {}),
+  };
+  const files = writeReport(report, values.out!);
+  log(`\n${markdown(report)}`);
+  log(`Report: ${files.json}\n        ${files.md}\n        ${files.svg}`);
+  if (values.profile) log(`CPU profiles: ${profileDir}`);
+} finally {
+  for (const s of running) await s.stop();
+  await database.cleanup();
+}
+
+async function runScenarios(server: ChildServer, list: Scenario[], baselineRps: number): Promise<ScenarioResult[]> {
+  const cookies = await logInRoles(server.url, list);
+  const results: ScenarioResult[] = [];
+  for (const scenario of list) {
+    const result = await runScenario(server, scenario, cookies, baselineRps);
+    results.push(result);
+    log(resultLine(result));
+  }
+  return results;
+}
+
+/** Two instances on the same PostgreSQL database behind nginx (deploy/nginx/), beside one instance's figures. */
+async function runScaleOut(list: Scenario[], single: ScenarioResult[], baselineRps: number): Promise<ScaleOutResult> {
+  const binary = findNginx();
+  if (!binary) {
+    log('\nScale-out skipped: nginx is not installed (Debian: apt-get update && apt-get install -y nginx).');
+    return { status: 'skipped', detail: 'nginx is not installed', instances: 2, results: [], single };
+  }
+  log(`\nScale-out: two instances on ${dialect} behind nginx (${NGINX_SITE})`);
+  const instances = [await startService('instance 1', { TRUST_PROXY: '127.0.0.1' }), await startService('instance 2', { TRUST_PROXY: '127.0.0.1' })];
+  const proxy = await startNginx(binary, instances.map((i) => new URL(i.url).host));
+  running.add(proxy);
+  // Memory of the service is the instances' together; nginx's own is not counted.
+  const front: ChildServer = {
+    ...proxy,
+    memory: () => {
+      const each = instances.map((i) => i.memory());
+      return { rssMb: each.reduce((a, m) => a + m.rssMb, 0), peakMb: each.reduce((a, m) => a + m.peakMb, 0) };
+    },
+  };
+  try {
+    const results = await runScenarios(front, list, baselineRps);
+    return { status: 'ok', instances: instances.length, results, single };
+  } finally {
+    await stop(proxy);
+    for (const i of instances) await stop(i);
+  }
+}
+
+/** A warm-up (unrecorded) then the measurement. */
+async function measure(url: string, steps: Step[], cookie: string | undefined, conns: number): Promise<LoadResult> {
+  if (warmupS > 0) await runLoad({ url, steps, cookie, connections: conns, durationS: warmupS });
+  return runLoad({ url, steps, cookie, connections: conns, durationS });
+}
+
+async function logInRoles(url: string, list: Scenario[]): Promise<Map<RoleName, string>> {
+  const cookies = new Map<RoleName, string>();
+  for (const role of new Set(list.map((s) => s.role).filter((r): r is RoleName => r !== null))) {
+    const res = await fetch(`${url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: emailOf(ROLES[role].id), password: BENCH_PASSWORD }),
+    });
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('auth_token='));
+    if (res.status !== 200 || !cookie) throw new Error(`logging in as ${ROLES[role].username} failed: ${res.status} ${await res.text()}`);
+    cookies.set(role, cookie.split(';')[0]);
+  }
+  return cookies;
+}
+
+function measured(load: LoadResult, peakRssMb: number, perUnit: number, baselineRps: number): Measured {
+  const perSecond = load.rps / perUnit;
+  return {
+    perSecond,
+    requestsPerSecond: load.rps,
+    p50Ms: load.p50Ms,
+    p99Ms: load.p99Ms,
+    ratio: perSecond / baselineRps,
+    peakRssMb,
+    statusCounts: load.statusCounts,
+    errors: load.errors,
+  };
+}
+
+/** Non-2xx answers and connection errors, e.g. "500×3, errors×1"; empty when every request answered 2xx. */
+function failures(load: LoadResult): string {
+  const parts = Object.entries(load.statusCounts)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, n]) => `${code}×${n}`);
+  if (load.errors > 0) parts.push(`connection errors×${load.errors}`);
+  return parts.join(', ');
+}
+
+async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleName, string>, baselineRps: number): Promise<ScenarioResult> {
+  const base = { key: s.key, label: s.label, unit: s.unit, target: s.target, ...(s.note ? { note: s.note } : {}) };
+  const cookie = s.role ? cookies.get(s.role) : undefined;
+  const p = await probe(server.url, s.steps, cookie);
+  if (!p.ok) {
+    return {
+      ...base,
+      status: p.notAvailable ? 'not available' : 'failing',
+      detail: `${p.step} answered ${p.status} ${p.body}`,
+      pass: p.notAvailable ? null : false,
+    };
+  }
+  const { value: load, peakRssMb } = await withMemorySampling(server, () => measure(server.url, s.steps, cookie, connections));
+  const m = measured(load, peakRssMb, s.unit === 'pair' ? 2 : 1, baselineRps);
+  const failed = failures(load);
+  return {
+    ...base,
+    status: failed ? 'errors' : 'ok',
+    ...(failed ? { detail: failed } : {}),
+    pass: failed ? false : meets(s.target, m.ratio, m.p99Ms),
+    measured: m,
+  };
+}
+
+async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Report['loginMix']> {
+  const target = TARGETS.leaderboardDuringLogins;
+  const { logins, reads } = loginMix(preset.users);
+  for (const steps of [logins, reads]) {
+    const p = await probe(server.url, steps);
+    if (!p.ok) {
+      return { status: p.notAvailable ? 'not available' : 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, target, pass: null };
+    }
+  }
+  const { value, peakRssMb } = await withMemorySampling(server, () =>
+    Promise.all([
+      runLoad({ url: server.url, steps: logins, connections: loginConnections, durationS }),
+      runLoad({ url: server.url, steps: reads, connections, durationS }),
+    ]),
+  );
+  const [loginLoad, readLoad] = value;
+  const failed = [failures(loginLoad) && `logins: ${failures(loginLoad)}`, failures(readLoad) && `leaderboard: ${failures(readLoad)}`]
+    .filter(Boolean)
+    .join('; ');
+  const leaderboard = measured(readLoad, peakRssMb, 1, baselineRps);
+  return {
+    status: failed ? 'errors' : 'ok',
+    ...(failed ? { detail: failed } : {}),
+    target,
+    pass: failed ? false : meets(target, leaderboard.ratio, leaderboard.p99Ms),
+    leaderboard,
+    loginsPerSecond: loginLoad.rps,
+  };
+}

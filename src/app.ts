@@ -1,0 +1,246 @@
+// buildApp(config, deps) makes the whole service; main.ts alone listens and
+// handles signals. Tests build it with fakes and close it after.
+import type { ServerOptions } from 'node:http';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { AppContext, AppDeps } from './context.js';
+import { migrateToLatest, openDatabase } from './db/database.js';
+import { installAuth } from './http/auth.js';
+import { installCrossSiteProtection } from './http/cross-site.js';
+import { frameworkErrors, installErrorHandling } from './http/errors.js';
+import { installGracefulClose } from './http/graceful-close.js';
+import { logSerializers } from './http/logging.js';
+import { installObservability, requestIdOf } from './http/observability.js';
+import { installOpenApi } from './http/openapi.js';
+import './http/types.js';
+import { installValidators } from './http/validation.js';
+import { installWebApp } from './http/web-app.js';
+import { OutboxWorker } from './jobs/outbox.js';
+import { systemClock } from './lib/clock.js';
+import { Metrics } from './metrics.js';
+import { observeQueues } from './services/queue-metrics.js';
+import { createChatTransport } from './providers/chat/index.js';
+import { TelegramTransport } from './providers/chat/telegram.js';
+import { createPaymentProvider } from './providers/payments/index.js';
+import { createPriceProvider } from './providers/prices/index.js';
+import { getOrInitSetting } from './repositories/settings.js';
+import { accountRoutes } from './routes/accounts.js';
+import { chatRoutes } from './routes/chat.js';
+import { notificationRoutes } from './routes/notifications.js';
+import { discoveryRoutes } from './routes/discovery.js';
+import { meRoutes } from './routes/me.js';
+import { rankingsRoutes } from './routes/rankings.js';
+import { recordRoutes } from './routes/record.js';
+import { statsRoutes } from './routes/stats.js';
+import { paymentRoutes } from './routes/payments.js';
+import { socialRoutes } from './routes/social.js';
+import { tailFadeRoutes } from './routes/tail-fade.js';
+import { tradingRoutes } from './routes/trading.js';
+import { sharedSchemas } from './schemas/index.js';
+import { BetEvents } from './services/bet-events.js';
+import { forgetUser, handleTelegramUpdateAndAnswer } from './services/chat.js';
+import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
+import { registerNotificationListener } from './services/notifications.js';
+import { PasswordHasher } from './services/passwords.js';
+import { rankingsListener } from './services/rankings.js';
+import { publishYesterday, recordListener } from './services/record.js';
+import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
+import { SessionTokens } from './services/tokens.js';
+import { SettlementWorker } from './jobs/settlement.js';
+
+/** Secrets never reach the logs. */
+export const REDACT = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'req.headers["stripe-signature"]',
+  'req.headers["x-telegram-bot-api-secret-token"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.current_password',
+  '*.new_password',
+  '*.password_hash',
+  '*.code',
+  '*.link_code',
+  '*.token',
+];
+
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const ownsDatabase = deps.database === undefined;
+  const database = deps.database ?? openDatabase(config.database);
+  const ownsRedis = deps.redis === undefined && config.redisUrl !== null;
+  const redis = deps.redis !== undefined ? deps.redis : config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+
+  const options: FastifyServerOptions & { http: ServerOptions } = {
+    logger:
+      deps.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: { paths: REDACT, censor: '[redacted]' },
+            serializers: logSerializers,
+            ...(typeof deps.logger === 'object' ? deps.logger : {}),
+          },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    // x-request-id is echoed when it is a sane value, else replaced (see requestIdOf).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // Slow clients cannot hold connections open forever, nor send endless headers.
+    connectionTimeout: config.server.connectionTimeoutMs,
+    requestTimeout: config.server.requestTimeoutMs,
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    maxRequestsPerSocket: config.server.maxRequestsPerSocket,
+    http: {
+      headersTimeout: Math.min(config.server.headersTimeoutMs, config.server.requestTimeoutMs),
+      connectionsCheckingInterval: config.server.timeoutCheckIntervalMs,
+      maxHeaderSize: config.server.maxHeaderBytes,
+    },
+    routerOptions: { maxParamLength: 200 },
+    frameworkErrors: frameworkErrors as FastifyServerOptions['frameworkErrors'],
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  };
+  const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+
+  try {
+    await migrateToLatest(database);
+    const jwtSecret = config.jwtSecret ?? (await getOrInitSetting(database.db, 'jwt_secret', SessionTokens.newSecret()));
+    const clock = deps.clock ?? systemClock;
+    const chatTransport = deps.chatTransport ?? createChatTransport(config, app.log);
+    const metrics = new Metrics({ processMetrics: config.metricsPort !== null });
+    const outbox = new OutboxWorker({
+      db: database.db,
+      dialect: database.dialect,
+      clock,
+      transport: chatTransport,
+      log: app.log,
+      webUrl: config.webUrl,
+      onDeliveryFailure: (transport) => metrics.outboxDeliveryFailures.inc({ channel: transport }),
+    });
+    const priceProvider = deps.prices ?? createPriceProvider(config, clock);
+    const ctx: AppContext = {
+      config,
+      db: database.db,
+      dialect: database.dialect,
+      database,
+      clock,
+      passwords: new PasswordHasher(config.hashConcurrency),
+      tokens: new SessionTokens(jwtSecret),
+      loginThrottle: redis
+        ? new RedisLoginThrottle(redis, config.rateLimits.loginFailuresBeforeDelay)
+        : new MemoryLoginThrottle(config.rateLimits.loginFailuresBeforeDelay),
+      redis,
+      betEvents: new BetEvents(),
+      metrics,
+      accountDeletionListeners: [],
+      chatTransport,
+      outbox,
+      payments: createPaymentProvider(config, database.db, clock),
+      prices: new CachedPriceService({
+        provider: priceProvider,
+        clock,
+        ttlMs: config.prices.cacheTtlMs,
+        store: redis ? new RedisPriceStore(redis, `price:${priceProvider.name}:`) : new MemoryPriceStore(),
+        onStoreError: (err) => app.log.warn({ err }, 'price cache unavailable'),
+        observer: {
+          hit: () => metrics.priceCacheHits.inc(),
+          miss: () => metrics.priceCacheMisses.inc(),
+          providerError: () => metrics.providerErrors.inc({ provider: priceProvider.name }),
+        },
+      }),
+    };
+    registerNotificationListener(ctx.betEvents, { transport: chatTransport.name, webUrl: config.webUrl });
+    ctx.accountDeletionListeners.push(forgetUser);
+    app.decorate('ctx', ctx);
+    metrics.onScrape(() => observeQueues(ctx));
+    ctx.betEvents.on(recordListener(ctx));
+    ctx.betEvents.on(rankingsListener());
+    if (config.workers.enabled) {
+      const publish = () => publishYesterday(ctx).catch((err) => app.log.error({ err }, 'record publication failed'));
+      const timer = setInterval(publish, 3_600_000);
+      timer.unref();
+      app.addHook('onReady', async () => void publish());
+      app.addHook('onClose', async () => clearInterval(timer));
+    }
+    const settlement = config.workers.enabled ? new SettlementWorker(ctx, app.log) : null;
+    app.addHook('onClose', async () => {
+      await ctx.metrics.stop();
+      await settlement?.stop();
+      if (ownsRedis && redis) redis.disconnect();
+      if (ownsDatabase) await database.close();
+    });
+
+    for (const schema of sharedSchemas) app.addSchema(schema);
+    installValidators(app, sharedSchemas);
+    installErrorHandling(app);
+    // HTML forms cannot send application/json: JSON routes accept nothing else.
+    app.removeContentTypeParser(['text/plain']);
+
+    await app.register(helmet, {
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", 'data:'],
+          connectSrc: ["'self'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          upgradeInsecureRequests: config.publicUrl.startsWith('https:') ? [] : null,
+        },
+      },
+      hsts: config.publicUrl.startsWith('https:'),
+    });
+    await app.register(cookie);
+    // After the cookie plugin, whose onSend hook writes Set-Cookie, so this one sees it.
+    installObservability(app, ctx.metrics);
+    installGracefulClose(app);
+    await app.register(rateLimit, {
+      global: false,
+      ...(redis ? { redis, nameSpace: 'rate-limit:' } : {}),
+    });
+    installAuth(app);
+    installCrossSiteProtection(app);
+    await installOpenApi(app);
+
+    await app.register(discoveryRoutes);
+    await app.register(accountRoutes);
+    await app.register(meRoutes);
+    await app.register(tradingRoutes);
+    await app.register(socialRoutes);
+    await app.register(paymentRoutes);
+    await app.register(chatRoutes);
+    await app.register(notificationRoutes);
+    await app.register(tailFadeRoutes);
+
+    // Drained before the database closes: a run in progress records what it sent.
+    app.addHook('preClose', async () => {
+      if (chatTransport instanceof TelegramTransport) await chatTransport.stopReceiving();
+      await outbox.stop();
+    });
+    await app.register(recordRoutes);
+    await app.register(statsRoutes);
+    await app.register(rankingsRoutes);
+    await installWebApp(app, deps.webDistDir);
+
+    await app.ready();
+    if (config.metricsPort !== null) await ctx.metrics.serve(config.host, config.metricsPort);
+    if (config.workers.enabled) {
+      outbox.start();
+      if (chatTransport instanceof TelegramTransport) {
+        await chatTransport.startReceiving((update) => handleTelegramUpdateAndAnswer(ctx, update));
+      }
+    }
+    settlement?.start();
+    return app;
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    if (ownsDatabase) await database.close().catch(() => undefined);
+    throw err;
+  }
+}

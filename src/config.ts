@@ -1,0 +1,222 @@
+// Configuration is read from the environment exactly once, here, validated and
+// turned into a typed object that is injected everywhere else.
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; path: string } // ':memory:' or a file path
+  | { dialect: 'postgres'; url: string };
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  publicUrl: string;
+  webUrl: string;
+  /** Origins treated as the service's own for the cross-site request rule. */
+  trustedOrigins: string[];
+  database: DatabaseConfig;
+  jwtSecret: string | null;
+  sessionTtlSeconds: number;
+  logLevel: string;
+  trustProxy: boolean | number | string | string[];
+  redisUrl: string | null;
+  capacities: { baseBets: number; baseFollows: number };
+  rateLimits: {
+    enabled: boolean;
+    /** Requests per IP per minute on /login and /register. */
+    authPerMinute: number;
+    /** Failed logins per IP+account before delays start growing. */
+    loginFailuresBeforeDelay: number;
+    /** Requests per IP per minute on public read endpoints. */
+    publicPerMinute: number;
+  };
+  bodyLimitBytes: number;
+  /** How many argon2 hashes may run at once (each takes a libuv thread). */
+  hashConcurrency: number;
+  prices: {
+    provider: 'simulated' | 'finnhub';
+    finnhubApiKey: string | null;
+    finnhubApiUrl: string;
+    cacheTtlMs: number;
+    timeoutMs: number;
+  };
+  stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
+  telegram: {
+    botToken: string | null;
+    botUsername: string | null;
+    webhookSecret: string | null;
+    apiUrl: string | null;
+  };
+  workers: { enabled: boolean };
+  metricsPort: number | null;
+  /** HTTP server limits against slow and oversized clients (tests shorten them). */
+  server: {
+    /** Whole request headers must arrive within this time (slow-loris). */
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** A socket idle this long is closed. */
+    connectionTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    /** How often Node checks the two timeouts above. */
+    timeoutCheckIntervalMs: number;
+    /** Larger request headers get 431. */
+    maxHeaderBytes: number;
+    maxRequestsPerSocket: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? null : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === null) return def;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function url(name: string, raw: string): URL {
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    return u;
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+}
+
+export function parseDatabaseUrl(raw: string): DatabaseConfig {
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length);
+    if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a path, e.g. sqlite:./data/bets.db or sqlite::memory:');
+    return { dialect: 'sqlite', path };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) return { dialect: 'postgres', url: raw };
+  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${raw.replace(/\/\/[^@]*@/, '//***@')}"`);
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Loopback origins are one site: localhost, 127.0.0.1 and [::1] on one port all count. */
+export function originsOf(urls: URL[]): string[] {
+  const out = new Set<string>();
+  for (const u of urls) {
+    out.add(u.origin);
+    if (LOOPBACK.has(u.hostname)) {
+      for (const h of LOOPBACK) out.add(`${u.protocol}//${h}${u.port ? `:${u.port}` : ''}`);
+    }
+  }
+  return [...out];
+}
+
+function parseTrustProxy(raw: string | null): Config['trustProxy'] {
+  if (raw === null) return false;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV');
+  const mode: Config['env'] = nodeEnv === 'production' ? 'production' : nodeEnv === 'test' ? 'test' : 'development';
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const publicUrl = url('PUBLIC_URL', str(env, 'PUBLIC_URL') ?? `http://localhost:${port}`);
+  const publicBase = publicUrl.href.replace(/\/$/, '');
+  const webUrl = url('WEB_URL', str(env, 'WEB_URL') ?? `${publicBase}/app/`);
+
+  const jwtSecret = str(env, 'JWT_SECRET');
+  if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  if (mode === 'production' && jwtSecret === null) {
+    throw new ConfigError('JWT_SECRET must be set when NODE_ENV=production');
+  }
+
+  const provider = str(env, 'PRICE_PROVIDER') ?? 'simulated';
+  if (provider !== 'simulated' && provider !== 'finnhub') {
+    throw new ConfigError(`PRICE_PROVIDER must be "simulated" or "finnhub", got "${provider}"`);
+  }
+  const finnhubApiKey = str(env, 'FINNHUB_API_KEY');
+  if (provider === 'finnhub' && finnhubApiKey === null) throw new ConfigError('PRICE_PROVIDER=finnhub needs FINNHUB_API_KEY');
+
+  const rateLimits = str(env, 'RATE_LIMITS') ?? 'on';
+  if (rateLimits !== 'on' && rateLimits !== 'off') throw new ConfigError(`RATE_LIMITS must be "on" or "off", got "${rateLimits}"`);
+
+  const stripeKey = str(env, 'STRIPE_SECRET_KEY');
+  const stripeWebhookSecret = str(env, 'STRIPE_WEBHOOK_SECRET');
+  if (stripeKey !== null && stripeWebhookSecret === null) {
+    throw new ConfigError('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: confirmations could not be verified');
+  }
+  const stripeApiUrl = str(env, 'STRIPE_API_URL');
+  const metricsPort = str(env, 'METRICS_PORT');
+
+  return {
+    env: mode,
+    host,
+    port,
+    publicUrl: publicBase,
+    webUrl: webUrl.href.endsWith('/') ? webUrl.href : `${webUrl.href}/`,
+    trustedOrigins: originsOf([publicUrl, webUrl]),
+    database: parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
+    jwtSecret,
+    sessionTtlSeconds: 7 * 24 * 3600,
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    trustProxy: parseTrustProxy(str(env, 'TRUST_PROXY')),
+    redisUrl: str(env, 'REDIS_URL'),
+    capacities: {
+      baseBets: int(env, 'BASE_BET_CAPACITY', 10, 0, 100000),
+      baseFollows: int(env, 'BASE_FOLLOW_CAPACITY', 20, 0, 100000),
+    },
+    rateLimits: {
+      enabled: rateLimits === 'on',
+      authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+      loginFailuresBeforeDelay: int(env, 'LOGIN_FAILURES_BEFORE_DELAY', 5, 1, 1000),
+      publicPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    },
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    hashConcurrency: int(env, 'HASH_CONCURRENCY', 2, 1, 64),
+    prices: {
+      provider,
+      finnhubApiKey,
+      finnhubApiUrl: (str(env, 'FINNHUB_API_URL') ?? 'https://finnhub.io/api/v1').replace(/\/$/, ''),
+      cacheTtlMs: int(env, 'PRICE_CACHE_MS', 5000, 0, 3_600_000),
+      timeoutMs: int(env, 'PRICE_TIMEOUT_MS', 3000, 100, 60_000),
+    },
+    stripe: { secretKey: stripeKey, webhookSecret: stripeWebhookSecret, apiUrl: stripeApiUrl === null ? null : url('STRIPE_API_URL', stripeApiUrl).href },
+    telegram: {
+      botToken: str(env, 'TELEGRAM_BOT_TOKEN'),
+      botUsername: str(env, 'TELEGRAM_BOT_USERNAME'),
+      webhookSecret: str(env, 'TELEGRAM_WEBHOOK_SECRET'),
+      apiUrl: str(env, 'TELEGRAM_API_URL'),
+    },
+    workers: { enabled: (str(env, 'WORKERS') ?? 'on') !== 'off' },
+    metricsPort: metricsPort === null ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
+    server: {
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      connectionTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 10_000,
+      timeoutCheckIntervalMs: 1_000,
+      maxHeaderBytes: 16 * 1024,
+      maxRequestsPerSocket: 1000,
+    },
+  };
+}
+
+/** A config for tests and tools: defaults plus overrides, never the process environment. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', RATE_LIMITS: 'off', WORKERS: 'off' });
+  return { ...base, ...overrides };
+}

@@ -1,0 +1,58 @@
+// What every route and service needs, built once by buildApp and decorated on
+// the Fastify instance as `app.ctx`.
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Db, DatabaseHandle, Dialect } from './db/database.js';
+import type { OutboxWorker } from './jobs/outbox.js';
+import type { Clock } from './lib/clock.js';
+import type { Metrics } from './metrics.js';
+import type { ChatTransport } from './providers/chat/types.js';
+import type { LocalPaymentProvider } from './providers/payments/local.js';
+import type { StripePaymentProvider } from './providers/payments/stripe.js';
+import type { PriceProvider, PriceService } from './providers/prices/types.js';
+import type { BetEvents } from './services/bet-events.js';
+import type { LoginThrottle } from './services/login-throttle.js';
+import type { PasswordHasher } from './services/passwords.js';
+import type { SessionTokens } from './services/tokens.js';
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  database: DatabaseHandle;
+  clock: Clock;
+  passwords: PasswordHasher;
+  tokens: SessionTokens;
+  loginThrottle: LoginThrottle;
+  redis: Redis | null;
+  /** Listeners run inside each bet transaction (outbox, record, statistics). */
+  betEvents: BetEvents;
+  /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
+  metrics: Metrics;
+  /** Run inside the account-deletion transaction by parts that keep personal data. */
+  accountDeletionListeners: Array<(trx: Db, userId: number) => Promise<void>>;
+  /** Where notices go: Telegram, or the embedded log transport. */
+  chatTransport: ChatTransport;
+  /** Delivers the notification outbox (tests call runOnce()). */
+  outbox: OutboxWorker;
+  /** Stripe when STRIPE_SECRET_KEY is set, else the embedded local provider. */
+  payments: StripePaymentProvider | LocalPaymentProvider;
+  /** Current prices: cached, single-flight, last known price for marks. */
+  prices: PriceService;
+}
+
+/** What tests (and main.ts) may inject instead of the defaults. */
+export interface AppDeps {
+  clock?: Clock;
+  /** A database the caller owns (and closes); by default buildApp opens config.database. */
+  database?: DatabaseHandle;
+  redis?: Redis | null;
+  /** The price provider instead of the configured one (tests inject a fake). */
+  prices?: PriceProvider;
+  /** Pino options or a logger; false silences it (tests). */
+  logger?: boolean | Record<string, unknown>;
+  /** Where the built web app lives; web/dist by default. */
+  webDistDir?: string;
+  /** Replaces the transport chosen from config.telegram. */
+  chatTransport?: ChatTransport;
+}

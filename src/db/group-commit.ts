@@ -1,0 +1,102 @@
+// Group commit for SQLite. With synchronous=FULL every commit costs an fsync,
+// which caps durable write transactions at a few thousand a second. Write
+// transactions that arrive together therefore share one BEGIN IMMEDIATE …
+// COMMIT (one fsync): each runs in its own SAVEPOINT, so one failing rolls
+// back only its own writes, and every caller is answered only after the
+// shared COMMIT has succeeded, so an acknowledged write is a durable one.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+
+interface Pending {
+  fn: (trx: Db) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class GroupCommitter {
+  private readonly queue: Pending[] = [];
+  private running = false;
+  /** Transactions committed and batches (commits) used: the ratio is the saving. */
+  readonly stats = { transactions: 0, batches: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxBatch = 64,
+  ) {}
+
+  run<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) {
+        this.running = true;
+        void this.drain();
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) await this.batch();
+    } finally {
+      this.running = false;
+      // A caller may have queued between the loop's last check and the flag reset.
+      if (this.queue.length > 0) {
+        this.running = true;
+        void this.drain();
+      }
+    }
+  }
+
+  private async batch(): Promise<void> {
+    const members: Array<{ item: Pending; outcome: Outcome }> = [];
+    try {
+      await this.db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          // Later arrivals join while the batch is open, up to maxBatch.
+          while (this.queue.length > 0 && members.length < this.maxBatch) {
+            const item = this.queue.shift()!;
+            const entry: { item: Pending; outcome: Outcome } = { item, outcome: { ok: false, error: undefined } };
+            members.push(entry);
+            await sql`savepoint member`.execute(conn);
+            try {
+              entry.outcome = { ok: true, value: await item.fn(conn) };
+              await sql`release member`.execute(conn);
+            } catch (error) {
+              entry.outcome = { ok: false, error };
+              // Undo this member's writes only; if even that fails, the batch is lost.
+              await sql`rollback to member`.execute(conn);
+              await sql`release member`.execute(conn);
+            }
+          }
+          await sql`commit`.execute(conn);
+        } catch (err) {
+          await sql`rollback`.execute(conn).catch(() => undefined);
+          throw err;
+        }
+      });
+    } catch (err) {
+      for (const m of members) m.item.reject(m.outcome.ok ? err : m.outcome.error);
+      return;
+    }
+    this.stats.batches += 1;
+    this.stats.transactions += members.length;
+    for (const m of members) {
+      if (m.outcome.ok) m.item.resolve(m.outcome.value);
+      else m.item.reject(m.outcome.error);
+    }
+  }
+}
+
+const committers = new WeakMap<Db, GroupCommitter>();
+
+export function groupCommitterFor(db: Db): GroupCommitter {
+  let c = committers.get(db);
+  if (!c) {
+    c = new GroupCommitter(db);
+    committers.set(db, c);
+  }
+  return c;
+}

@@ -1,0 +1,22 @@
+// Migrations in the order they apply. Append new ones at the end; never edit
+// one that has shipped.
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_accounts.js';
+import * as m0002 from './0002_bets_follows.js';
+import * as m0004 from './0004_payments.js';
+import * as m0005 from './0005_user_search.js';
+import * as m0006 from './0006_messaging.js';
+import * as m0010 from './0010_bets_user_id_idx.js';
+import * as m0011 from './0011_record.js';
+import * as m0012 from './0012_rankings.js';
+
+export const migrations: Record<string, Migration> = {
+  '0001_accounts': m0001,
+  '0002_bets_follows': m0002,
+  '0004_payments': m0004,
+  '0005_user_search': m0005,
+  '0006_messaging': m0006,
+  '0010_bets_user_id_idx': m0010,
+  '0011_record': m0011,
+  '0012_rankings': m0012,
+};

@@ -1,0 +1,199 @@
+// Every table's row type, in one place. Timestamps are epoch milliseconds
+// (integers on both dialects, so comparisons and ordering are plain number
+// arithmetic); dates are 'YYYY-MM-DD' text; booleans are 0/1 integers.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  username_lower: string;
+  email: string;
+  password_hash: string;
+  /** Extra capacity granted by the active plan (0 without a plan). */
+  extra_bets: Generated<number>;
+  extra_slots: Generated<number>;
+  pay_customer_id: string | null;
+  pay_subscription_id: string | null;
+  pay_subscription_status: string | null;
+  pay_price_id: string | null;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export type BetStatus = 'OPEN' | 'CLOSED' | 'CANCELLED';
+export type Direction = 'LONG' | 'SHORT';
+
+export interface BetsTable {
+  id: Generated<number>;
+  user_id: number;
+  ticker: string;
+  direction: Direction;
+  status: BetStatus;
+  entry_price: number;
+  exit_price: number | null;
+  percentage_gain: number | null;
+  target_date: string | null;
+  /** When the settlement worker closes it (null without target_date). */
+  settle_at: number | null;
+  opened_at: number;
+  /** Exit time: the close, settlement or cancel instant. */
+  closed_at: number | null;
+  /** Time of the latest event (open, close, cancel): orders the feed. */
+  last_event_at: number;
+  /** 'user' | 'settlement' | 'cancel' once no longer OPEN. */
+  close_reason: string | null;
+  /** Tail/fade provenance: the bet this one copied or opposed. */
+  source_bet_id: number | null;
+  source_kind: 'tail' | 'fade' | null;
+  /** The benchmark's price (SPY, or BTC-USD for crypto) at open and at exit; null when it could not be fetched (no alpha). */
+  benchmark_entry: number | null;
+  benchmark_exit: number | null;
+}
+
+export interface LeaderboardTable {
+  user_id: number;
+  total_score: number;
+  total_trades: number;
+}
+
+/** One user's CLOSED bets of one UTC day (by exit time), summed: the windows and rankings read these. */
+export interface UserDayStatsTable {
+  user_id: number;
+  day: string;
+  trades: number;
+  score_sum: number;
+  wins: number;
+  /** Bets with both benchmark prices, and their alphas summed and squared-summed. */
+  alpha_count: number;
+  alpha_sum: number;
+  alpha_sq_sum: number;
+}
+
+export interface FollowsTable {
+  follower_id: number;
+  followed_id: number;
+  created_at: number;
+}
+
+export type ChatTransportName = 'telegram' | 'log';
+
+export interface ChatLinksTable {
+  user_id: number;
+  transport: ChatTransportName;
+  chat_id: string;
+  linked_at: number;
+}
+
+export interface ChatLinkCodesTable {
+  user_id: number;
+  /** SHA-256 of the code, hex. */
+  code_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply';
+export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'dropped';
+
+export interface NotificationsTable {
+  id: Generated<number>;
+  /** The recipient; null for replies to a chat that belongs to nobody (an unknown code). */
+  user_id: number | null;
+  transport: ChatTransportName;
+  chat_id: string;
+  kind: NotificationKind;
+  /** Plain text; transports escape it for their format. */
+  text: string;
+  bet_id: number | null;
+  status: NotificationStatus;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  /** Set while one worker holds the notice (until claimed_until). */
+  claim_token: string | null;
+  claimed_until: number | null;
+  created_at: number;
+  sent_at: number | null;
+  last_error: string | null;
+}
+
+export interface RecordEntriesTable {
+  user_id: number;
+  seq: number;
+  bet_id: number;
+  kind: string;
+  at: number;
+  /** The event's canonical JSON, exactly the bytes that were hashed. */
+  event: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface RecordDaysTable {
+  day: string;
+  root: string;
+  tree_size: number;
+  published_at: number;
+}
+
+export interface RecordDayLeavesTable {
+  day: string;
+  idx: number;
+  user_id: number;
+  seq: number;
+  hash: string;
+}
+
+export interface PayEventsTable {
+  event_id: string;
+  type: string;
+  received_at: number;
+}
+
+export interface PayLocalCheckoutsTable {
+  id: string;
+  user_id: number;
+  price_id: string;
+  created_at: number;
+  expires_at: number;
+  completed_at: number | null;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  settings: SettingsTable;
+  bets: BetsTable;
+  leaderboard: LeaderboardTable;
+  user_day_stats: UserDayStatsTable;
+  follows: FollowsTable;
+  chat_links: ChatLinksTable;
+  chat_link_codes: ChatLinkCodesTable;
+  notifications: NotificationsTable;
+  record_entries: RecordEntriesTable;
+  record_days: RecordDaysTable;
+  record_day_leaves: RecordDayLeavesTable;
+  pay_events: PayEventsTable;
+  pay_local_checkouts: PayLocalCheckoutsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type BetRow = Selectable<BetsTable>;
+export type NewBet = Insertable<BetsTable>;
+export type ChatLinkRow = Selectable<ChatLinksTable>;
+export type NotificationRow = Selectable<NotificationsTable>;
+export type NewNotification = Insertable<NotificationsTable>;

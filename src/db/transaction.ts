@@ -1,0 +1,31 @@
+// Write transactions. The caller owns the transaction and passes it to the
+// data-access functions, which take the database or transaction first.
+import type { Db, Dialect } from './database.js';
+import { groupCommitterFor } from './group-commit.js';
+
+/**
+ * Runs fn in a write transaction and resolves once it is durably committed.
+ * On SQLite it runs inside a group commit (src/db/group-commit.ts): BEGIN
+ * IMMEDIATE takes the write lock up front so a read-then-write (capacity
+ * checks) cannot be interleaved by another process, fn gets its own savepoint,
+ * and transactions arriving together share one commit and one fsync. fn must
+ * not start another transaction. On PostgreSQL it is a normal transaction:
+ * callers lock the rows they decide on (lockUser).
+ */
+export async function withTransaction<T>(db: Db, dialect: Dialect, fn: (trx: Db) => Promise<T>): Promise<T> {
+  if (dialect === 'postgres') return db.transaction().execute(fn);
+  return groupCommitterFor(db).run(fn);
+}
+
+/**
+ * Locks a user's row until the transaction ends (PostgreSQL); SQLite's
+ * immediate transaction already holds the write lock. FOR NO KEY UPDATE, not
+ * FOR UPDATE: inserting a row that references the user (a bet, a follow)
+ * takes FOR KEY SHARE on it, which NO KEY UPDATE does not conflict with, so
+ * insert-then-lock in two transactions cannot deadlock.
+ */
+export async function lockUser(trx: Db, dialect: Dialect, userId: number): Promise<boolean> {
+  const q = trx.selectFrom('users').select('id').where('id', '=', userId);
+  const row = await (dialect === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,80 @@
+// Rules of the notification outbox and the chat commands, as pure functions.
+import type { Direction } from '../db/tables.js';
+
+/** Delivery attempts before a notice is given up (and recorded as failed). */
+export const MAX_ATTEMPTS = 6;
+const BASE_DELAY_MS = 5_000;
+const MAX_DELAY_MS = 30 * 60_000;
+
+/** Wait before attempt number `attempts + 1`, after `attempts` failures: 5 s, 10 s, 20 s, … capped at 30 min. */
+export function backoffMs(attempts: number): number {
+  return Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempts - 1));
+}
+
+export type ChatCommand =
+  | { kind: 'start'; code: string | null }
+  | { kind: 'stop' }
+  | { kind: 'code'; code: string }
+  | { kind: 'other' };
+
+const CODE = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** What a user typed in the chat: `/start CODE` (deep links send this), `/stop`, or a code pasted alone. */
+export function parseChatText(text: string): ChatCommand {
+  const t = text.trim();
+  const m = /^\/(start|stop)(?:@\w+)?(?:\s+(\S+))?\s*$/i.exec(t);
+  if (m) {
+    if (m[1]!.toLowerCase() === 'stop') return { kind: 'stop' };
+    return { kind: 'start', code: m[2] ?? null };
+  }
+  if (CODE.test(t)) return { kind: 'code', code: t };
+  return { kind: 'other' };
+}
+
+export const LINK_CODE_TTL_MS = 10 * 60_000;
+
+export function betUrl(webUrl: string, betId: number): string {
+  return `${webUrl}bet/${betId}`;
+}
+
+function price(p: number): string {
+  return p.toLocaleString('en-US', { maximumFractionDigits: 6 });
+}
+
+export interface BetFacts {
+  id: number;
+  ticker: string;
+  direction: Direction;
+  entry_price: number;
+}
+
+export function openedText(owner: string, bet: BetFacts, webUrl: string): string {
+  return `${owner} opened ${bet.direction} ${bet.ticker} at ${price(bet.entry_price)}.\n${betUrl(webUrl, bet.id)}`;
+}
+
+export function cancelledText(owner: string, bet: BetFacts, webUrl: string): string {
+  return `${owner} cancelled the ${bet.direction} ${bet.ticker} bet opened at ${price(bet.entry_price)}.\n${betUrl(webUrl, bet.id)}`;
+}
+
+export function settledText(bet: BetFacts & { exit_price: number | null; percentage_gain: number | null }, webUrl: string): string {
+  const gain = bet.percentage_gain ?? 0;
+  const signed = `${gain >= 0 ? '+' : ''}${gain.toFixed(2)}%`;
+  return (
+    `Your ${bet.direction} ${bet.ticker} bet was settled at ${price(bet.exit_price ?? bet.entry_price)} ` +
+    `(entry ${price(bet.entry_price)}): ${signed}.\n${betUrl(webUrl, bet.id)}`
+  );
+}
+
+/** Telegram's HTML parse mode needs exactly these three escaped. */
+export function escapeTelegramHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export const REPLIES = {
+  linked: (username: string) => `Linked to ${username}. You will get notices here when people you follow open or cancel bets. Send /stop to unlink.`,
+  badCode: 'Sorry, that code is unknown, already used or expired. Create a new one in the app and try again.',
+  noCode: 'Hello! To link this chat, open the link shown in the app (or send the code it gives you).',
+  stopped: 'Unlinked: this chat will get no more notices. Link again from the app at any time.',
+  notLinked: 'This chat is not linked to an account.',
+  help: 'Send the code from the app to link this chat, or /stop to unlink it.',
+} as const;

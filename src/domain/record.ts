@@ -1,0 +1,155 @@
+// The verifiable record, as pure functions: per-user hash chains of bet
+// events and a daily Merkle tree over the chain heads (RFC 6962 hashing, so
+// leaves and inner nodes can never be confused).
+import { createHash } from 'node:crypto';
+
+export const GENESIS = '0'.repeat(64);
+
+/** The fields of a bet the record commits to. */
+export interface BetFields {
+  ticker: string;
+  direction: 'LONG' | 'SHORT';
+  status: 'OPEN' | 'CLOSED' | 'CANCELLED';
+  entry_price: number;
+  exit_price: number | null;
+  percentage_gain: number | null;
+  target_date: string | null;
+}
+
+export interface RecordEvent extends BetFields {
+  user_id: number;
+  seq: number;
+  kind: 'opened' | 'closed' | 'cancelled' | 'settled';
+  at: string; // ISO instant
+  bet_id: number;
+}
+
+/** JSON with keys sorted at every level and no whitespace: one byte string per value. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  return `{${Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+    .join(',')}}`;
+}
+
+const sha256 = (...parts: Array<string | Buffer>) => {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest('hex');
+};
+
+/** Each entry commits to the previous entry's hash and to the event's canonical JSON. */
+export function entryHash(prevHash: string, event: RecordEvent): string {
+  return sha256(prevHash, '\n', canonicalJson(event));
+}
+
+export interface ChainHead {
+  user_id: number;
+  seq: number;
+  hash: string;
+}
+
+export function leafHash(head: ChainHead): string {
+  return sha256(Buffer.from([0]), `${head.user_id}:${head.seq}:${head.hash}`);
+}
+
+const nodeHash = (left: string, right: string) => sha256(Buffer.from([1]), Buffer.from(left, 'hex'), Buffer.from(right, 'hex'));
+
+/** Largest power of two strictly below n (n ≥ 2). */
+function split(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+/** RFC 6962 Merkle tree hash over leaf hashes; the empty tree hashes the empty string. */
+export function merkleRoot(leaves: string[]): string {
+  if (leaves.length === 0) return sha256('');
+  if (leaves.length === 1) return leaves[0];
+  const k = split(leaves.length);
+  return nodeHash(merkleRoot(leaves.slice(0, k)), merkleRoot(leaves.slice(k)));
+}
+
+/** RFC 6962 audit path for leaf m. */
+export function inclusionProof(leaves: string[], m: number): string[] {
+  if (leaves.length <= 1) return [];
+  const k = split(leaves.length);
+  return m < k
+    ? [...inclusionProof(leaves.slice(0, k), m), merkleRoot(leaves.slice(k))]
+    : [...inclusionProof(leaves.slice(k), m - k), merkleRoot(leaves.slice(0, k))];
+}
+
+/** Recomputes the root from a leaf, its index, the tree size and its audit path (RFC 9162 §2.1.3.2). */
+export function rootFromProof(leaf: string, index: number, size: number, path: string[]): string | null {
+  if (index >= size) return null;
+  let fn = index;
+  let sn = size - 1;
+  let r = leaf;
+  for (const p of path) {
+    if (sn === 0) return null;
+    if (fn % 2 === 1 || fn === sn) {
+      r = nodeHash(p, r);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      }
+    } else r = nodeHash(r, p);
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn === 0 ? r : null;
+}
+
+export interface ChainEntry {
+  seq: number;
+  event: RecordEvent;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface BetState extends BetFields {
+  id: number;
+}
+
+/**
+ * Checks a user's chain: consecutive sequence numbers from 1, each entry
+ * linked to the previous hash and hashing to what it claims; and, when the
+ * current bet rows are given, that each bet matches its latest event (so a
+ * bet row edited in the database is caught). Returns the problems found.
+ */
+export function verifyChain(userId: number, entries: ChainEntry[], bets?: BetState[]): string[] {
+  const problems: string[] = [];
+  let prev = GENESIS;
+  const latest = new Map<number, RecordEvent>();
+  entries.forEach((e, i) => {
+    if (e.seq !== i + 1) problems.push(`gap: expected entry ${i + 1}, found ${e.seq}`);
+    if (e.event.user_id !== userId) problems.push(`entry ${e.seq} names user ${e.event.user_id}`);
+    if (e.event.seq !== e.seq) problems.push(`entry ${e.seq} carries sequence ${e.event.seq}`);
+    if (e.prev_hash !== prev) problems.push(`entry ${e.seq} does not link to the previous entry`);
+    const h = entryHash(e.prev_hash, e.event);
+    if (h !== e.hash) problems.push(`entry ${e.seq} was changed (hash mismatch)`);
+    prev = e.hash;
+    latest.set(e.event.bet_id, e.event);
+  });
+  for (const b of bets ?? []) {
+    const ev = latest.get(b.id);
+    if (!ev) {
+      problems.push(`bet ${b.id} has no entry in the record`);
+      continue;
+    }
+    for (const k of ['ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date'] as const) {
+      if (ev[k] !== b[k]) problems.push(`bet ${b.id}: ${k} is ${JSON.stringify(b[k])} but the record says ${JSON.stringify(ev[k])}`);
+    }
+  }
+  if (bets) {
+    const ids = new Set(bets.map((b) => b.id));
+    for (const id of latest.keys()) if (!ids.has(id)) problems.push(`bet ${id} is in the record but missing from the bets`);
+  }
+  return problems;
+}

@@ -1,0 +1,116 @@
+// Prometheus metrics. Each app has its own registry (tests build many apps in
+// one process); the HTTP layer feeds request rate and latency, and the other
+// parts feed the instruments below through ctx.metrics. They are served on a
+// separate port (METRICS_PORT) so they never sit on the public API.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  /** Requests by route pattern (never the raw URL: ids would explode the label set). */
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  /** How late the settlement worker runs: now minus the oldest due, unsettled bet's settle_at. */
+  readonly settlementLag = new Gauge({
+    name: 'settlement_lag_seconds',
+    help: 'Age of the oldest bet due for settlement and not yet settled (0 when none)',
+    registers: [this.registry],
+  });
+  readonly outboxDepth = new Gauge({
+    name: 'outbox_depth',
+    help: 'Undelivered outbox entries, by channel',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  readonly outboxDeliveryFailures = new Counter({
+    name: 'outbox_delivery_failures_total',
+    help: 'Failed outbox delivery attempts, by channel',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  readonly providerErrors = new Counter({
+    name: 'provider_errors_total',
+    help: 'Errors from external providers (prices, payments, messaging), by provider',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
+  readonly priceCacheHits = new Counter({
+    name: 'price_cache_hits_total',
+    help: 'Price look-ups answered from the cache',
+    registers: [this.registry],
+  });
+  readonly priceCacheMisses = new Counter({
+    name: 'price_cache_misses_total',
+    help: 'Price look-ups that went to the provider',
+    registers: [this.registry],
+  });
+  readonly databaseUp = new Gauge({
+    name: 'database_up',
+    help: '1 when the last health check reached the database, else 0',
+    registers: [this.registry],
+  });
+
+  private server: http.Server | null = null;
+  private readonly scrapeHooks: Array<() => Promise<void>> = [];
+
+  /** Runs before each scrape, to set gauges that are cheapest read on demand (settlement lag, outbox depth). */
+  onScrape(hook: () => Promise<void>): void {
+    this.scrapeHooks.push(hook);
+  }
+
+  /** The exposition text, after the scrape hooks have run (a failing hook leaves its gauges as they were). */
+  async scrape(): Promise<string> {
+    await Promise.all(this.scrapeHooks.map((h) => h().catch(() => undefined)));
+    return this.registry.metrics();
+  }
+
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Serves GET /metrics on host:port (port 0 picks a free one); resolves with the port. */
+  async serve(host: string, port: number): Promise<number> {
+    const server = http.createServer((req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      this.scrape().then(
+        (text) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(text),
+        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** The port the metrics server listens on, or null when it is not serving. */
+  get port(): number | null {
+    return this.server ? (this.server.address() as AddressInfo).port : null;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

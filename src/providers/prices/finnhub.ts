@@ -1,0 +1,82 @@
+// PRICE_PROVIDER=finnhub: Finnhub's quote and candle APIs. Every failure
+// (time-out, non-2xx, malformed body) becomes PriceUnavailableError; a quote
+// with c = 0 is Finnhub's answer for a symbol it does not know.
+import { isCryptoTicker } from '../../domain/market-calendar.js';
+import type { Clock } from '../../lib/clock.js';
+import { HISTORY_RANGES } from './simulated-market.js';
+import { type HistoryRange, type PricePoint, type PriceProvider, PriceUnavailableError, UnknownTickerError } from './types.js';
+
+export interface FinnhubOptions {
+  apiUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  clock: Clock;
+}
+
+/** Our symbols in Finnhub's spelling: crypto pairs quote on Binance against USDT. */
+export function finnhubSymbol(ticker: string): string {
+  if (isCryptoTicker(ticker)) return `BINANCE:${ticker.replace(/-USDT?$/, '')}USDT`;
+  return ticker;
+}
+
+const RESOLUTION: Record<HistoryRange, string> = { '1d': '5', '5d': '30', '1m': '60', '3m': 'D', '1y': 'D' };
+
+export class FinnhubPriceProvider implements PriceProvider {
+  readonly name = 'finnhub';
+
+  constructor(private readonly opts: FinnhubOptions) {}
+
+  private async get(ticker: string, path: string, params: Record<string, string>): Promise<unknown> {
+    const url = new URL(`${this.opts.apiUrl}${path}`);
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        headers: { 'x-finnhub-token': this.opts.apiKey, accept: 'application/json' },
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+    } catch (err) {
+      const reason = err instanceof Error && err.name === 'TimeoutError' ? 'time-out' : 'network error';
+      throw new PriceUnavailableError(ticker, reason);
+    }
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new PriceUnavailableError(ticker, `HTTP ${res.status}`);
+    }
+    try {
+      return await res.json();
+    } catch {
+      throw new PriceUnavailableError(ticker, 'malformed body');
+    }
+  }
+
+  async quote(ticker: string): Promise<number> {
+    const body = (await this.get(ticker, '/quote', { symbol: finnhubSymbol(ticker) })) as { c?: unknown } | null;
+    const c = body?.c;
+    if (typeof c !== 'number' || !Number.isFinite(c) || c < 0) throw new PriceUnavailableError(ticker, 'malformed body');
+    if (c === 0) throw new UnknownTickerError(ticker);
+    return c;
+  }
+
+  async history(ticker: string, range: HistoryRange): Promise<PricePoint[]> {
+    const to = Math.floor(this.opts.clock.now() / 1000);
+    const from = to - Math.floor(HISTORY_RANGES[range].span / 1000);
+    const path = isCryptoTicker(ticker) ? '/crypto/candle' : '/stock/candle';
+    const body = (await this.get(ticker, path, {
+      symbol: finnhubSymbol(ticker),
+      resolution: RESOLUTION[range],
+      from: String(from),
+      to: String(to),
+    })) as { s?: unknown; t?: unknown; c?: unknown } | null;
+    if (body?.s === 'no_data') throw new UnknownTickerError(ticker);
+    const { t, c } = body ?? {};
+    if (body?.s !== 'ok' || !Array.isArray(t) || !Array.isArray(c) || t.length !== c.length) {
+      throw new PriceUnavailableError(ticker, 'malformed body');
+    }
+    return t.map((sec, i) => {
+      const price = c[i];
+      if (typeof sec !== 'number' || typeof price !== 'number') throw new PriceUnavailableError(ticker, 'malformed body');
+      return { t: sec * 1000, price };
+    });
+  }
+}

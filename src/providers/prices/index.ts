@@ -1,0 +1,15 @@
+// The configured price provider.
+import type { Config } from '../../config.js';
+import type { Clock } from '../../lib/clock.js';
+import { FinnhubPriceProvider } from './finnhub.js';
+import { SimulatedPriceProvider } from './simulated.js';
+import type { PriceProvider } from './types.js';
+
+export function createPriceProvider(config: Config, clock: Clock): PriceProvider {
+  const p = config.prices;
+  if (p.provider === 'finnhub') {
+    if (!p.finnhubApiKey) throw new Error('PRICE_PROVIDER=finnhub needs FINNHUB_API_KEY');
+    return new FinnhubPriceProvider({ apiUrl: p.finnhubApiUrl, apiKey: p.finnhubApiKey, timeoutMs: p.timeoutMs, clock });
+  }
+  return new SimulatedPriceProvider(clock);
+}

@@ -1,0 +1,48 @@
+// The price layer's contract. Providers (simulated market, Finnhub) implement
+// PriceProvider; the app uses a PriceService (ctx.prices), which caches and
+// deduplicates provider calls.
+
+/** A well-formed ticker the market does not know → 404. */
+export class UnknownTickerError extends Error {
+  constructor(readonly ticker: string) {
+    super(`Unknown ticker ${ticker}`);
+    this.name = 'UnknownTickerError';
+  }
+}
+
+/** The provider failed (time-out, non-2xx, malformed answer) → 503 / 500 per SPEC and DESIGN. */
+export class PriceUnavailableError extends Error {
+  constructor(readonly ticker: string, reason: string) {
+    super(`Price of ${ticker} unavailable: ${reason}`);
+    this.name = 'PriceUnavailableError';
+  }
+}
+
+export type HistoryRange = '1d' | '5d' | '1m' | '3m' | '1y';
+
+/** One chart point: epoch milliseconds and the price then. */
+export interface PricePoint {
+  t: number;
+  price: number;
+}
+
+export interface PriceProvider {
+  readonly name: string;
+  /** Current price; throws UnknownTickerError or PriceUnavailableError. */
+  quote(ticker: string): Promise<number>;
+  /** Chart points over a range ending now, oldest first; same errors as quote. */
+  history?(ticker: string, range: HistoryRange): Promise<PricePoint[]>;
+}
+
+export interface PriceService {
+  /** Current price (cached a few seconds, single-flight); throws UnknownTickerError / PriceUnavailableError. */
+  current(ticker: string): Promise<number>;
+  /**
+   * Marks for several tickers at once, one provider call per distinct ticker;
+   * a ticker whose provider call fails falls back to its last known price and
+   * is absent when none is known.
+   */
+  marks(tickers: string[]): Promise<Map<string, number>>;
+  /** Chart points (uncached); throws like current(), PriceUnavailableError when the provider has none. */
+  history?(ticker: string, range: HistoryRange): Promise<PricePoint[]>;
+}

@@ -1,0 +1,34 @@
+import type { Db } from '../db/database.js';
+
+export async function deleteOtherSessions(db: Db, userId: number, keepSessionId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keepSessionId).execute();
+}
+
+/**
+ * Removes what identifies a person: email, password hash, sessions, follows,
+ * payment ids, leaderboard row. Bets stay (the record names users by id only);
+ * the public name becomes anonymous.
+ */
+export async function anonymiseUser(db: Db, userId: number, now: number): Promise<void> {
+  const anonymous = `deleted_${userId}`;
+  await db
+    .updateTable('users')
+    .set({
+      username: anonymous,
+      username_lower: anonymous,
+      email: `${anonymous}@deleted.invalid`,
+      password_hash: '',
+      pay_customer_id: null,
+      pay_subscription_id: null,
+      pay_subscription_status: null,
+      pay_price_id: null,
+      extra_bets: 0,
+      extra_slots: 0,
+      deleted_at: now,
+    })
+    .where('id', '=', userId)
+    .execute();
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+  await db.deleteFrom('follows').where((eb) => eb.or([eb('follower_id', '=', userId), eb('followed_id', '=', userId)])).execute();
+  await db.deleteFrom('leaderboard').where('user_id', '=', userId).execute();
+}

@@ -1,0 +1,131 @@
+// Queries on bets and the leaderboard aggregate. Each takes the database or
+// the caller's transaction first.
+import type { Db, Dialect } from '../db/database.js';
+import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
+import { isPossibleId } from '../domain/ids.js';
+
+export async function insertBet(db: Db, bet: NewBet): Promise<BetRow> {
+  return db.insertInto('bets').values(bet).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findBetById(db: Db, id: number): Promise<BetRow | undefined> {
+  if (!isPossibleId(id)) return undefined;
+  return db.selectFrom('bets').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Reads a bet and, on PostgreSQL, locks its row until the transaction ends
+ * (SQLite's immediate transaction already holds the write lock). With
+ * skipLocked a row another transaction holds is passed over (undefined).
+ */
+export async function lockBetById(db: Db, dialect: Dialect, id: number, opts: { skipLocked?: boolean } = {}): Promise<BetRow | undefined> {
+  if (!isPossibleId(id)) return undefined;
+  const q = db.selectFrom('bets').selectAll().where('id', '=', id);
+  if (dialect !== 'postgres') return q.executeTakeFirst();
+  return (opts.skipLocked ? q.forUpdate().skipLocked() : q.forUpdate()).executeTakeFirst();
+}
+
+export async function countOpenBets(db: Db, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('bets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('status', '=', 'OPEN')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface BetExit {
+  status: Exclude<BetStatus, 'OPEN'>;
+  exit_price: number;
+  percentage_gain: number;
+  closed_at: number;
+  close_reason: 'user' | 'settlement' | 'cancel';
+  benchmark_exit?: number | null;
+}
+
+/** Ends a bet that is still OPEN; undefined when it no longer is (another close or cancel won). */
+export async function finishOpenBet(db: Db, id: number, exit: BetExit): Promise<BetRow | undefined> {
+  return db
+    .updateTable('bets')
+    .set({ ...exit, last_event_at: exit.closed_at })
+    .where('id', '=', id)
+    .where('status', '=', 'OPEN')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function listOpenBets(db: Db, userId: number): Promise<BetRow[]> {
+  return db
+    .selectFrom('bets')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('status', '=', 'OPEN')
+    .orderBy('opened_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** CLOSED and CANCELLED bets (exactly those with an exit time), newest exit first, through bets_user_closed_idx. */
+export async function listFinishedBets(db: Db, userId: number, limit: number, offset: number): Promise<BetRow[]> {
+  return db
+    .selectFrom('bets')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('closed_at', 'is not', null)
+    .orderBy('closed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countFinishedBets(db: Db, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('bets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('closed_at', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** OPEN bets whose settlement time has passed, by id after a cursor (bets_status_settle_idx finds them). */
+export async function listDueBets(db: Db, now: number, afterId: number, limit: number): Promise<BetRow[]> {
+  return db
+    .selectFrom('bets')
+    .selectAll()
+    .where('status', '=', 'OPEN')
+    .where('settle_at', '<=', now)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Adds one CLOSED bet's gain to its owner's aggregate row. */
+export async function addToLeaderboard(db: Db, userId: number, gain: number): Promise<void> {
+  await db
+    .insertInto('leaderboard')
+    .values({ user_id: userId, total_score: gain, total_trades: 1 })
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet((eb) => ({
+        total_score: eb('leaderboard.total_score', '+', eb.ref('excluded.total_score')),
+        total_trades: eb('leaderboard.total_trades', '+', 1),
+      })),
+    )
+    .execute();
+}
+
+/** The top of the aggregate, in the order of leaderboard_rank_idx (never a scan of bets). */
+export function leaderboardQuery(db: Db, limit: number) {
+  return db
+    .selectFrom('leaderboard')
+    .innerJoin('users', 'users.id', 'leaderboard.user_id')
+    .select(['users.id as id', 'users.username as username', 'leaderboard.total_score', 'leaderboard.total_trades'])
+    .where('users.deleted_at', 'is', null)
+    .orderBy('leaderboard.total_score', 'desc')
+    .orderBy('leaderboard.total_trades', 'desc')
+    .orderBy('leaderboard.user_id')
+    .limit(limit);
+}

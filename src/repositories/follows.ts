@@ -1,0 +1,55 @@
+// Follow relations. A follow of a deleted account no longer counts: it is
+// neither listed nor charged against the follower's capacity.
+import type { Db } from '../db/database.js';
+
+export async function insertFollow(db: Db, followerId: number, followedId: number, at: number): Promise<void> {
+  await db
+    .insertInto('follows')
+    .values({ follower_id: followerId, followed_id: followedId, created_at: at })
+    .onConflict((oc) => oc.columns(['follower_id', 'followed_id']).doNothing())
+    .execute();
+}
+
+/** True when a row was removed. */
+export async function deleteFollow(db: Db, followerId: number, followedId: number): Promise<boolean> {
+  const res = await db
+    .deleteFrom('follows')
+    .where('follower_id', '=', followerId)
+    .where('followed_id', '=', followedId)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+export async function isFollowing(db: Db, followerId: number, followedId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('follows')
+    .select('followed_id')
+    .where('follower_id', '=', followerId)
+    .where('followed_id', '=', followedId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+function liveFollows(db: Db, followerId: number) {
+  return db
+    .selectFrom('follows')
+    .innerJoin('users', 'users.id', 'follows.followed_id')
+    .where('follows.follower_id', '=', followerId)
+    .where('users.deleted_at', 'is', null);
+}
+
+export async function countFollowing(db: Db, followerId: number): Promise<number> {
+  const row = await liveFollows(db, followerId)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The users someone follows, in id order (the primary key's order). */
+export async function listFollowed(db: Db, followerId: number): Promise<Array<{ id: number; username: string }>> {
+  const rows = await liveFollows(db, followerId)
+    .select(['follows.followed_id', 'users.username'])
+    .orderBy('follows.followed_id')
+    .execute();
+  return rows.map((r) => ({ id: Number(r.followed_id), username: r.username }));
+}

@@ -1,0 +1,148 @@
+import type { Db, Dialect } from '../db/database.js';
+import type { ChatTransportName, NewNotification, NotificationRow } from '../db/tables.js';
+import type { ChatAddress } from './chat-links.js';
+
+export type QueuedNotice = Omit<NewNotification, 'status' | 'attempts' | 'next_attempt_at' | 'created_at'>;
+
+/** Queues notices (one statement); a second notice of the same kind for the same recipient and bet is ignored. */
+export async function enqueueNotifications(db: Db, notices: QueuedNotice[], now: number): Promise<void> {
+  // Chunks keep each statement under SQLite's bound-parameter limit.
+  for (let i = 0; i < notices.length; i += 500) {
+    await db
+      .insertInto('notifications')
+      .values(notices.slice(i, i + 500).map((n) => ({ ...n, status: 'pending' as const, next_attempt_at: now, created_at: now })))
+      .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind']).doNothing())
+      .execute();
+  }
+}
+
+export async function enqueueNotification(db: Db, notice: QueuedNotice, now: number): Promise<void> {
+  await enqueueNotifications(db, [notice], now);
+}
+
+export interface FollowerChat {
+  user_id: number;
+  transport: ChatTransportName;
+  chat_id: string;
+}
+
+/** Followers of a user with a chat linked on the given transport. */
+export async function linkedFollowers(db: Db, followedId: number, transport: ChatTransportName): Promise<FollowerChat[]> {
+  const rows = await db
+    .selectFrom('follows')
+    .innerJoin('chat_links', 'chat_links.user_id', 'follows.follower_id')
+    .select(['chat_links.user_id', 'chat_links.transport', 'chat_links.chat_id'])
+    .where('follows.followed_id', '=', followedId)
+    .where('chat_links.transport', '=', transport)
+    .orderBy('chat_links.user_id')
+    .execute();
+  return rows.map((r) => ({ ...r, user_id: Number(r.user_id) }));
+}
+
+/** Drops the opening notices of a bet still waiting (or in flight: the worker sees the drop when it records). */
+export async function dropPendingOpenings(db: Db, betId: number): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ status: 'dropped', last_error: 'bet cancelled before delivery' })
+    .where('bet_id', '=', betId)
+    .where('kind', '=', 'bet_opened')
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Recipients whose opening notice of a bet was delivered. */
+export async function sentOpeningRecipients(db: Db, betId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('notifications')
+    .select('user_id')
+    .where('bet_id', '=', betId)
+    .where('kind', '=', 'bet_opened')
+    .where('status', '=', 'sent')
+    .execute();
+  return rows.flatMap((r) => (r.user_id === null ? [] : [Number(r.user_id)]));
+}
+
+/** Drops what is still queued for a user (after unlinking), replies to the chat excepted. */
+export async function dropPendingOfUser(db: Db, userId: number): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ status: 'dropped', last_error: 'chat unlinked' })
+    .where('user_id', '=', userId)
+    .where('status', '=', 'pending')
+    .where('kind', '!=', 'chat_reply')
+    .execute();
+}
+
+export async function dropPendingOfChat(db: Db, chat: ChatAddress, reason: string): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ status: 'dropped', last_error: reason })
+    .where('transport', '=', chat.transport)
+    .where('chat_id', '=', chat.chatId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Claims up to `limit` due notices for one worker until `until`. On PostgreSQL
+ * rows another worker is claiming are skipped (FOR UPDATE SKIP LOCKED), and a
+ * claimed row stays invisible to others until its claim expires.
+ */
+export async function claimDue(
+  db: Db,
+  dialect: Dialect,
+  transport: ChatTransportName,
+  token: string,
+  now: number,
+  until: number,
+  limit: number,
+): Promise<NotificationRow[]> {
+  const due = db
+    .selectFrom('notifications')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('transport', '=', transport)
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(limit);
+  const rows = await db
+    .updateTable('notifications')
+    .set({ claim_token: token, claimed_until: until })
+    .where('id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+export async function lockNotification(db: Db, dialect: Dialect, id: number): Promise<NotificationRow | undefined> {
+  const q = db.selectFrom('notifications').selectAll().where('id', '=', id);
+  return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+}
+
+export async function updateNotification(
+  db: Db,
+  id: number,
+  token: string,
+  set: Partial<Pick<NotificationRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'sent_at' | 'claimed_until' | 'claim_token'>>,
+): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set(set)
+    .where('id', '=', id)
+    .where('claim_token', '=', token)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+export async function listOfUser(db: Db, userId: number, limit: number, offset: number): Promise<NotificationRow[]> {
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}

@@ -1,0 +1,105 @@
+// Per-user per-day aggregates of closed bets and the window reads over them
+// (user_day_stats_day_idx); never a scan of bets.
+import type { Db } from '../db/database.js';
+
+export interface DayStatsDelta {
+  userId: number;
+  day: string;
+  gain: number;
+  alpha: number | null;
+}
+
+/** Adds one CLOSED bet to its owner's row for its exit day. */
+export async function addToDayStats(db: Db, d: DayStatsDelta): Promise<void> {
+  const hasAlpha = d.alpha !== null;
+  const alpha = d.alpha ?? 0;
+  await db
+    .insertInto('user_day_stats')
+    .values({
+      user_id: d.userId,
+      day: d.day,
+      trades: 1,
+      score_sum: d.gain,
+      wins: d.gain > 0 ? 1 : 0,
+      alpha_count: hasAlpha ? 1 : 0,
+      alpha_sum: alpha,
+      alpha_sq_sum: alpha * alpha,
+    })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'day']).doUpdateSet((eb) => ({
+        trades: eb('user_day_stats.trades', '+', eb.ref('excluded.trades')),
+        score_sum: eb('user_day_stats.score_sum', '+', eb.ref('excluded.score_sum')),
+        wins: eb('user_day_stats.wins', '+', eb.ref('excluded.wins')),
+        alpha_count: eb('user_day_stats.alpha_count', '+', eb.ref('excluded.alpha_count')),
+        alpha_sum: eb('user_day_stats.alpha_sum', '+', eb.ref('excluded.alpha_sum')),
+        alpha_sq_sum: eb('user_day_stats.alpha_sq_sum', '+', eb.ref('excluded.alpha_sq_sum')),
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Each live user's sums over the days from fromDay (null: every day): the
+ * window's day rows are summed first (a range of user_day_stats_day_idx),
+ * then joined to users, so no user outside the window is read.
+ */
+export function windowTotalsQuery(db: Db, fromDay: string | null) {
+  let sums = db
+    .selectFrom('user_day_stats')
+    .select('user_id')
+    .select((eb) => [
+      eb.fn.sum<number>('trades').as('trades'),
+      eb.fn.sum<number>('score_sum').as('score'),
+      eb.fn.sum<number>('alpha_count').as('alpha_n'),
+      eb.fn.sum<number>('alpha_sum').as('alpha_sum'),
+      eb.fn.sum<number>('alpha_sq_sum').as('alpha_sq_sum'),
+    ])
+    .groupBy('user_id');
+  if (fromDay !== null) sums = sums.where('day', '>=', fromDay);
+  return db
+    .selectFrom(sums.as('w'))
+    .innerJoin('users', 'users.id', 'w.user_id')
+    .select(['users.id as id', 'users.username as username', 'w.trades', 'w.score', 'w.alpha_n', 'w.alpha_sum', 'w.alpha_sq_sum'])
+    .where('users.deleted_at', 'is', null);
+}
+
+export interface WindowTotals {
+  id: number;
+  username: string;
+  trades: number;
+  score: number;
+  alpha_n: number;
+  alpha_sum: number;
+  alpha_sq_sum: number;
+}
+
+// PostgreSQL sums integers as bigint (text through pg) and may answer numeric: numbers here, once.
+const toTotals = (r: Record<keyof WindowTotals, unknown>): WindowTotals => ({
+  id: Number(r.id),
+  username: String(r.username),
+  trades: Number(r.trades),
+  score: Number(r.score),
+  alpha_n: Number(r.alpha_n),
+  alpha_sum: Number(r.alpha_sum),
+  alpha_sq_sum: Number(r.alpha_sq_sum),
+});
+
+/** The leaderboard over a window: top `limit` by score, then trades, then id, with at least minTrades closed bets. */
+export async function windowLeaderboard(db: Db, fromDay: string | null, minTrades: number, limit: number): Promise<WindowTotals[]> {
+  const rows = await windowTotalsQuery(db, fromDay)
+    .where('w.trades', '>=', minTrades)
+    .orderBy('w.score', 'desc')
+    .orderBy('w.trades', 'desc')
+    .orderBy('users.id')
+    .limit(limit)
+    .execute();
+  return rows.map(toTotals);
+}
+
+/** Every live user with at least minAlphaTrades bets carrying alpha in the window: the rankings are computed from these. */
+export async function windowAlphaTotals(db: Db, fromDay: string | null, minAlphaTrades: number): Promise<WindowTotals[]> {
+  const rows = await windowTotalsQuery(db, fromDay)
+    .where('w.alpha_n', '>=', minAlphaTrades)
+    .execute();
+  return rows.map(toTotals);
+}

@@ -1,0 +1,88 @@
+import type { Db } from '../db/database.js';
+import { isPossibleId } from '../domain/ids.js';
+import type { RecordDayLeavesTable, RecordDaysTable, RecordEntriesTable } from '../db/tables.js';
+
+export async function lastEntry(db: Db, userId: number) {
+  return db
+    .selectFrom('record_entries')
+    .select(['seq', 'hash'])
+    .where('user_id', '=', userId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function insertEntry(db: Db, entry: RecordEntriesTable): Promise<void> {
+  await db.insertInto('record_entries').values(entry).execute();
+}
+
+export async function entriesOf(db: Db, userId: number): Promise<RecordEntriesTable[]> {
+  return db.selectFrom('record_entries').selectAll().where('user_id', '=', userId).orderBy('seq').execute();
+}
+
+/** Each user's chain head as of an instant (entries strictly before it), in user order. */
+export async function headsBefore(db: Db, before: number) {
+  const latest = db
+    .selectFrom('record_entries')
+    .select(['user_id'])
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('at', '<', before)
+    .groupBy('user_id')
+    .as('latest');
+  return db
+    .selectFrom(latest)
+    .innerJoin('record_entries as e', (j) => j.onRef('e.user_id', '=', 'latest.user_id').onRef('e.seq', '=', 'latest.seq'))
+    .select(['e.user_id', 'e.seq', 'e.hash'])
+    .orderBy('e.user_id')
+    .execute();
+}
+
+export async function findDay(db: Db, day: string): Promise<RecordDaysTable | undefined> {
+  return db.selectFrom('record_days').selectAll().where('day', '=', day).executeTakeFirst();
+}
+
+export async function latestDay(db: Db): Promise<RecordDaysTable | undefined> {
+  return db.selectFrom('record_days').selectAll().orderBy('day', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Publishes a day once: the first writer wins, and every writer computes the same tree. */
+export async function insertDay(db: Db, day: RecordDaysTable, leaves: RecordDayLeavesTable[]): Promise<boolean> {
+  const r = await db
+    .insertInto('record_days')
+    .values(day)
+    .onConflict((oc) => oc.column('day').doNothing())
+    .executeTakeFirst();
+  if (Number(r.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+  for (let i = 0; i < leaves.length; i += 500) await db.insertInto('record_day_leaves').values(leaves.slice(i, i + 500)).execute();
+  return true;
+}
+
+export async function dayLeaves(db: Db, day: string): Promise<RecordDayLeavesTable[]> {
+  return db.selectFrom('record_day_leaves').selectAll().where('day', '=', day).orderBy('idx').execute();
+}
+
+export async function latestLeafOf(db: Db, userId: number) {
+  return db
+    .selectFrom('record_day_leaves')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('day', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** A user's id exists (deleted accounts included: the record names users by id). */
+export async function userExists(db: Db, userId: number): Promise<boolean> {
+  if (!isPossibleId(userId)) return false;
+  return (await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
+}
+
+/** The fields of a user's bets that the record commits to. */
+export async function userBetStates(db: Db, userId: number) {
+  return db
+    .selectFrom('bets')
+    .select(['id', 'ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
+}

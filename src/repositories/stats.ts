@@ -1,0 +1,35 @@
+import type { Db } from '../db/database.js';
+
+/** A user's CLOSED bets in exit order (the (user_id, closed_at, id) index). */
+export async function closedBetsOf(db: Db, userId: number) {
+  return db
+    .selectFrom('bets')
+    .select(['percentage_gain', 'opened_at', 'closed_at'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'CLOSED')
+    .orderBy('closed_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function statusCounts(db: Db, userId: number): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('bets')
+    .select(['status'])
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** Bets other users opened as tails of this user's bets, with their outcome. */
+export async function tailsOf(db: Db, userId: number) {
+  return db
+    .selectFrom('bets as leader')
+    .innerJoin('bets as tail', 'tail.source_bet_id', 'leader.id')
+    .select(['tail.status', 'tail.percentage_gain'])
+    .where('leader.user_id', '=', userId)
+    .where('tail.source_kind', '=', 'tail')
+    .execute();
+}

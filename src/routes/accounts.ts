@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { clearSessionCookie, COOKIE, setSessionCookie } from '../http/auth.js';
+import { COOKIE_AUTH } from '../http/openapi.js';
+import { principalOf } from '../http/types.js';
+import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
+import { LoginRequestSchema, RegisterRequestSchema, UserSchema } from '../schemas/users.js';
+import { currentUser, login, logout, register } from '../services/accounts.js';
+
+export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const authLimit: { rateLimit?: { max: number; timeWindow: number } } = ctx.config.rateLimits.enabled
+    ? { rateLimit: { max: ctx.config.rateLimits.authPerMinute, timeWindow: 60_000 } }
+    : {};
+
+  app.post(
+    '/register',
+    {
+      config: authLimit,
+      schema: {
+        tags: ['accounts'],
+        summary: 'Create an account (sets no cookie; log in afterwards)',
+        body: ref(RegisterRequestSchema),
+        response: {
+          201: ref(MessageResponseSchema),
+          ...errorResponses(400, 403, 409, 413, 415, 429, 500),
+        },
+      },
+    },
+    async (request, reply) => {
+      await register(ctx, request.body);
+      return reply.code(201).send({ message: 'Account created; log in to start a session' });
+    },
+  );
+
+  app.post(
+    '/login',
+    {
+      config: authLimit,
+      schema: {
+        tags: ['accounts'],
+        summary: 'Log in; sets the auth_token session cookie',
+        body: ref(LoginRequestSchema),
+        response: { 200: ref(UserSchema), ...errorResponses(400, 401, 403, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const { user, token } = await login(ctx, request.ip, body.email, body.password);
+      setSessionCookie(app, reply, token);
+      return user;
+    },
+  );
+
+  app.post(
+    '/logout',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'End the session and clear the cookie',
+        response: { 200: ref(MessageResponseSchema), ...errorResponses(403) },
+      },
+    },
+    async (request, reply) => {
+      await logout(ctx, request.cookies[COOKIE]);
+      clearSessionCookie(app, reply);
+      return { message: 'Logged out' };
+    },
+  );
+
+  app.get(
+    '/me',
+    {
+      onRequest: app.authenticate,
+      config: { auth: true },
+      schema: {
+        tags: ['accounts'],
+        summary: 'The logged-in user',
+        security: COOKIE_AUTH,
+        response: { 200: ref(UserSchema), ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return currentUser(ctx, principalOf(request).userId);
+    },
+  );
+};

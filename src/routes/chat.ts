@@ -1,0 +1,168 @@
+// Messaging-account linking: the API, the bot's webhook, and the local page
+// that stands in for the messaging app when no bot is configured.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Update } from 'grammy/types';
+import { forbidden, notFound, unauthorized } from '../errors.js';
+import { COOKIE_AUTH } from '../http/openapi.js';
+import { principalOf } from '../http/types.js';
+import { html, page, type SafeHtml } from '../lib/html.js';
+import { findUserById } from '../repositories/users.js';
+import { ChatLinkCodeResponseSchema, ChatStatusResponseSchema, ChatUnlinkResponseSchema } from '../schemas/chat.js';
+import { errorResponses, ref } from '../schemas/common.js';
+import { chatStatus, codeOwner, createLinkCode, handleTelegramUpdate, linkWithCode, localChat, unlinkChat } from '../services/chat.js';
+
+function sameSecret(given: string | string[] | undefined, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const auth = { onRequest: app.authenticate, config: { auth: true } };
+
+  app.get(
+    '/chat/status',
+    {
+      ...auth,
+      schema: {
+        tags: ['chat'],
+        summary: 'Whether a messaging account is linked',
+        security: COOKIE_AUTH,
+        response: { 200: ref(ChatStatusResponseSchema), ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return chatStatus(ctx, principalOf(request).userId);
+    },
+  );
+
+  app.post(
+    '/chat/link-code',
+    {
+      ...auth,
+      schema: {
+        tags: ['chat'],
+        summary: 'Create a one-time code (and deep link) to link a messaging account; valid 10 minutes, replaces the previous one',
+        security: COOKIE_AUTH,
+        response: { 200: ref(ChatLinkCodeResponseSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return createLinkCode(ctx, principalOf(request).userId);
+    },
+  );
+
+  app.post(
+    '/chat/unlink',
+    {
+      ...auth,
+      schema: {
+        tags: ['chat'],
+        summary: 'Unlink the messaging account (disables notifications); idempotent',
+        security: COOKIE_AUTH,
+        response: { 200: ref(ChatUnlinkResponseSchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => unlinkChat(ctx, principalOf(request).userId),
+  );
+
+  const webhookSecret = ctx.config.telegram.webhookSecret;
+  app.post(
+    '/chat/webhook',
+    {
+      // The secret is checked before anything else, so a forged update gets 401 and changes nothing.
+      onRequest: async (request: FastifyRequest) => {
+        if (ctx.chatTransport.name !== 'telegram' || webhookSecret === null) throw notFound();
+        if (!sameSecret(request.headers['x-telegram-bot-api-secret-token'], webhookSecret)) throw unauthorized('Invalid webhook secret');
+      },
+      schema: {
+        hide: true,
+        body: Type.Object({ update_id: Type.Integer() }, { additionalProperties: true }),
+      },
+    },
+    async (request) => {
+      const answer = await handleTelegramUpdate(ctx, request.body as Update);
+      // Telegram runs a method returned in the webhook's response: the button press is answered with no extra call.
+      return answer ? { method: 'answerCallbackQuery', callback_query_id: answer.callbackQueryId, text: answer.text } : {};
+    },
+  );
+
+  if (ctx.chatTransport.name === 'log') await app.register(localLinkPage);
+};
+
+const STAND_IN = html`<p class="notice">No messaging service is configured, so this page stands in for the messaging app:
+confirming here does what sending the code to the bot would do. Your notices are then listed in the app.</p>`;
+
+function linkPage(title: string, content: SafeHtml): string {
+  return page(title, html`<h1>${title}</h1>${STAND_IN}${content}`);
+}
+
+const CodeParams = Type.Object({ code: Type.String({ maxLength: 64 }) });
+const HTML = { content: { 'text/html': { schema: Type.String() } } };
+
+/** Encapsulated: only here is a form body (application/x-www-form-urlencoded) accepted. */
+const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const trusted = new Set(ctx.config.trustedOrigins);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  const badCode = linkPage('Link not possible', html`<p>This code is unknown, already used or expired. Create a new one in the app.</p>`);
+
+  app.get(
+    '/chat/local/link/:code',
+    {
+      schema: {
+        tags: ['chat'],
+        summary: 'Local stand-in for the messaging app: confirm linking with a code (HTML page)',
+        params: CodeParams,
+        response: { 200: HTML, 404: HTML },
+      },
+    },
+    async (request, reply) => {
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      const owner = await codeOwner(ctx, request.params.code);
+      const user = owner === null ? undefined : await findUserById(ctx.db, owner);
+      if (!user) return reply.code(404).send(badCode);
+      const action = `/chat/local/link/${encodeURIComponent(request.params.code)}`;
+      return linkPage(
+        'Link notifications',
+        html`<p>Send the notices of <strong>${user.username}</strong> here?</p>
+<form method="post" action="${action}"><input type="hidden" name="confirm" value="yes"><button type="submit">Confirm</button></form>`,
+      );
+    },
+  );
+
+  app.post(
+    '/chat/local/link/:code',
+    {
+      // The confirmation only counts when posted by the page itself (same origin).
+      // The browser's Sec-Fetch-Site decides when sent (a form post under helmet's
+      // Referrer-Policy: no-referrer carries `Origin: null`); otherwise the Origin must be ours.
+      onRequest: async (request: FastifyRequest) => {
+        const site = request.headers['sec-fetch-site'];
+        const sameOrigin = site !== undefined ? site === 'same-origin' : trusted.has(String(request.headers.origin ?? ''));
+        if (!sameOrigin) throw forbidden('Confirm from the link page itself');
+      },
+      schema: {
+        hide: true,
+        params: CodeParams,
+        body: Type.Object({ confirm: Type.Literal('yes') }, { additionalProperties: false }),
+      },
+    },
+    async (request, reply) => {
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      const owner = await codeOwner(ctx, request.params.code);
+      const userId = owner === null ? null : await linkWithCode(ctx, localChat(owner), request.params.code);
+      if (userId === null) return reply.code(404).send(badCode);
+      return linkPage('Linked', html`<p>Done: notices will be listed in the app. You can close this page.</p>`);
+    },
+  );
+};

@@ -1,0 +1,116 @@
+// Health and the discovery documents: API catalog (RFC 9727), protected
+// resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pingDatabase } from '../db/database.js';
+import { API_VERSION } from '../http/openapi.js';
+import { ref } from '../schemas/common.js';
+import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';
+import { llmsTxt } from './llms-txt.js';
+
+export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { config } = app.ctx;
+  const base = config.publicUrl;
+  const catalogLink = `<${base}/.well-known/api-catalog>; rel="api-catalog"`;
+
+  app.get(
+    '/',
+    {
+      schema: {
+        tags: ['discovery'],
+        summary: 'Health: status, version and database reachability',
+        response: { 200: ref(HealthResponseSchema) },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('link', catalogLink).header('cache-control', 'no-store');
+      const dbOk = await pingDatabase(app.ctx.db);
+      app.ctx.metrics.databaseUp.set(dbOk ? 1 : 0);
+      return {
+        status: dbOk ? ('ok' as const) : ('degraded' as const),
+        version: API_VERSION,
+        database: dbOk ? ('ok' as const) : ('unreachable' as const),
+        ...(dbOk ? {} : { reasons: ['database unreachable'] }),
+      };
+    },
+  );
+
+  const catalog = {
+    linkset: [
+      {
+        anchor: `${base}/`,
+        'service-desc': [{ href: `${base}/openapi.json`, type: 'application/openapi+json' }],
+        'service-doc': [{ href: `${base}/docs`, type: 'text/html' }],
+        'oauth-protected-resource': [{ href: `${base}/.well-known/oauth-protected-resource`, type: 'application/json' }],
+        status: [{ href: `${base}/`, type: 'application/json' }],
+      },
+    ],
+  };
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/.well-known/api-catalog',
+    schema: {
+      tags: ['discovery'],
+      summary: 'API catalog (RFC 9727 linkset)',
+      response: { 200: { content: { 'application/linkset+json': { schema: ref(ApiCatalogSchema) } } } },
+    },
+    handler: async (_request, reply) => {
+      reply.header('link', catalogLink).type('application/linkset+json');
+      return catalog;
+    },
+  });
+
+  const metadata = {
+    resource: `${base}/`,
+    authorization_servers: [],
+    scopes_supported: [],
+    bearer_methods_supported: [],
+    service_documentation: `${base}/docs`,
+    resource_documentation: `${base}/llms.txt`,
+    resource_name: 'Paper-trading bets API',
+    resource_policy_uri: `${base}/llms.txt`,
+  };
+
+  app.get(
+    '/.well-known/oauth-protected-resource',
+    {
+      schema: {
+        tags: ['discovery'],
+        summary: 'OAuth protected-resource metadata (RFC 9728): no OAuth, cookie sessions only',
+        response: { 200: ref(ProtectedResourceMetadataSchema) },
+      },
+    },
+    async () => metadata,
+  );
+
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        tags: ['discovery'],
+        summary: 'This OpenAPI 3.1 document',
+        response: { 200: { content: { 'application/openapi+json': { schema: { type: 'object', additionalProperties: true } } } } },
+      },
+    },
+    async (_request, reply) => {
+    reply.type('application/openapi+json');
+    return JSON.stringify(app.swagger());
+    },
+  );
+
+  const llms = llmsTxt(config.publicUrl, config.webUrl);
+  app.get(
+    '/llms.txt',
+    {
+      schema: {
+        tags: ['discovery'],
+        summary: 'A plain-text guide for automated clients',
+        response: { 200: { content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
+    async (_request, reply) => {
+    reply.type('text/plain; charset=utf-8');
+    return llms;
+    },
+  );
+};

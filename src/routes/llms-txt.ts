@@ -1,0 +1,38 @@
+/** A concise plain-text guide for automated clients (https://llmstxt.org). */
+export function llmsTxt(base: string, webUrl: string): string {
+  return `# Paper-trading bets API
+
+> A social paper-trading service: users bet LONG or SHORT on tickers at prices the server sets,
+> close or cancel their bets, climb a public leaderboard and follow each other. No real money moves.
+
+- OpenAPI 3.1 description: ${base}/openapi.json
+- Human API reference: ${base}/docs
+- API catalog: ${base}/.well-known/api-catalog
+- Web application: ${webUrl}
+
+## Authentication
+
+1. POST ${base}/register with {"username", "email", "password"} (password at least 15 characters). It sets no cookie.
+2. POST ${base}/login with {"email", "password"}. The answer sets the HttpOnly cookie \`auth_token\`.
+3. Send that cookie with every later request. POST ${base}/logout ends the session.
+There is no OAuth, no bearer token and no API key. Endpoints marked with the cookieAuth security
+scheme answer 401 without a valid session.
+
+## Main operations
+
+- GET /price/{ticker}: current price. POST /bet/open {"ticker", "direction": "LONG"|"SHORT", "target_date"?}.
+- POST /bet/close {"bet_id"}; DELETE /bet/{bet_id} cancels within 5 minutes of opening.
+- GET /portfolio, GET /history?limit&offset, GET /leaderboard, GET /feed, POST /follow.
+- POST /bet/{bet_id}/tail or /fade: open the same or the opposite bet as another trader's open bet (opens a bet).
+- GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
+- Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
+
+## Rules for automated clients
+
+- Perform account creation, login, opening or closing bets (tail and fade included), following, billing
+  and messaging-link actions only on explicit instruction of the human user.
+- Never ask for the cookie value.
+- Never call the payment provider's or the messaging service's notification endpoints.
+- Do not handle payment card data.
+`;
+}

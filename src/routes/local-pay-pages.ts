@@ -1,0 +1,173 @@
+// The local payment provider's pages (DESIGN: /pay/local/checkout/{id},
+// /pay/local/portal): server-rendered HTML with plain form posts, no script.
+// Only this plugin accepts form bodies; the JSON API keeps refusing them.
+// Cross-site form posts are refused by the app-wide cross-site check.
+import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { AppError } from '../errors.js';
+import { COOKIE_AUTH } from '../http/openapi.js';
+import { principalOf } from '../http/types.js';
+import { html, page, type SafeHtml } from '../lib/html.js';
+import type { StripePlan } from '../schemas/payments.js';
+import { checkoutUrls } from '../services/payments.js';
+import { cancelLocalSubscription, confirmLocalCheckout, localCheckoutView, localPortalView } from '../services/local-payments.js';
+
+const SIMULATION = html`<p class="notice"><strong>Simulation.</strong> This is the service's built-in stand-in for a payment
+provider: no card is asked for, no money moves. Confirming grants the plan at once, as a real provider's
+confirmation would.</p>`;
+
+export function formatAmount(amount: number, currency: string): string {
+  try {
+    const fmt = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
+    return fmt.format(amount / 10 ** (fmt.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${amount} ${currency}`;
+  }
+}
+
+function planBlock(plan: StripePlan): SafeHtml {
+  return html`<div class="plan">
+<h2>${plan.name ?? plan.price_id}</h2>
+${plan.description ? html`<p>${plan.description}</p>` : ''}
+<p><strong>${formatAmount(plan.amount, plan.currency)}</strong> per ${plan.interval}</p>
+<p>Adds ${plan.extra_bets} open bets and ${plan.extra_slots} followed traders.</p>
+</div>`;
+}
+
+function sendPage(reply: FastifyReply, status: number, title: string, body: SafeHtml): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page(title, html`<h1>${title}</h1>${body}`));
+}
+
+const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const errorPages = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, htmlResponse('Error page')]));
+const redirect = { description: 'See Other: back to the web app or the portal', type: 'null' };
+const IdParams = {
+  type: 'object',
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
+  required: ['id'],
+  additionalProperties: false,
+} as const;
+
+export const localPayPages: FastifyPluginAsync = async (app) => {
+  const { ctx } = app;
+  const web = ctx.config.webUrl;
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  // Pages showing a user's account are theirs only: never cached anywhere.
+  // The form posts redirect to the web app, which form-action must allow when it lives elsewhere.
+  const webOrigin = new URL(web).origin;
+  const extraFormAction = webOrigin === new URL(ctx.config.publicUrl).origin ? null : webOrigin;
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const csp = reply.getHeader('content-security-policy');
+    if (extraFormAction && typeof csp === 'string') {
+      reply.header('content-security-policy', csp.replace("form-action 'self'", `form-action 'self' ${extraFormAction}`));
+    }
+  });
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    if (err instanceof AppError && err.statusCode < 500) {
+      const links =
+        err.statusCode === 401
+          ? html`<p><a href="${web}">Log in</a> first, then open this page again.</p>`
+          : html`<p><a href="${web}">Back to the app</a></p>`;
+      return sendPage(reply, err.statusCode, 'Something went wrong', html`<p>${err.body.error}</p>${links}`);
+    }
+    const status = (err as FastifyError).statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return sendPage(reply, status, 'Something went wrong', html`<p>The request was not understood.</p><p><a href="${web}">Back to the app</a></p>`);
+    }
+    request.log.error({ err }, 'local payment page failed');
+    return sendPage(reply, 500, 'Something went wrong', html`<p>Internal server error.</p>`);
+  });
+
+  const auth = { onRequest: app.authenticate, config: { auth: true } };
+  const tags = ['payments (local provider)'];
+
+  app.get<{ Params: { id: string } }>(
+    '/pay/local/checkout/:id',
+    {
+      ...auth,
+      schema: {
+        tags,
+        summary: 'Local checkout page (simulation): confirm or go back',
+        params: IdParams,
+        security: COOKIE_AUTH,
+        response: { 200: htmlResponse('Checkout page'), ...errorPages(400, 401, 404, 500) },
+      },
+    },
+    async (request, reply) => {
+      const view = await localCheckoutView(ctx, principalOf(request).userId, request.params.id);
+      const action = `/pay/local/checkout/${encodeURIComponent(view.id)}/confirm`;
+      let body: SafeHtml;
+      if (view.status === 'completed') body = html`<p>This checkout is complete: your plan is active.</p>`;
+      else if (view.status === 'expired') body = html`<p>This checkout has expired. Start a new one from the app.</p>`;
+      else if (view.alreadySubscribed) body = html`<p>You already have a subscription. Manage it in the portal.</p>`;
+      else if (!view.plan) body = html`<p>This plan is no longer offered. Start a new checkout from the app.</p>`;
+      else
+        body = html`${planBlock(view.plan)}
+<form method="post" action="${action}"><button type="submit">Confirm subscription (simulated)</button></form>
+<p><a href="${checkoutUrls(ctx).cancelUrl}">Cancel and go back to the app</a></p>`;
+      return sendPage(reply, 200, 'Local checkout', html`${SIMULATION}${body}`);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/pay/local/checkout/:id/confirm',
+    {
+      ...auth,
+      schema: {
+        tags,
+        summary: 'Confirm a local checkout (simulation): grants the plan, then redirects to the web app',
+        security: COOKIE_AUTH,
+        params: IdParams,
+        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 409, 413, 415, 500) },
+      },
+    },
+    async (request, reply) => {
+      await confirmLocalCheckout(ctx, principalOf(request).userId, request.params.id);
+      return reply.redirect(checkoutUrls(ctx).successUrl, 303);
+    },
+  );
+
+  app.get(
+    '/pay/local/portal',
+    {
+      ...auth,
+      schema: {
+        tags,
+        summary: 'Local customer portal (simulation): see or cancel the plan',
+        security: COOKIE_AUTH,
+        response: { 200: htmlResponse('Portal page'), ...errorPages(400, 401, 404, 500) },
+      },
+    },
+    async (request, reply) => {
+      const view = await localPortalView(ctx, principalOf(request).userId);
+      const body =
+        view.subscriptionId === null
+          ? html`<p>You have no active subscription${view.status ? html` (last status: ${view.status})` : ''}.</p>`
+          : html`${view.plan ? planBlock(view.plan) : html`<p>Plan: no longer offered.</p>`}
+<p>Status: ${view.status}</p>
+<form method="post" action="/pay/local/portal/cancel"><button type="submit">Cancel subscription (simulated)</button></form>`;
+      return sendPage(reply, 200, 'Local customer portal', html`${SIMULATION}${body}<p><a href="${web}">Back to the app</a></p>`);
+    },
+  );
+
+  app.post(
+    '/pay/local/portal/cancel',
+    {
+      ...auth,
+      schema: {
+        tags,
+        summary: 'Cancel the plan (simulation): capacities return to base, then back to the portal',
+        security: COOKIE_AUTH,
+        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 413, 415, 500) },
+      },
+    },
+    async (request, reply) => {
+      await cancelLocalSubscription(ctx, principalOf(request).userId);
+      return reply.redirect('/pay/local/portal', 303);
+    },
+  );
+};

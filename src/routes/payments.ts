@@ -1,0 +1,66 @@
+// Plans, checkout and customer portal (SPEC), whichever provider is configured.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { COOKIE_AUTH } from '../http/openapi.js';
+import { principalOf } from '../http/types.js';
+import { errorResponses, ref } from '../schemas/common.js';
+import { CheckoutRequestSchema, PlansResponseSchema, UrlResponseSchema } from '../schemas/payments.js';
+import { listPlans, openPortal, startCheckout } from '../services/payments.js';
+import { localPayPages } from './local-pay-pages.js';
+import { stripeWebhookRoute } from './stripe-webhook.js';
+
+export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const auth = { onRequest: app.authenticate, config: { auth: true } };
+
+  app.get(
+    '/api/pay/plans',
+    {
+      schema: {
+        tags: ['payments'],
+        summary: 'Subscription plans and what each adds',
+        response: { 200: ref(PlansResponseSchema), ...errorResponses(500) },
+      },
+    },
+    async (request) => ({ plans: await listPlans(ctx, request.log) }),
+  );
+
+  app.post(
+    '/api/pay/checkout',
+    {
+      ...auth,
+      schema: {
+        tags: ['payments'],
+        summary: 'Start a hosted checkout for a plan (changes nothing until the provider confirms)',
+        security: COOKIE_AUTH,
+        body: ref(CheckoutRequestSchema),
+        response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 401, 403, 409, 500) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { url: await startCheckout(ctx, request.log, principalOf(request).userId, request.body.price_id) };
+    },
+  );
+
+  app.post(
+    '/api/pay/portal',
+    {
+      ...auth,
+      schema: {
+        tags: ['payments'],
+        summary: 'Open the customer portal',
+        security: COOKIE_AUTH,
+        response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 401, 403, 500) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { url: await openPortal(ctx, request.log, principalOf(request).userId) };
+    },
+  );
+
+  // Provider-specific endpoints, each in its own encapsulated plugin (own body parsers).
+  const provider = ctx.payments;
+  if (provider.kind === 'stripe') await app.register(stripeWebhookRoute, { stripe: provider });
+  else await app.register(localPayPages);
+};

@@ -1,0 +1,35 @@
+// The windowed skill ranking (DESIGN path), public; a session adds the caller's own rank.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { optionalPrincipal } from '../http/auth.js';
+import { errorResponses, ref } from '../schemas/common.js';
+import { RankingsQuerySchema, RankingsResponseSchema } from '../schemas/rankings.js';
+import { rankings } from '../services/rankings.js';
+import { publicRateLimit } from './trading.js';
+
+export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/rankings',
+    {
+      config: publicRateLimit(app.ctx),
+      schema: {
+        tags: ['trading'],
+        summary: 'Traders ranked by skill: alpha against the market, shrunk toward zero for few trades',
+        description:
+          "Each closed bet's alpha is its gain minus its direction's sign times the benchmark's return over the same " +
+          'holding period (SPY for stocks and ETFs, BTC-USD for crypto); bets whose benchmark price could not be fetched ' +
+          'have none. Per user over the window: n bets with alpha, their mean, s their sample standard deviation floored ' +
+          'at 5 points, skill = mean − 1.645 × s / √n. Ranked by skill, then n, then id; top 100. Windows are whole UTC ' +
+          'days by exit time (see `period`), read from per-day aggregates. Deleted accounts and cancelled bets never count. ' +
+          'With a valid session, `me` carries the caller\'s row when it ranks below the top rows.',
+        querystring: RankingsQuerySchema,
+        response: { 200: ref(RankingsResponseSchema), ...errorResponses(400, 429) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await optionalPrincipal(app, request);
+      // The answer depends on the session cookie: never shared by caches.
+      reply.header('cache-control', 'private, no-store');
+      return rankings(app.ctx, request.query, caller?.userId ?? null);
+    },
+  );
+};

@@ -1,0 +1,49 @@
+// The verifiable record (DESIGN paths): public, like profiles.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, ref } from '../schemas/common.js';
+import { RecordDaySchema, UserRecordSchema } from '../schemas/record.js';
+import { recordDay, recordHead, userRecord } from '../services/record.js';
+
+export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+
+  app.get(
+    '/record/head',
+    {
+      schema: {
+        tags: ['record'],
+        summary: 'The latest published daily Merkle root over every user\'s chain head',
+        response: { 200: ref(RecordDaySchema) },
+      },
+    },
+    async () => recordHead(ctx),
+  );
+
+  app.get(
+    '/record/days/:date',
+    {
+      schema: {
+        tags: ['record'],
+        summary: 'The Merkle root published for an ended UTC day',
+        params: Type.Object({ date: Type.String({ format: 'date' }) }),
+        response: { 200: ref(RecordDaySchema), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => recordDay(ctx, request.params.date),
+  );
+
+  app.get(
+    '/record/user/:user_id',
+    {
+      schema: {
+        tags: ['record'],
+        summary: "A user's hash chain, current bets and the proof that its head is in the latest published root",
+        description: 'Check it offline with `npm run verify-log -- FILE_OR_URL`.',
+        params: Type.Object({ user_id: Type.Integer({ minimum: 1 }) }),
+        response: { 200: ref(UserRecordSchema), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => userRecord(ctx, request.params.user_id),
+  );
+};

@@ -1,0 +1,109 @@
+// Follows, feed, user search and public profiles (issue: social).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { COOKIE_AUTH } from '../http/openapi.js';
+import { principalOf } from '../http/types.js';
+import { errorResponses, Limit403, PageQuerySchema, ref } from '../schemas/common.js';
+import {
+  FeedItemSchema,
+  FollowRequestSchema,
+  FollowSuccessResponseSchema,
+  PublicProfileResponseSchema,
+} from '../schemas/social.js';
+import { PublicUserSchema } from '../schemas/users.js';
+import { feed } from '../services/feed.js';
+import { changeFollow, followedIds } from '../services/follows.js';
+import { publicProfile } from '../services/profiles.js';
+import { findUsers } from '../services/user-search.js';
+
+export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const auth = { onRequest: app.authenticate, config: { auth: true } };
+  // Profiles need no session, so they are limited per client address instead.
+  const publicLimit: { rateLimit?: { max: number; timeWindow: number } } = ctx.config.rateLimits.enabled
+    ? { rateLimit: { max: ctx.config.rateLimits.publicPerMinute, timeWindow: 60_000 } }
+    : {};
+
+  app.post(
+    '/follow',
+    {
+      ...auth,
+      schema: {
+        tags: ['social'],
+        summary: 'Follow or unfollow a user',
+        security: COOKIE_AUTH,
+        body: ref(FollowRequestSchema),
+        response: { 200: ref(FollowSuccessResponseSchema), ...errorResponses(400, 401, 404, 413, 415), 403: Limit403 },
+      },
+    },
+    async (request) => {
+      await changeFollow(ctx, principalOf(request).userId, request.body.followed_id, request.body.action);
+      return { success: true };
+    },
+  );
+
+  app.get(
+    '/following',
+    {
+      ...auth,
+      schema: {
+        tags: ['social'],
+        summary: 'Ids of the users the caller follows',
+        security: COOKIE_AUTH,
+        response: { 200: Type.Array(Type.Integer()), ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return followedIds(ctx, principalOf(request).userId);
+    },
+  );
+
+  app.get(
+    '/feed',
+    {
+      ...auth,
+      schema: {
+        tags: ['social'],
+        summary: 'Activity of followed users, newest first',
+        security: COOKIE_AUTH,
+        querystring: PageQuerySchema,
+        response: { 200: Type.Array(ref(FeedItemSchema)), ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return feed(ctx, principalOf(request).userId, request.query);
+    },
+  );
+
+  app.get(
+    '/users/search',
+    {
+      ...auth,
+      schema: {
+        tags: ['social'],
+        summary: 'Find users by username substring',
+        security: COOKIE_AUTH,
+        querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 100 })) }),
+        response: { 200: Type.Array(ref(PublicUserSchema)), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => findUsers(ctx, request.query.q),
+  );
+
+  app.get(
+    '/user/:user_id/public',
+    {
+      config: publicLimit,
+      schema: {
+        tags: ['social'],
+        summary: "A user's public profile: open bets and paged history",
+        params: Type.Object({ user_id: Type.Integer() }),
+        querystring: PageQuerySchema,
+        response: { 200: ref(PublicProfileResponseSchema), ...errorResponses(400, 404, 429) },
+      },
+    },
+    async (request) => publicProfile(ctx, request.params.user_id, request.query),
+  );
+};

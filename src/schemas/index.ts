@@ -1,0 +1,60 @@
+// Every named schema, registered once with Fastify (addSchema) so routes refer
+// to them by $id and the OpenAPI document lists them under SPEC's names.
+import type { TSchema } from '@sinclair/typebox';
+import * as bets from './bets.js';
+import * as chat from './chat.js';
+import * as common from './common.js';
+import * as discovery from './discovery.js';
+import * as me from './me.js';
+import * as rankings from './rankings.js';
+import * as record from './record.js';
+import * as stats from './stats.js';
+import * as payments from './payments.js';
+import * as social from './social.js';
+import * as users from './users.js';
+
+export const sharedSchemas: TSchema[] = [
+  common.ErrorSchema,
+  common.LimitErrorSchema,
+  common.CancelWindowErrorSchema,
+  common.MessageResponseSchema,
+  users.UserSchema,
+  users.PublicUserSchema,
+  users.RegisterRequestSchema,
+  users.LoginRequestSchema,
+  bets.PortfolioBetSchema,
+  bets.ClosedBetSchema,
+  bets.LeaderboardUserSchema,
+  bets.OpenBetRequestSchema,
+  bets.OpenBetResponseSchema,
+  bets.CloseBetRequestSchema,
+  bets.CloseBetResponseSchema,
+  bets.CancelBetResponseSchema,
+  bets.TickerPriceResponseSchema,
+  bets.PriceHistoryResponseSchema,
+  bets.BetDetailSchema,
+  social.FeedItemSchema,
+  social.FollowRequestSchema,
+  social.FollowSuccessResponseSchema,
+  social.PublicProfileResponseSchema,
+  payments.StripePlanSchema,
+  payments.PlansResponseSchema,
+  payments.CheckoutRequestSchema,
+  payments.UrlResponseSchema,
+  chat.ChatStatusResponseSchema,
+  chat.ChatLinkCodeResponseSchema,
+  chat.ChatUnlinkResponseSchema,
+  chat.NotificationSchema,
+  discovery.HealthResponseSchema,
+  discovery.ApiCatalogSchema,
+  discovery.ProtectedResourceMetadataSchema,
+  me.ChangePasswordRequestSchema,
+  me.DeleteAccountRequestSchema,
+  me.ExportedBetSchema,
+  record.RecordEventSchema,
+  record.RecordDaySchema,
+  record.UserRecordSchema,
+  stats.TraderStatsSchema,
+  rankings.RankingRowSchema,
+  rankings.RankingsResponseSchema,
+];

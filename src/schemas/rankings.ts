@@ -1,0 +1,51 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { PERIODS } from '../domain/rankings.js';
+import { ref, StringEnum } from './common.js';
+
+export const PeriodSchema = StringEnum([...PERIODS], {
+  description:
+    'Rolling window by exit time, in whole UTC days: `7d` is today and the 6 days before it (likewise 30d, 90d, 365d); `all` has no bound',
+});
+
+const MinTradesSchema = Type.Integer({ minimum: 1, maximum: 1_000_000 });
+
+/** GET /leaderboard's optional narrowing; unknown parameters stay ignored, as they were before these existed. */
+export const LeaderboardQuerySchema = Type.Object({
+  period: Type.Optional(PeriodSchema),
+  min_trades: Type.Optional({ ...MinTradesSchema, description: 'Only users with at least this many closed bets in the window' }),
+});
+
+export const RankingsQuerySchema = Type.Object(
+  {
+    period: { ...PeriodSchema, default: '90d' },
+    min_trades: Type.Integer({ ...MinTradesSchema, default: 1, description: 'Only users with at least this many bets with alpha in the window' }),
+  },
+  { additionalProperties: false },
+);
+
+export const RankingRowSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    username: Type.String(),
+    rank: Type.Integer({ minimum: 1 }),
+    n: Type.Integer({ description: 'Closed bets in the window with an alpha (both benchmark prices known)' }),
+    mean_alpha: Type.Number({ description: 'Mean alpha in percentage points' }),
+    skill: Type.Number({ description: 'mean_alpha − 1.645 × s / √n, s the sample standard deviation of alpha floored at 5 points' }),
+    total_score: Type.Number({ description: "Sum of the window's closed-bet gains (percent)" }),
+  },
+  { $id: 'RankingRow', additionalProperties: false },
+);
+export type RankingRow = Static<typeof RankingRowSchema>;
+
+export const RankingsResponseSchema = Type.Object(
+  {
+    period: PeriodSchema,
+    min_trades: Type.Integer(),
+    rows: Type.Array(ref(RankingRowSchema), { description: 'Top 100 by skill, then n, then id' }),
+    me: Type.Union([ref(RankingRowSchema), Type.Null()], {
+      description: "With a session: the caller's own row and rank when ranked outside the top rows; null otherwise",
+    }),
+  },
+  { $id: 'RankingsResponse', additionalProperties: false },
+);
+export type RankingsResponse = Static<typeof RankingsResponseSchema>;

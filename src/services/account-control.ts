@@ -1,0 +1,99 @@
+// The user's control over their account: change password, delete the
+// account, export their whole history.
+import { Readable } from 'node:stream';
+import type { AppContext } from '../context.js';
+import type { BetRow } from '../db/tables.js';
+import { withTransaction } from '../db/transaction.js';
+import { passwordProblem } from '../domain/accounts.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
+import { anonymiseUser, deleteOtherSessions } from '../repositories/account-control.js';
+import { betsPageAfter } from '../repositories/export.js';
+import { findUserById, updatePasswordHash } from '../repositories/users.js';
+import type { ExportedBet } from '../schemas/me.js';
+import type { Principal } from './accounts.js';
+
+async function checkPassword(ctx: AppContext, userId: number, password: string) {
+  const user = await findUserById(ctx.db, userId);
+  if (!user) throw notFound('User not found');
+  if (!(await ctx.passwords.verify(user.password_hash, password))) throw forbidden('Password is incorrect');
+  return user;
+}
+
+/** Needs the current password; every other session is revoked, this one stays. */
+export async function changePassword(ctx: AppContext, who: Principal, current: string, next: string): Promise<void> {
+  const problem = passwordProblem(next);
+  if (problem) throw badRequest(problem);
+  await checkPassword(ctx, who.userId, current);
+  const hash = await ctx.passwords.hash(next);
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    await updatePasswordHash(trx, who.userId, hash);
+    await deleteOtherSessions(trx, who.userId, who.sessionId);
+  });
+}
+
+export async function deleteAccount(ctx: AppContext, who: Principal, password: string): Promise<void> {
+  await checkPassword(ctx, who.userId, password);
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    await anonymiseUser(trx, who.userId, ctx.clock.now());
+    // Parts of the service holding more personal data (chat links, …) remove it in the same transaction.
+    for (const l of ctx.accountDeletionListeners) await l(trx, who.userId);
+  });
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function toExportedBet(b: BetRow): ExportedBet {
+  return {
+    id: b.id,
+    ticker: b.ticker,
+    direction: b.direction,
+    status: b.status,
+    entry_price: b.entry_price,
+    exit_price: b.exit_price,
+    percentage_gain: b.percentage_gain,
+    target_date: b.target_date,
+    entry_date: new Date(b.opened_at).toISOString(),
+    exit_date: iso(b.closed_at),
+  };
+}
+
+const COLUMNS: Array<keyof ExportedBet> = [
+  'id', 'ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date', 'entry_date', 'exit_date',
+];
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  // Quote what CSV needs quoted, and defuse spreadsheet formulas.
+  const safe = /^[=+\-@\t\r]/.test(s) && typeof v === 'string' ? `'${s}` : s;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export const EXPORT_PAGE = 1000;
+
+/**
+ * The caller's whole history, streamed in keyset-paged chunks so a long
+ * history never sits in memory at once; each chunk is its own short query, so
+ * other requests are served between chunks even on SQLite's one connection.
+ */
+export function exportBets(ctx: AppContext, userId: number, format: 'csv' | 'json'): Readable {
+  async function* chunks() {
+    let after = 0;
+    let first = true;
+    yield format === 'csv' ? `${COLUMNS.join(',')}\r\n` : '[';
+    for (;;) {
+      const page = await betsPageAfter(ctx.db, userId, after, EXPORT_PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1].id;
+      const rows = page.map(toExportedBet);
+      if (format === 'csv') yield rows.map((r) => `${COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`).join('');
+      else {
+        yield (first ? '' : ',') + rows.map((r) => JSON.stringify(r)).join(',');
+        first = false;
+      }
+      if (page.length < EXPORT_PAGE) break;
+    }
+    if (format === 'json') yield ']';
+  }
+  return Readable.from(chunks());
+}

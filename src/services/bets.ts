@@ -1,0 +1,191 @@
+// The bet lifecycle: open, close, cancel, automatic settlement; and the
+// caller's portfolio, history and the leaderboard. Every state change runs in
+// one transaction with its leaderboard update and the bet-event listeners.
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
+import type { BetRow } from '../db/tables.js';
+import { lockUser, withTransaction } from '../db/transaction.js';
+import { capacitiesOf } from '../domain/accounts.js';
+import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
+import { settlementTime } from '../domain/market-calendar.js';
+import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
+import {
+  addToLeaderboard,
+  countOpenBets,
+  findBetById,
+  finishOpenBet,
+  insertBet,
+  listFinishedBets,
+  listOpenBets,
+  lockBetById,
+} from '../repositories/bets.js';
+import { findUserById } from '../repositories/users.js';
+import type {
+  BetDetail,
+  CancelBetResponse,
+  CloseBetResponse,
+  OpenBetRequest,
+  OpenBetResponse,
+  PortfolioBet,
+} from '../schemas/bets.js';
+import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
+import { benchmarkPrice } from './benchmarks.js';
+import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
+
+export const LEADERBOARD_SIZE = 100;
+
+/** A public view of one bet with its owner; 404 for a missing bet or a deleted owner. */
+export async function betDetail(ctx: AppContext, betId: number): Promise<BetDetail> {
+  const bet = await findBetById(ctx.db, betId);
+  const owner = bet ? await findUserById(ctx.db, bet.user_id) : undefined;
+  if (!bet || !owner) throw notFound('Bet not found');
+  const mark = bet.status === 'OPEN' ? (await ctx.prices.marks([bet.ticker])).get(bet.ticker) : undefined;
+  return {
+    ...toBetView(bet, mark, ctx.clock.now()),
+    target_date: bet.target_date,
+    user: { id: owner.id, username: owner.username },
+  };
+}
+
+export interface BetSource {
+  betId: number;
+  kind: 'tail' | 'fade';
+}
+
+export async function openBet(ctx: AppContext, userId: number, req: OpenBetRequest, source?: BetSource): Promise<OpenBetResponse> {
+  const ticker = tickerOrBadRequest(req.ticker);
+  const targetDate = req.target_date ?? null;
+  if (targetDate !== null) {
+    const problem = targetDateProblem(targetDate, ctx.clock.now());
+    if (problem) throw badRequest(problem);
+  }
+  // The benchmark's price (for alpha) is fetched beside the entry price, before the transaction; null on failure.
+  const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
+  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    // The user row lock serialises this user's opens, so the count below stays true until commit.
+    if (!(await lockUser(trx, ctx.dialect, userId))) throw notFound('User not found');
+    const user = await findUserById(trx, userId);
+    if (!user) throw notFound('User not found');
+    // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
+    if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');
+    const capacity = capacitiesOf(ctx.config.capacities, user).bet_capacity;
+    const open = await countOpenBets(trx, userId);
+    if (open >= capacity) {
+      throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
+    }
+    const now = ctx.clock.now();
+    const bet = await insertBet(trx, {
+      user_id: userId,
+      ticker,
+      direction: req.direction,
+      status: 'OPEN',
+      entry_price: entryPrice,
+      target_date: targetDate,
+      settle_at: targetDate === null ? null : settlementTime(ticker, targetDate),
+      opened_at: now,
+      last_event_at: now,
+      source_bet_id: source?.betId ?? null,
+      source_kind: source?.kind ?? null,
+      benchmark_entry: benchmarkEntry,
+    });
+    await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now });
+    return { message: `Opened ${bet.direction} ${ticker} at ${entryPrice}`, bet_id: bet.id, entry_price: entryPrice };
+  });
+}
+
+/** The prices a bet ends at, fetched before its transaction: the bet's own and the benchmark's (null when unavailable). */
+export interface ExitPrices {
+  price: number;
+  benchmark: number | null;
+}
+
+/**
+ * Ends an OPEN bet at a price (user close or settlement) inside trx: records
+ * exit price, gain, time and the benchmark's exit price, adds to the
+ * leaderboard, emits the event. Undefined when the bet is no longer OPEN.
+ */
+async function closeAt(ctx: AppContext, trx: Db, bet: BetRow, { price, benchmark }: ExitPrices, reason: 'user' | 'settlement'): Promise<BetRow | undefined> {
+  const now = ctx.clock.now();
+  const gain = percentageGain(bet.direction, bet.entry_price, price);
+  const closed = await finishOpenBet(trx, bet.id, {
+    status: 'CLOSED',
+    exit_price: price,
+    percentage_gain: gain,
+    closed_at: now,
+    close_reason: reason,
+    benchmark_exit: benchmark,
+  });
+  if (!closed) return undefined;
+  await addToLeaderboard(trx, closed.user_id, gain);
+  await ctx.betEvents.emit(trx, { kind: reason === 'user' ? 'closed' : 'settled', bet: closed, at: now });
+  return closed;
+}
+
+export async function closeBet(ctx: AppContext, userId: number, betId: number): Promise<CloseBetResponse> {
+  const bet = await findBetById(ctx.db, betId);
+  // SPEC: a missing bet and another user's bet are both 400 here, with one message.
+  if (!bet || bet.user_id !== userId) throw badRequest('Bet not found');
+  if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
+  const benchmark = benchmarkPrice(ctx, bet.ticker); // never rejects
+  let price: number;
+  try {
+    price = await ctx.prices.current(bet.ticker);
+  } catch {
+    throw internal('Could not fetch the current price; the bet stays open, try again');
+  }
+  const exit = { price, benchmark: await benchmark };
+  const closed = await withTransaction(ctx.db, ctx.dialect, (trx) => closeAt(ctx, trx, bet, exit, 'user'));
+  if (!closed) throw badRequest('Bet is not open');
+  return {
+    message: `Closed ${closed.direction} ${closed.ticker}`,
+    ticker: closed.ticker,
+    gain_percent: closed.percentage_gain ?? 0,
+    exit_price: price,
+  };
+}
+
+export async function cancelBet(ctx: AppContext, userId: number, betId: number): Promise<CancelBetResponse> {
+  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    const bet = await lockBetById(trx, ctx.dialect, betId);
+    if (!bet || bet.user_id !== userId) throw notFound('Bet not found');
+    if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
+    const now = ctx.clock.now();
+    if (!isCancelable(bet.opened_at, now)) {
+      throw cancelWindowExpired('Bets can be cancelled within 5 minutes of opening; close this bet instead');
+    }
+    const cancelled = await finishOpenBet(trx, bet.id, {
+      status: 'CANCELLED',
+      exit_price: bet.entry_price,
+      percentage_gain: 0,
+      closed_at: now,
+      close_reason: 'cancel',
+    });
+    if (!cancelled) throw badRequest('Bet is not open');
+    await ctx.betEvents.emit(trx, { kind: 'cancelled', bet: cancelled, at: now });
+    return { message: `Cancelled ${cancelled.direction} ${cancelled.ticker}`, bet_id: cancelled.id };
+  });
+}
+
+/**
+ * Settles one due bet at a price, claiming it first: on PostgreSQL a row
+ * another instance is settling is skipped (SKIP LOCKED), so no bet closes twice.
+ */
+export async function settleBet(ctx: AppContext, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
+  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    const bet = await lockBetById(trx, ctx.dialect, betId, { skipLocked: true });
+    if (!bet || bet.status !== 'OPEN') return undefined;
+    return closeAt(ctx, trx, bet, exit, 'settlement');
+  });
+}
+
+export async function portfolio(ctx: AppContext, userId: number): Promise<PortfolioBet[]> {
+  const rows = await listOpenBets(ctx.db, userId);
+  const marks = await ctx.prices.marks(rows.map((r) => r.ticker));
+  const now = ctx.clock.now();
+  return rows.map((r) => toPortfolioBet(r, marks.get(r.ticker), now));
+}
+
+export async function history(ctx: AppContext, userId: number, limit: number, offset: number): Promise<StatusBet[]> {
+  const rows = await listFinishedBets(ctx.db, userId, limit, offset);
+  return rows.map(toClosedBet);
+}

@@ -1,0 +1,177 @@
+// Linking a messaging chat to an account, and what the bot does with the
+// updates it receives (the webhook, long polling and the local link page all
+// come through here).
+import { createHash, randomBytes } from 'node:crypto';
+import type { Update } from 'grammy/types';
+import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/transaction.js';
+import { LINK_CODE_TTL_MS, parseChatText, REPLIES } from '../domain/notifications.js';
+import { TelegramTransport } from '../providers/chat/telegram.js';
+import {
+  type ChatAddress,
+  deleteLinkOfChat,
+  deleteLinkOfUser,
+  findLinkOfChat,
+  findLinkOfUser,
+  peekLinkCode,
+  putLinkCode,
+  takeLinkCode,
+  upsertLink,
+} from '../repositories/chat-links.js';
+import { dropPendingOfChat, dropPendingOfUser, enqueueNotification } from '../repositories/notifications.js';
+import { findUserById } from '../repositories/users.js';
+import { type CopyKind, tailOrFadeOutcome } from './tail-fade.js';
+
+export function hashCode(code: string): string {
+  return createHash('sha256').update(code).digest('hex');
+}
+
+/** The local stand-in's chat for a user: with no messaging service there is one "chat" per account. */
+export function localChat(userId: number): ChatAddress {
+  return { transport: 'log', chatId: `local:${userId}` };
+}
+
+export async function chatStatus(ctx: AppContext, userId: number): Promise<{ linked: boolean }> {
+  return { linked: (await findLinkOfUser(ctx.db, userId, ctx.chatTransport.name)) !== undefined };
+}
+
+export async function createLinkCode(ctx: AppContext, userId: number): Promise<{ code: string; deep_link: string | null }> {
+  // 128 random bits, base64url: fits Telegram's /start parameter (A-Za-z0-9_-, up to 64).
+  const code = randomBytes(16).toString('base64url');
+  const now = ctx.clock.now();
+  await putLinkCode(ctx.db, userId, hashCode(code), now, now + LINK_CODE_TTL_MS);
+  const { telegram, publicUrl } = ctx.config;
+  let deepLink: string | null;
+  if (ctx.chatTransport.name === 'telegram') {
+    deepLink = telegram.botUsername ? `https://t.me/${encodeURIComponent(telegram.botUsername)}?start=${code}` : null;
+  } else {
+    deepLink = `${publicUrl}/chat/local/link/${code}`;
+  }
+  return { code, deep_link: deepLink };
+}
+
+export async function unlinkChat(ctx: AppContext, userId: number): Promise<{ success: boolean }> {
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    await deleteLinkOfUser(trx, userId);
+    await dropPendingOfUser(trx, userId);
+  });
+  return { success: true };
+}
+
+async function reply(ctx: AppContext, trx: AppContext['db'], chat: ChatAddress, userId: number | null, text: string): Promise<void> {
+  await enqueueNotification(trx, { user_id: userId, transport: chat.transport, chat_id: chat.chatId, kind: 'chat_reply', text, bet_id: null }, ctx.clock.now());
+}
+
+/** Links the chat with a one-time code and queues the answer to the chat. Returns the linked user, or null for a bad code. */
+export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: string): Promise<number | null> {
+  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    const now = ctx.clock.now();
+    const userId = await takeLinkCode(trx, hashCode(code), now);
+    const user = userId === null ? undefined : await findUserById(trx, userId);
+    if (!user) {
+      await reply(ctx, trx, chat, null, REPLIES.badCode);
+      return null;
+    }
+    await upsertLink(trx, user.id, chat, now);
+    await reply(ctx, trx, chat, user.id, REPLIES.linked(user.username));
+    return user.id;
+  });
+}
+
+/** /stop in the chat: unlinks it and says so. */
+export async function stopChat(ctx: AppContext, chat: ChatAddress): Promise<void> {
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    const userId = await deleteLinkOfChat(trx, chat);
+    if (userId !== null) await dropPendingOfUser(trx, userId);
+    await reply(ctx, trx, chat, userId, userId === null ? REPLIES.notLinked : REPLIES.stopped);
+  });
+}
+
+/** Account deletion: the chat link, any code and every notice of the user go. */
+export async function forgetUser(trx: AppContext['db'], userId: number): Promise<void> {
+  await deleteLinkOfUser(trx, userId);
+  await trx.deleteFrom('chat_link_codes').where('user_id', '=', userId).execute();
+  await trx.deleteFrom('notifications').where('user_id', '=', userId).execute();
+}
+
+/** The chat blocked the bot (or removed it): unlink silently, nothing can reach it. */
+export async function forgetChat(ctx: AppContext, chat: ChatAddress, reason: string): Promise<void> {
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    await deleteLinkOfChat(trx, chat);
+    await dropPendingOfChat(trx, chat, reason);
+  });
+}
+
+export async function handleChatText(ctx: AppContext, chat: ChatAddress, text: string): Promise<void> {
+  const cmd = parseChatText(text);
+  switch (cmd.kind) {
+    case 'start':
+      if (cmd.code) await linkWithCode(ctx, chat, cmd.code);
+      else await withTransaction(ctx.db, ctx.dialect, (trx) => reply(ctx, trx, chat, null, REPLIES.noCode));
+      return;
+    case 'code':
+      await linkWithCode(ctx, chat, cmd.code);
+      return;
+    case 'stop':
+      await stopChat(ctx, chat);
+      return;
+    default: {
+      const linked = await findLinkOfChat(ctx.db, chat);
+      await withTransaction(ctx.db, ctx.dialect, (trx) => reply(ctx, trx, chat, linked ? linked.user_id : null, REPLIES.help));
+    }
+  }
+}
+
+/** The user a live code belongs to, without using it up (the local page shows whose link it confirms). */
+export async function codeOwner(ctx: AppContext, code: string): Promise<number | null> {
+  return peekLinkCode(ctx.db, hashCode(code), ctx.clock.now());
+}
+
+/** A button press answered at once (in the webhook's response, or by an API call when polling). */
+export interface CallbackAnswer {
+  callbackQueryId: string;
+  text: string;
+}
+
+/** Handles one Telegram update. Private chats only: a group cannot be a person's notification channel. */
+export async function handleTelegramUpdate(ctx: AppContext, update: Update): Promise<CallbackAnswer | null> {
+  if (update.message?.text !== undefined && update.message.chat.type === 'private') {
+    await handleChatText(ctx, { transport: 'telegram', chatId: String(update.message.chat.id) }, update.message.text);
+    return null;
+  }
+  const member = update.my_chat_member;
+  if (member && (member.new_chat_member.status === 'kicked' || member.new_chat_member.status === 'left')) {
+    await forgetChat(ctx, { transport: 'telegram', chatId: String(member.chat.id) }, 'bot blocked by the user');
+    return null;
+  }
+  const cb = update.callback_query;
+  if (cb) {
+    const chat: ChatAddress = { transport: 'telegram', chatId: String(cb.message?.chat.id ?? cb.from.id) };
+    return { callbackQueryId: cb.id, text: await pressButton(ctx, chat, cb.data ?? '') };
+  }
+  return null;
+}
+
+/** For long polling, where no webhook response can carry the answer to a button press. */
+export async function handleTelegramUpdateAndAnswer(ctx: AppContext, update: Update): Promise<void> {
+  const answer = await handleTelegramUpdate(ctx, update);
+  if (answer && ctx.chatTransport instanceof TelegramTransport) {
+    await ctx.chatTransport.answerCallback(answer.callbackQueryId, answer.text);
+  }
+}
+
+const BUTTON = /^(tail|fade):(\d{1,15})$/;
+
+/**
+ * A Tail or Fade button under an opening notice: the tap is the linked user's
+ * explicit instruction. The outcome is answered at once and also said in the chat.
+ */
+async function pressButton(ctx: AppContext, chat: ChatAddress, data: string): Promise<string> {
+  const m = BUTTON.exec(data);
+  if (!m) return 'This button is no longer supported.';
+  const link = await findLinkOfChat(ctx.db, chat);
+  if (!link) return REPLIES.notLinked;
+  const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind);
+  await withTransaction(ctx.db, ctx.dialect, (trx) => reply(ctx, trx, chat, link.user_id, outcome));
+  return outcome;
+}

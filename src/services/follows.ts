@@ -1,0 +1,46 @@
+// Following and unfollowing, under the follower's capacity.
+import type { AppContext } from '../context.js';
+import { lockUser, withTransaction } from '../db/transaction.js';
+import { capacitiesOf } from '../domain/accounts.js';
+import { isPossibleId } from '../domain/ids.js';
+import { badRequest, limitReached, notFound } from '../errors.js';
+import { countFollowing, deleteFollow, insertFollow, isFollowing, listFollowed } from '../repositories/follows.js';
+import { findUserById } from '../repositories/users.js';
+
+export type FollowAction = 'follow' | 'unfollow';
+
+export async function changeFollow(ctx: AppContext, followerId: number, followedId: number, action: FollowAction): Promise<void> {
+  if (followerId === followedId) throw badRequest('You cannot follow or unfollow yourself');
+  if (!isPossibleId(followedId)) throw notFound('User not found');
+  if (action === 'follow') await follow(ctx, followerId, followedId);
+  else await unfollow(ctx, followerId, followedId);
+}
+
+async function follow(ctx: AppContext, followerId: number, followedId: number): Promise<void> {
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    // The follower's row lock serialises this user's follows (as for open
+    // bets), so concurrent requests cannot all pass the capacity check.
+    await lockUser(trx, ctx.dialect, followerId);
+    const follower = await findUserById(trx, followerId);
+    if (!follower) throw notFound('User not found');
+    if (!(await findUserById(trx, followedId))) throw notFound('User not found');
+    // Following again is a success, even at or over the limit.
+    if (await isFollowing(trx, followerId, followedId)) return;
+    const limit = capacitiesOf(ctx.config.capacities, follower).follow_capacity;
+    if ((await countFollowing(trx, followerId)) >= limit) {
+      throw limitReached(`You can follow at most ${limit} users on your plan`, limit);
+    }
+    await insertFollow(trx, followerId, followedId, ctx.clock.now());
+  });
+}
+
+async function unfollow(ctx: AppContext, followerId: number, followedId: number): Promise<void> {
+  // A follow of an account deleted since can still be dropped; otherwise an
+  // id naming no live account is 404, as for follow.
+  if (await deleteFollow(ctx.db, followerId, followedId)) return;
+  if (!(await findUserById(ctx.db, followedId))) throw notFound('User not found');
+}
+
+export async function followedIds(ctx: AppContext, followerId: number): Promise<number[]> {
+  return (await listFollowed(ctx.db, followerId)).map((u) => u.id);
+}

@@ -1,0 +1,53 @@
+// Prices as requests see them: ticker validation (400), unknown tickers (404)
+// and provider failures (503 with Retry-After), for /price, its history and
+// opening bets.
+import type { AppContext } from '../context.js';
+import { normalizeTicker } from '../domain/bets.js';
+import { badRequest, notFound, serviceUnavailable } from '../errors.js';
+import { type HistoryRange, PriceUnavailableError, UnknownTickerError } from '../providers/prices/types.js';
+import type { PriceHistoryResponse, TickerPriceResponse } from '../schemas/bets.js';
+import { iso } from './bet-views.js';
+
+/** Seconds a client should wait before retrying when the price provider is down. */
+export const PRICE_RETRY_AFTER_SECONDS = 5;
+
+/** The stored form of a ticker from a client, or 400 when badly formed. */
+export function tickerOrBadRequest(raw: string): string {
+  const ticker = normalizeTicker(raw);
+  if (!ticker) throw badRequest('Invalid ticker: 1 to 15 of A-Z, 0-9, "." and "-", starting with a letter or digit');
+  return ticker;
+}
+
+/** The current price for a request that needs it now: unknown ticker 404, provider down 503 with Retry-After. */
+export async function priceOrUnavailable(ctx: AppContext, ticker: string): Promise<number> {
+  try {
+    return await ctx.prices.current(ticker);
+  } catch (err) {
+    throw priceFailure(err, ticker);
+  }
+}
+
+/** Unknown ticker 404, provider down 503 with Retry-After; anything else as it was. */
+function priceFailure(err: unknown, ticker: string): unknown {
+  if (err instanceof UnknownTickerError) return notFound(`Unknown ticker ${ticker}`);
+  if (err instanceof PriceUnavailableError) {
+    return serviceUnavailable('Price provider unavailable, retry shortly', PRICE_RETRY_AFTER_SECONDS);
+  }
+  return err;
+}
+
+export async function tickerPrice(ctx: AppContext, rawTicker: string): Promise<TickerPriceResponse> {
+  const ticker = tickerOrBadRequest(rawTicker);
+  return { ticker, price: await priceOrUnavailable(ctx, ticker) };
+}
+
+export async function tickerHistory(ctx: AppContext, rawTicker: string, range: HistoryRange): Promise<PriceHistoryResponse> {
+  const ticker = tickerOrBadRequest(rawTicker);
+  if (!ctx.prices.history) throw serviceUnavailable('Price history unavailable', PRICE_RETRY_AFTER_SECONDS);
+  try {
+    const points = await ctx.prices.history(ticker, range);
+    return { ticker, points: points.map((p) => ({ t: iso(p.t), price: p.price })) };
+  } catch (err) {
+    throw priceFailure(err, ticker);
+  }
+}

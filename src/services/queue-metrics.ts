@@ -1,0 +1,25 @@
+// Gauges read at scrape time: how late settlement runs and how much the
+// notification outbox holds. Both queries use indexes on status.
+import type { AppContext } from '../context.js';
+
+export async function observeQueues(ctx: AppContext): Promise<void> {
+  const now = ctx.clock.now();
+  const due = await ctx.db
+    .selectFrom('bets')
+    .select((eb) => eb.fn.min('settle_at').as('oldest'))
+    .where('status', '=', 'OPEN')
+    .where('settle_at', '<=', now)
+    .executeTakeFirst();
+  const oldest = due?.oldest === null || due?.oldest === undefined ? null : Number(due.oldest);
+  ctx.metrics.settlementLag.set(oldest === null ? 0 : (now - oldest) / 1000);
+
+  const depth = await ctx.db
+    .selectFrom('notifications')
+    .select(['transport'])
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .groupBy('transport')
+    .execute();
+  ctx.metrics.outboxDepth.reset();
+  for (const row of depth) ctx.metrics.outboxDepth.set({ channel: row.transport }, Number(row.n));
+}

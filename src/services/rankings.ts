@@ -1,0 +1,68 @@
+// Leaderboard windows and the skill ranking, both served from the per-user
+// per-day aggregates, which a bet-event listener keeps in each close's and
+// settlement's own transaction.
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
+import { utcDate } from '../domain/market-calendar.js';
+import { alphaOf, compareRanked, type Period, skillOf, windowStartDay } from '../domain/rankings.js';
+import { leaderboardQuery } from '../repositories/bets.js';
+import { addToDayStats, windowAlphaTotals, windowLeaderboard } from '../repositories/rankings.js';
+import type { LeaderboardUser } from '../schemas/bets.js';
+import type { RankingRow, RankingsResponse } from '../schemas/rankings.js';
+import type { BetEvent } from './bet-events.js';
+import { LEADERBOARD_SIZE } from './bets.js';
+
+export const RANKINGS_SIZE = 100;
+
+/** The bet-event listener: each close and settlement adds to its owner's row for the exit day; cancels never count. */
+export function rankingsListener() {
+  return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
+    if (kind !== 'closed' && kind !== 'settled') return;
+    const gain = bet.percentage_gain ?? 0;
+    await addToDayStats(trx, {
+      userId: bet.user_id,
+      day: utcDate(bet.closed_at ?? at),
+      gain,
+      alpha: alphaOf(bet.direction, gain, bet.benchmark_entry, bet.benchmark_exit),
+    });
+  };
+}
+
+export interface WindowQuery {
+  period?: Period;
+  min_trades?: number;
+}
+
+/**
+ * SPEC's leaderboard, narrowed: with no period the all-time aggregate (SPEC's
+ * default, exactly), else the rolling window's day rows; min_trades drops
+ * users with fewer closed bets in the window.
+ */
+export async function windowedLeaderboard(ctx: AppContext, q: WindowQuery): Promise<LeaderboardUser[]> {
+  const minTrades = q.min_trades ?? 1;
+  if (q.period === undefined) {
+    return leaderboardQuery(ctx.db, LEADERBOARD_SIZE).where('leaderboard.total_trades', '>=', minTrades).execute();
+  }
+  const rows = await windowLeaderboard(ctx.db, windowStartDay(q.period, ctx.clock.now()), minTrades, LEADERBOARD_SIZE);
+  return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
+}
+
+/** The skill ranking over a window; with a caller, their own row when it falls outside the top rows. */
+export async function rankings(
+  ctx: AppContext,
+  q: { period: Period; min_trades: number },
+  callerId: number | null,
+): Promise<RankingsResponse> {
+  const totals = await windowAlphaTotals(ctx.db, windowStartDay(q.period, ctx.clock.now()), q.min_trades);
+  const ranked = totals
+    .map((t) => {
+      const s = skillOf({ n: t.alpha_n, sum: t.alpha_sum, sumSq: t.alpha_sq_sum });
+      return s && { id: t.id, username: t.username, n: s.n, mean_alpha: s.mean_alpha, skill: s.skill, total_score: t.score };
+    })
+    .filter((r) => r !== null)
+    .sort(compareRanked);
+  const withRank = (i: number): RankingRow => ({ rank: i + 1, ...ranked[i] });
+  const rows = ranked.slice(0, RANKINGS_SIZE).map((_, i) => withRank(i));
+  const mine = callerId === null ? -1 : ranked.findIndex((r) => r.id === callerId);
+  return { period: q.period, min_trades: q.min_trades, rows, me: mine >= RANKINGS_SIZE ? withRank(mine) : null };
+}

@@ -1,0 +1,131 @@
+// The verifiable record: every bet event is appended, in the bet's own
+// transaction, to its user's hash chain; each ended UTC day gets a Merkle
+// root over all chain heads, published once.
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
+import { lockUser, withTransaction } from '../db/transaction.js';
+import { canonicalJson, entryHash, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent } from '../domain/record.js';
+import { notFound } from '../errors.js';
+import {
+  dayLeaves,
+  entriesOf,
+  findDay,
+  headsBefore,
+  insertDay,
+  insertEntry,
+  lastEntry,
+  latestDay,
+  latestLeafOf,
+  userBetStates,
+  userExists,
+} from '../repositories/record.js';
+import type { RecordDay, UserRecord } from '../schemas/record.js';
+import type { BetEvent } from './bet-events.js';
+
+const DAY_MS = 86_400_000;
+export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
+
+/** The bet-event listener: one chain entry per event, under the user's row lock (other users never wait). */
+export function recordListener(ctx: AppContext) {
+  return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
+    await lockUser(trx, ctx.dialect, bet.user_id);
+    const last = await lastEntry(trx, bet.user_id);
+    const seq = (last?.seq ?? 0) + 1;
+    const prev = last?.hash ?? GENESIS;
+    const event: RecordEvent = {
+      user_id: bet.user_id,
+      seq,
+      kind,
+      at: new Date(at).toISOString(),
+      bet_id: bet.id,
+      ticker: bet.ticker,
+      direction: bet.direction,
+      status: bet.status,
+      entry_price: bet.entry_price,
+      exit_price: bet.exit_price,
+      percentage_gain: bet.percentage_gain,
+      target_date: bet.target_date,
+    };
+    await insertEntry(trx, {
+      user_id: bet.user_id,
+      seq,
+      bet_id: bet.id,
+      kind,
+      at,
+      event: canonicalJson(event),
+      prev_hash: prev,
+      hash: entryHash(prev, event),
+    });
+  };
+}
+
+const toDay = (d: { day: string; root: string; tree_size: number; published_at: number }): RecordDay => ({
+  date: d.day,
+  root: d.root,
+  tree_size: d.tree_size,
+  published_at: new Date(d.published_at).toISOString(),
+});
+
+/** Publishes an ended day (idempotent; concurrent publishers agree). Null for a day not yet over. */
+export async function publishDay(ctx: AppContext, day: string): Promise<RecordDay | null> {
+  const existing = await findDay(ctx.db, day);
+  if (existing) return toDay(existing);
+  const end = dayEnd(day);
+  if (end > ctx.clock.now()) return null;
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    const heads = await headsBefore(trx, end);
+    const leaves = heads.map((h) => leafHash(h));
+    await insertDay(
+      trx,
+      { day, root: merkleRoot(leaves), tree_size: leaves.length, published_at: ctx.clock.now() },
+      heads.map((h, idx) => ({ day, idx, user_id: h.user_id, seq: h.seq, hash: h.hash })),
+    );
+  });
+  return toDay((await findDay(ctx.db, day))!);
+}
+
+const yesterday = (ctx: AppContext) => dayOf(ctx.clock.now() - DAY_MS);
+
+export async function recordHead(ctx: AppContext): Promise<RecordDay> {
+  await publishDay(ctx, yesterday(ctx));
+  return toDay((await latestDay(ctx.db))!);
+}
+
+export async function recordDay(ctx: AppContext, day: string): Promise<RecordDay> {
+  const d = await publishDay(ctx, day);
+  if (!d) throw notFound(`The record of ${day} is published once the day has ended (UTC)`);
+  return d;
+}
+
+export async function userRecord(ctx: AppContext, userId: number): Promise<UserRecord> {
+  if (!(await userExists(ctx.db, userId))) throw notFound('User not found');
+  await publishDay(ctx, yesterday(ctx));
+  const entries = await entriesOf(ctx.db, userId);
+  const bets = await userBetStates(ctx.db, userId);
+  let proof: UserRecord['proof'] = null;
+  const leaf = await latestLeafOf(ctx.db, userId);
+  if (leaf) {
+    const day = (await findDay(ctx.db, leaf.day))!;
+    const hashes = (await dayLeaves(ctx.db, leaf.day)).map((l) => leafHash(l));
+    proof = {
+      date: day.day,
+      root: day.root,
+      tree_size: day.tree_size,
+      leaf_index: leaf.idx,
+      leaf: { user_id: leaf.user_id, seq: leaf.seq, hash: leaf.hash },
+      path: inclusionProof(hashes, leaf.idx),
+    };
+  }
+  return {
+    user_id: userId,
+    entries: entries.map((e) => ({ seq: e.seq, prev_hash: e.prev_hash, hash: e.hash, event: JSON.parse(e.event) as RecordEvent })),
+    bets,
+    proof,
+  };
+}
+
+/** Publishes yesterday when it is not yet (run by a timer; requests also publish lazily). */
+export async function publishYesterday(ctx: AppContext): Promise<void> {
+  await publishDay(ctx, yesterday(ctx));
+}

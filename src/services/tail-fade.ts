@@ -1,0 +1,49 @@
+// Tail (copy) or fade (oppose) another trader's open bet: the caller opens the
+// same ticker in the same or the opposite direction, same target date, at the
+// current price and within their own bet capacity. The new bet records which
+// bet it came from (bets.source_bet_id, source_kind).
+import type { AppContext } from '../context.js';
+import type { Direction } from '../db/tables.js';
+import { AppError, badRequest, notFound } from '../errors.js';
+import { findBetById } from '../repositories/bets.js';
+import type { OpenBetResponse } from '../schemas/bets.js';
+import { openBet } from './bets.js';
+
+export type CopyKind = 'tail' | 'fade';
+
+const OPPOSITE: Record<Direction, Direction> = { LONG: 'SHORT', SHORT: 'LONG' };
+
+export async function tailOrFade(ctx: AppContext, userId: number, betId: number, kind: CopyKind): Promise<OpenBetResponse> {
+  const source = await findBetById(ctx.db, betId);
+  if (!source) throw notFound('Bet not found');
+  if (source.status !== 'OPEN') throw badRequest('Bet is not open');
+  if (source.user_id === userId) throw badRequest(`You cannot ${kind} your own bet`);
+  return openBet(
+    ctx,
+    userId,
+    {
+      ticker: source.ticker,
+      direction: kind === 'tail' ? source.direction : OPPOSITE[source.direction],
+      ...(source.target_date !== null ? { target_date: source.target_date } : {}),
+    },
+    { betId, kind },
+  );
+}
+
+/** What the chat is told after a Tail or Fade button press. */
+export async function tailOrFadeOutcome(ctx: AppContext, userId: number, betId: number, kind: CopyKind): Promise<string> {
+  try {
+    const opened = await tailOrFade(ctx, userId, betId, kind);
+    return `${kind === 'tail' ? 'Tailed' : 'Faded'}: ${opened.message}.`;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    const body = err.body;
+    if ('limit' in body) return `Not opened: you have reached your limit of ${body.limit} open bets.`;
+    if (err.statusCode === 404) return 'Not opened: that bet no longer exists.';
+    if (err.statusCode === 503) return 'Not opened: prices are unavailable right now, try again shortly.';
+    if (err.statusCode === 400) {
+      return body.error === 'Bet is not open' ? 'Not opened: that bet is already closed.' : `Not opened. ${body.error}.`;
+    }
+    throw err;
+  }
+}

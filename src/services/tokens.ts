@@ -1,0 +1,50 @@
+// The auth_token cookie: an HS256 JWT naming a server-side session row, so a
+// logout (deleting the row) revokes every copy of the cookie at once.
+import { randomBytes } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+
+export interface TokenClaims {
+  userId: number;
+  sessionId: string;
+}
+
+export class SessionTokens {
+  private readonly key: Uint8Array;
+
+  constructor(secret: string) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  static newSessionId(): string {
+    return randomBytes(24).toString('base64url');
+  }
+
+  static newSecret(): string {
+    return randomBytes(48).toString('base64url');
+  }
+
+  sign(claims: TokenClaims, nowMs: number, ttlSeconds: number): Promise<string> {
+    const iat = Math.floor(nowMs / 1000);
+    return new SignJWT({ sid: claims.sessionId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(claims.userId))
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ttlSeconds)
+      .sign(this.key);
+  }
+
+  /** The claims of a valid token, or null for anything tampered, expired, or not HS256. */
+  async verify(token: string, nowMs: number): Promise<TokenClaims | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        currentDate: new Date(nowMs),
+      });
+      const userId = Number(payload.sub);
+      if (!Number.isSafeInteger(userId) || userId <= 0 || typeof payload.sid !== 'string') return null;
+      return { userId, sessionId: payload.sid };
+    } catch {
+      return null;
+    }
+  }
+}

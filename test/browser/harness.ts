@@ -1,0 +1,226 @@
+// Browser-test harness: the real server as a child process on a free port and
+// a fresh SQLite file, Debian's Chromium through playwright-core, and a guard
+// that records every uncaught page error, failed request and 5xx answer.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { freePort } from '../../bench/lib/server.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
+export const PASSWORD = 'correct horse battery staple';
+
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 375, height: 812 },
+} as const;
+
+export const skipReason = fs.existsSync(CHROMIUM)
+  ? false
+  : `SKIPPED: no Chromium at ${CHROMIUM} (install it with: apt-get update && apt-get install -y chromium)`;
+
+export function ensureWebBuilt(): void {
+  if (fs.existsSync(path.join(ROOT, 'web', 'dist', 'index.html'))) return;
+  const r = spawnSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm run build:web failed');
+}
+
+export interface Server {
+  baseUrl: string;
+  appUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(): Promise<Server> {
+  ensureWebBuilt();
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'browser-test-'));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const logs: string[] = [];
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: baseUrl,
+      WEB_URL: `${baseUrl}/app/`,
+      DATABASE_URL: `sqlite:${path.join(dir, 'bets.db')}`,
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const s of [child.stdout, child.stderr]) s?.on('data', (d: Buffer) => logs.push(d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${logs.join('')}`);
+    try {
+      const res = await fetch(`${baseUrl}/`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${logs.join('')}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    baseUrl,
+    appUrl: `${baseUrl}/app/`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** Everything that went wrong in a page that no flow provokes on purpose. */
+export class Guard {
+  readonly problems: string[] = [];
+
+  /** 501 from an endpoint that is not built yet (see `probe`) is expected, all other 5xx are failures. */
+  constructor(private readonly notBuilt: ReadonlySet<string> = new Set()) {}
+
+  watch(page: Page): Page {
+    page.on('pageerror', (err) => this.problems.push(`uncaught page error: ${err.message}`));
+    page.on('requestfailed', (req) => {
+      const reason = req.failure()?.errorText ?? 'unknown';
+      // Leaving a page aborts its in-flight polls; that is not a failure of the service.
+      if (reason === 'net::ERR_ABORTED') return;
+      this.problems.push(`request failed: ${req.method()} ${req.url()} (${reason})`);
+    });
+    page.on('response', (res) => {
+      if (res.status() < 500) return;
+      const key = `${res.request().method()} ${new URL(res.url()).pathname}`;
+      if (res.status() === 501 && [...this.notBuilt].some((p) => matches(p, key))) return;
+      this.problems.push(`${res.status()} answer: ${key}`);
+    });
+    page.on('popup', (p) => this.watch(p));
+    return page;
+  }
+}
+
+/** 'GET /user/{id}/public' matches 'GET /user/5/public'. */
+function matches(pattern: string, key: string): boolean {
+  const re = new RegExp(`^${pattern.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+  return re.test(key);
+}
+
+export async function newPage(browser: Browser, guard: Guard, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; baseURL: string }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: VIEWPORTS[opts.viewport ?? 'desktop'],
+    colorScheme: opts.colorScheme ?? 'light',
+    baseURL: opts.baseURL,
+    timezoneId: 'UTC',
+    locale: 'en-US',
+  });
+  context.setDefaultTimeout(15_000);
+  const page = guard.watch(await context.newPage());
+  return { context, page };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** A small API client for arranging data (other users' bets) outside the browser. */
+export class ApiUser {
+  constructor(
+    readonly baseUrl: string,
+    readonly id: number,
+    readonly username: string,
+    readonly email: string,
+    private readonly cookie: string,
+  ) {}
+
+  static async create(baseUrl: string, username: string): Promise<ApiUser> {
+    const email = `${username}@example.test`;
+    const reg = await fetch(`${baseUrl}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, email, password: PASSWORD }) });
+    if (reg.status !== 201) throw new Error(`register ${username}: ${reg.status} ${await reg.text()}`);
+    const login = await fetch(`${baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    if (login.status !== 200) throw new Error(`login ${username}: ${login.status}`);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+    const me = (await login.json()) as { id: number };
+    return new ApiUser(baseUrl, me.id, username, email, cookie);
+  }
+
+  async call(method: string, urlPath: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+    const headers: Record<string, string> = { cookie: this.cookie, origin: this.baseUrl };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.baseUrl}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: res.status, json };
+  }
+}
+
+/**
+ * Which endpoints are not built yet on this server: a 501, or a 404 saying the
+ * route does not exist. Calls are harmless for a throw-away probe user.
+ */
+export async function probe(baseUrl: string): Promise<Set<string>> {
+  const u = await ApiUser.create(baseUrl, `probe_${process.pid}`);
+  const checks: [string, string, unknown?][] = [
+    ['GET', '/price/{ticker}'],
+    ['GET', '/price/{ticker}/history', undefined],
+    ['POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' }],
+    ['POST', '/bet/close', { bet_id: 2_000_000_000 }],
+    ['DELETE', '/bet/{bet_id}'],
+    ['GET', '/bet/{bet_id}'],
+    ['GET', '/portfolio'],
+    ['GET', '/history'],
+    ['GET', '/leaderboard'],
+    ['POST', '/follow', { followed_id: u.id, action: 'unfollow' }],
+    ['GET', '/following'],
+    ['GET', '/feed'],
+    ['GET', '/users/search?q=probe'],
+    ['GET', '/user/{user_id}/public'],
+    ['GET', '/api/pay/plans'],
+    ['POST', '/api/pay/checkout', { price_id: 'no-such-price' }],
+    ['GET', '/chat/status'],
+    ['POST', '/chat/link-code'],
+    ['GET', '/notifications'],
+    ['POST', '/bet/{bet_id}/tail'],
+  ];
+  const concrete: Record<string, string> = {
+    '/price/{ticker}': '/price/AAPL',
+    '/price/{ticker}/history': '/price/AAPL/history?range=1d',
+    '/bet/{bet_id}': '/bet/2000000000',
+    '/user/{user_id}/public': `/user/${u.id}/public`,
+    '/bet/{bet_id}/tail': '/bet/2000000000/tail',
+  };
+  const missing = new Set<string>();
+  for (const [method, p, body] of checks) {
+    const res = await u.call(method, concrete[p] ?? p, body);
+    const routeMissing = res.status === 404 && typeof res.json === 'object' && res.json !== null && /^Route /.test(String((res.json as { error?: string }).error));
+    if (res.status === 501 || routeMissing) missing.add(`${method} ${p.split('?')[0]}`);
+  }
+  return missing;
+}

@@ -1,0 +1,367 @@
+// Every flow of the web app in Chromium against the real server on its own
+// database. Flows whose endpoints are not built yet are skipped, naming them.
+import assert from 'node:assert/strict';
+import { after, before, describe, test, type TestContext } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ApiUser, Guard, launchBrowser, newPage, PASSWORD, probe, screenshot, type Server, skipReason, startServer, VIEWPORTS } from './harness.js';
+
+if (skipReason) console.log(skipReason);
+
+let counter = 0;
+const uniqueName = (prefix: string) => `${prefix}_${process.pid}_${++counter}`;
+
+describe('web app in Chromium', { skip: skipReason }, () => {
+  let server: Server;
+  let browser: Browser;
+  let notBuilt: Set<string>;
+
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    notBuilt = await probe(server.baseUrl);
+    if (notBuilt.size > 0) console.log(`NOTE: endpoints not built on this server (501 or no route): ${[...notBuilt].join(', ')}`);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** Skips the test, naming the endpoints it needs that are not built. */
+  function needs(t: TestContext, ...endpoints: string[]): boolean {
+    const absent = endpoints.filter((e) => notBuilt.has(e));
+    if (absent.length === 0) return true;
+    t.skip(`needs endpoints not built yet: ${absent.join(', ')}`);
+    return false;
+  }
+
+  async function withPage(fn: (page: Page, guard: Guard) => Promise<void>, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark' } = {}) {
+    const guard = new Guard(notBuilt);
+    const { context, page } = await newPage(browser, guard, { baseURL: server.baseUrl, ...opts });
+    try {
+      await fn(page, guard);
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(guard.problems, [], guard.problems.join('\n'));
+  }
+
+  async function logIn(page: Page, email: string) {
+    await page.goto('/app/login');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(/\/app\/portfolio$/);
+  }
+
+  /** Nothing may overflow the screen sideways (a phone at 375 px). */
+  async function assertNoSidewaysScroll(page: Page, name: string) {
+    const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    assert.ok(scroll <= client, `${name} scrolls sideways: ${scroll}px content in ${client}px`);
+  }
+
+  test('sign up (the password rule shown before submit), log in, log out', async () => {
+    await withPage(async (page) => {
+      const username = uniqueName('ui');
+      const email = `${username}@example.test`;
+      await page.goto('/app/');
+      await page.waitForURL(/\/app\/login$/);
+      await page.getByRole('link', { name: 'Sign up' }).first().click();
+      await page.waitForURL(/\/app\/register$/);
+      await page.getByText('At least 15 characters').waitFor();
+
+      await page.getByLabel('Username').fill(username);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password', { exact: true }).fill('too short');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('The password needs at least 15 characters.').waitFor();
+      assert.match(page.url(), /\/app\/register$/);
+
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL(/\/app\/login\?registered=1/);
+      await page.getByText('Account created').waitFor();
+      assert.equal(await page.getByLabel('Email').inputValue(), email);
+
+      await page.getByLabel('Password', { exact: true }).fill('a wrong password entirely');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByText('Wrong email or password.').waitFor();
+
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(/\/app\/portfolio$/);
+      await page.getByRole('link', { name: username }).waitFor();
+
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.waitForURL(/\/app\/login$/);
+      await page.goto('/app/portfolio');
+      await page.waitForURL(/\/app\/login\?next=%2Fportfolio$/);
+
+      // The same username again: the API's answer lands next to the field.
+      await page.goto('/app/register');
+      await page.getByLabel('Username').fill(username);
+      await page.getByLabel('Email').fill(`other_${email}`);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('alert').first().waitFor();
+      assert.match(page.url(), /\/app\/register$/);
+    });
+  });
+
+  test('open bets, see them in the portfolio, cancel one, close one; history and leaderboard change', async (t) => {
+    if (!needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio', 'POST /bet/close', 'DELETE /bet/{bet_id}', 'GET /history', 'GET /leaderboard')) return;
+    const user = await ApiUser.create(server.baseUrl, uniqueName('trader'));
+    await withPage(async (page) => {
+      await logIn(page, user.email);
+
+      await page.goto('/app/leaderboard');
+      await page.getByRole('heading', { name: 'Leaderboard' }).waitFor();
+      await page.locator('[data-testid=leaderboard-table], main .empty').first().waitFor();
+      assert.equal(await page.locator('main').getByRole('link', { name: user.username, exact: true }).count(), 0);
+
+      await page.goto('/app/markets?ticker=AAPL');
+      await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
+      await page.getByRole('button', { name: 'Open LONG on AAPL' }).click();
+      await page.getByText(/Bet #\d+ opened at/).waitFor();
+
+      await page.getByText('Short (price goes down)').click();
+      const target = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+      await page.getByLabel('Target date (optional)').fill(target);
+      await page.getByRole('button', { name: 'Open SHORT on AAPL' }).click();
+      await page.getByText(/Bet #\d+ opened at/).waitFor();
+      assert.equal(await page.getByLabel('Target date (optional)').getAttribute('min'), new Date().toISOString().slice(0, 10));
+
+      await page.getByRole('link', { name: 'See it in your portfolio' }).click();
+      await page.waitForURL(/\/app\/portfolio$/);
+      const rows = page.getByTestId('portfolio-table').locator('tbody tr');
+      await rows.nth(1).waitFor();
+      assert.equal(await rows.count(), 2);
+      await page.getByTestId('bet-capacity').filter({ hasText: /Open bets 2\// }).waitFor();
+      const shortRow = rows.filter({ hasText: 'SHORT' });
+      await shortRow.getByText(target).waitFor();
+      // The cancel button counts down to cancelable_until.
+      const cancel = shortRow.getByRole('button', { name: /^Cancel bet/ });
+      assert.match(await cancel.innerText(), /Cancel\s+[0-5]:[0-5]\d/);
+
+      await cancel.click();
+      await page.getByText(/Bet #\d+ cancelled/).waitFor();
+      await rows.nth(1).waitFor({ state: 'detached' });
+
+      await rows.first().getByRole('button', { name: /^Close bet/ }).click();
+      await page.getByText(/Closed AAPL at/).waitFor();
+      await page.getByText('No open bets.').waitFor();
+
+      await page.getByRole('link', { name: 'History' }).click();
+      const history = page.getByTestId('history-table').locator('tbody tr');
+      await history.nth(1).waitFor();
+      assert.equal(await history.count(), 2);
+      await history.filter({ hasText: 'CANCELLED' }).waitFor();
+      await history.filter({ hasText: 'CLOSED' }).waitFor();
+      await page.getByTestId('my-score').filter({ hasText: /Closed trades\s*1/ }).waitFor();
+
+      await page.getByRole('link', { name: 'Leaderboard' }).click();
+      await page.getByTestId('leaderboard-table').getByRole('link', { name: user.username, exact: true }).click();
+      await page.waitForURL(new RegExp(`/app/user/${user.id}$`));
+      await page.getByRole('heading', { name: user.username }).waitFor();
+    });
+  });
+
+  test('at the open-bet limit the 403 is explained, with a link to the plans', async (t) => {
+    if (!needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio')) return;
+    const user = await ApiUser.create(server.baseUrl, uniqueName('full'));
+    const me = (await user.call('GET', '/me')).json as { bet_capacity: number };
+    for (let i = 0; i < me.bet_capacity; i++) assert.equal((await user.call('POST', '/bet/open', { ticker: 'SPY', direction: 'LONG' })).status, 200);
+    await withPage(async (page) => {
+      await logIn(page, user.email);
+      await page.getByText(`All ${me.bet_capacity} open-bet slots are in use`).waitFor();
+      await page.goto('/app/markets?ticker=SPY');
+      await page.getByRole('button', { name: 'Open LONG on SPY' }).click();
+      const alert = page.getByRole('alert').filter({ hasText: `limit ${me.bet_capacity}` });
+      await alert.getByRole('link', { name: /plans/ }).click();
+      await page.waitForURL(/\/app\/plans$/);
+    });
+  });
+
+  test('follow a user found by search and see their bet in the feed', async (t) => {
+    if (!needs(t, 'POST /bet/open', 'POST /follow', 'GET /following', 'GET /feed', 'GET /users/search', 'GET /user/{user_id}/public')) return;
+    const leader = await ApiUser.create(server.baseUrl, uniqueName('leader'));
+    const opened = await leader.call('POST', '/bet/open', { ticker: 'MSFT', direction: 'LONG' });
+    assert.equal(opened.status, 200, JSON.stringify(opened.json));
+    const follower = await ApiUser.create(server.baseUrl, uniqueName('fan'));
+    await withPage(async (page) => {
+      await logIn(page, follower.email);
+      await page.getByRole('link', { name: 'Feed' }).click();
+      await page.getByText('Nothing yet.').waitFor();
+      await page.getByTestId('follow-capacity').filter({ hasText: /Follows 0\// }).waitFor();
+
+      await page.getByLabel('Username').fill(leader.username.slice(0, -1));
+      const result = page.getByTestId('search-results').locator('li', { hasText: leader.username });
+      await result.getByRole('button', { name: `Follow ${leader.username}` }).click();
+      await result.getByRole('button', { name: `Unfollow ${leader.username}` }).waitFor();
+      await page.getByTestId('follow-capacity').filter({ hasText: /Follows 1\// }).waitFor();
+
+      const item = page.getByTestId('feed-list').locator('li', { hasText: leader.username });
+      await item.getByRole('link', { name: 'MSFT' }).waitFor();
+      await item.getByText('OPEN', { exact: true }).waitFor();
+
+      await item.getByRole('link', { name: leader.username }).click();
+      await page.waitForURL(new RegExp(`/app/user/${leader.id}$`));
+      await page.getByTestId('profile-portfolio').getByText('MSFT').waitFor();
+      await page.getByRole('button', { name: `Unfollow ${leader.username}` }).waitFor();
+    });
+  });
+
+  test('tail a followed trader\'s bet from the feed', async (t) => {
+    if (!needs(t, 'POST /bet/open', 'POST /follow', 'GET /feed', 'POST /bet/{bet_id}/tail', 'GET /portfolio')) return;
+    const leader = await ApiUser.create(server.baseUrl, uniqueName('lead'));
+    await leader.call('POST', '/bet/open', { ticker: 'NVDA', direction: 'SHORT' });
+    const follower = await ApiUser.create(server.baseUrl, uniqueName('tail'));
+    assert.equal((await follower.call('POST', '/follow', { followed_id: leader.id, action: 'follow' })).status, 200);
+    await withPage(async (page) => {
+      await logIn(page, follower.email);
+      await page.goto('/app/feed');
+      const item = page.getByTestId('feed-list').locator('li', { hasText: leader.username });
+      await item.getByRole('button', { name: /^Tail bet/ }).click();
+      await item.getByText(/Opened bet #\d+ at/).waitFor();
+      await page.goto('/app/portfolio');
+      await page.getByTestId('portfolio-table').locator('tbody tr', { hasText: 'NVDA' }).filter({ hasText: 'SHORT' }).waitFor();
+    });
+  });
+
+  test('upgrade through the local payment provider and see the capacity rise', async (t) => {
+    if (!needs(t, 'GET /api/pay/plans', 'POST /api/pay/checkout', 'GET /portfolio')) return;
+    const user = await ApiUser.create(server.baseUrl, uniqueName('payer'));
+    const before = (await user.call('GET', '/me')).json as { bet_capacity: number };
+    await withPage(async (page) => {
+      await logIn(page, user.email);
+      await page.goto('/app/plans');
+      const plan = page.getByTestId('plans').locator('li.plan').first();
+      await plan.waitFor();
+      assert.match(await plan.locator('.plan-price').innerText(), /[$€£¥]|[A-Z]{3}/);
+      await plan.getByRole('button', { name: /^Choose/ }).click();
+      await page.waitForURL(/\/pay\/local\/checkout\//);
+      await screenshot(page, 'local-checkout-desktop-light');
+      await page.locator('form button[type=submit], form input[type=submit]').first().click();
+      await page.waitForURL(/\/app\/billing\?checkout=success/);
+      await page.getByTestId('upgrade-confirmed').waitFor({ timeout: 30_000 });
+      const after = (await user.call('GET', '/me')).json as { bet_capacity: number };
+      assert.ok(after.bet_capacity > before.bet_capacity, `${after.bet_capacity} > ${before.bet_capacity}`);
+      await page.getByTestId('bet-capacity').filter({ hasText: new RegExp(`/${after.bet_capacity}\\b`) }).first().waitFor();
+      await screenshot(page, 'billing-return-desktop-light');
+    });
+  });
+
+  test('link chat through the local flow, then unlink', async (t) => {
+    if (!needs(t, 'GET /chat/status', 'POST /chat/link-code', 'POST /chat/unlink')) return;
+    const user = await ApiUser.create(server.baseUrl, uniqueName('chatter'));
+    await withPage(async (page) => {
+      await logIn(page, user.email);
+      await page.goto('/app/notifications');
+      await page.getByRole('button', { name: 'Link Telegram' }).click();
+      await page.getByTestId('chat-code').waitFor();
+      assert.ok((await page.getByLabel('Link code').innerText()).trim().length >= 6);
+      const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: 'Open the link' }).click()]);
+      await popup.waitForLoadState();
+      assert.match(popup.url(), /\/chat\/local\/link\//);
+      await screenshot(popup, 'local-chat-link-desktop-light');
+      await popup.getByRole('button', { name: 'Confirm' }).click();
+      await popup.getByText(/^Done/).waitFor();
+      await popup.close();
+      // The app polls /chat/status until the link is confirmed.
+      await page.getByTestId('chat-linked').waitFor({ timeout: 20_000 });
+      await page.getByRole('button', { name: 'Unlink' }).click();
+      await page.getByRole('button', { name: 'Link Telegram' }).waitFor();
+    });
+  });
+
+  test('a followed trader\'s bet reaches the notice list, linking to the bet page', async (t) => {
+    if (!needs(t, 'POST /follow', 'POST /bet/open', 'GET /chat/status', 'POST /chat/link-code', 'GET /notifications', 'GET /bet/{bet_id}')) return;
+    const leader = await ApiUser.create(server.baseUrl, uniqueName('noted'));
+    const follower = await ApiUser.create(server.baseUrl, uniqueName('reader'));
+    await withPage(async (page) => {
+      await logIn(page, follower.email);
+      await page.goto('/app/notifications');
+      await page.getByRole('button', { name: 'Link Telegram' }).click();
+      const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: 'Open the link' }).click()]);
+      await popup.waitForLoadState();
+      await popup.getByRole('button', { name: 'Confirm' }).click();
+      await popup.getByText(/^Done/).waitFor();
+      await popup.close();
+      await page.getByTestId('chat-linked').waitFor({ timeout: 20_000 });
+      assert.equal((await follower.call('POST', '/follow', { followed_id: leader.id, action: 'follow' })).status, 200);
+      const opened = await leader.call('POST', '/bet/open', { ticker: 'TSLA', direction: 'LONG' });
+      const betId = (opened.json as { bet_id: number }).bet_id;
+      // Delivery is a background worker: reload until the notice is there.
+      const notice = page.getByTestId('notices').locator('li', { hasText: 'TSLA' });
+      for (let i = 0; i < 30 && (await notice.count()) === 0; i++) {
+        await page.waitForTimeout(1000);
+        await page.reload();
+        await page.getByRole('heading', { name: 'Your notices' }).waitFor();
+      }
+      await notice.first().getByRole('link', { name: 'See the bet' }).click();
+      await page.waitForURL(new RegExp(`/app/bet/${betId}$`));
+      await page.getByRole('link', { name: leader.username }).waitFor();
+      await page.getByTestId('price-chart').waitFor();
+      await screenshot(page, 'bet-desktop-light');
+    });
+  });
+
+  test('screenshots of every main page at desktop and phone sizes, light and dark', async () => {
+    const user = await ApiUser.create(server.baseUrl, uniqueName('shots'));
+    let betId: number | null = null;
+    // Data for the pages to show: open bets (crypto moves around the clock, so its chart has points), a closed one,
+    // and a followed trader with an open bet for the feed.
+    if (!notBuilt.has('POST /bet/open')) {
+      for (const [ticker, direction] of [['AAPL', 'LONG'], ['BTC-USD', 'SHORT'], ['SPY', 'LONG']] as const) {
+        const r = await user.call('POST', '/bet/open', { ticker, direction });
+        const id = (r.json as { bet_id?: number }).bet_id;
+        if (ticker === 'AAPL' && id !== undefined && !notBuilt.has('POST /bet/close')) await user.call('POST', '/bet/close', { bet_id: id });
+        if (ticker === 'BTC-USD' && id !== undefined) betId = id;
+      }
+      if (!notBuilt.has('POST /follow')) {
+        const leader = await ApiUser.create(server.baseUrl, uniqueName('star'));
+        await leader.call('POST', '/bet/open', { ticker: 'ETH-USD', direction: 'LONG' });
+        await user.call('POST', '/follow', { followed_id: leader.id, action: 'follow' });
+      }
+    }
+    const pages: [string, string][] = [
+      ['login', '/app/login'],
+      ['register', '/app/register'],
+      ['markets', '/app/markets?ticker=AAPL'],
+      ['portfolio', '/app/portfolio'],
+      ['history', '/app/history'],
+      ['leaderboard', '/app/leaderboard'],
+      ['feed', '/app/feed'],
+      ['profile', `/app/user/${user.id}`],
+      ['plans', '/app/plans'],
+      ['notifications', '/app/notifications'],
+      ['bet', `/app/bet/${betId ?? 1}`],
+    ];
+    for (const viewport of ['desktop', 'phone'] as const) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await withPage(
+          async (page) => {
+            await logIn(page, user.email);
+            for (const [name, url] of pages) {
+              if (name === 'login' || name === 'register') continue;
+              await page.goto(url);
+              await page.getByRole('heading', { level: 1 }).first().waitFor();
+              await page.waitForFunction(() => !document.querySelector('[role=status][aria-live=polite]')?.textContent?.startsWith('Loading'));
+              await page.waitForTimeout(300);
+              await screenshot(page, `${name}-${viewport}-${colorScheme}`);
+              await assertNoSidewaysScroll(page, name);
+            }
+            await page.getByRole('button', { name: 'Log out' }).click();
+            await page.waitForURL(/\/app\/login$/);
+            for (const [name, url] of pages.filter(([n]) => n === 'login' || n === 'register')) {
+              await page.goto(url);
+              await page.getByRole('heading', { level: 1 }).waitFor();
+              await screenshot(page, `${name}-${viewport}-${colorScheme}`);
+              await assertNoSidewaysScroll(page, name);
+            }
+          },
+          { viewport, colorScheme },
+        );
+      }
+    }
+  });
+});

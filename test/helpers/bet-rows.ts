@@ -1,0 +1,37 @@
+// Bets written straight into the database, in any state and at any time, for
+// tests of what reads them (feed, profiles, query plans).
+import type { AppContext } from '../../src/context.js';
+import type { BetRow, NewBet } from '../../src/db/tables.js';
+
+export interface TestBet {
+  userId: number;
+  ticker?: string;
+  direction?: 'LONG' | 'SHORT';
+  entry?: number;
+  openedAt: number;
+  /** Omitted: the bet is OPEN. */
+  end?: { status: 'CLOSED' | 'CANCELLED'; at: number; exit?: number; gain?: number };
+}
+
+export function betRow(b: TestBet): NewBet {
+  const entry = b.entry ?? 100;
+  const end = b.end;
+  return {
+    user_id: b.userId,
+    ticker: b.ticker ?? 'AAPL',
+    direction: b.direction ?? 'LONG',
+    status: end?.status ?? 'OPEN',
+    entry_price: entry,
+    exit_price: end ? (end.status === 'CANCELLED' ? entry : (end.exit ?? entry)) : null,
+    percentage_gain: end ? (end.status === 'CANCELLED' ? 0 : (end.gain ?? 0)) : null,
+    opened_at: b.openedAt,
+    closed_at: end?.at ?? null,
+    last_event_at: end?.at ?? b.openedAt,
+    close_reason: end ? (end.status === 'CANCELLED' ? 'cancel' : 'user') : null,
+  };
+}
+
+export async function insertTestBets(ctx: AppContext, bets: TestBet[]): Promise<BetRow[]> {
+  if (bets.length === 0) return [];
+  return ctx.db.insertInto('bets').values(bets.map(betRow)).returningAll().execute();
+}

@@ -1,0 +1,177 @@
+// A local stand-in for the Stripe API, started by the tests on 127.0.0.1 (port
+// 0). It answers the calls the service makes and records their parameters.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  idempotencyKey: string | null;
+  authorization: string | null;
+}
+
+export interface FakeSubscription {
+  id: string;
+  customer: string;
+  status: string;
+  priceId: string;
+  metadata?: Record<string, string>;
+}
+
+export const WEBHOOK_SECRET = 'whsec_test_secret_for_the_fake';
+
+const product = (id: string, name: string, metadata: Record<string, string>, description: string | null = null) => ({
+  id,
+  object: 'product',
+  active: true,
+  name,
+  description,
+  metadata,
+});
+
+/** Prices of the fake account: two plans (extras on the price, extras on the product), and two that are not plans. */
+export function defaultPrices(): Array<Record<string, unknown>> {
+  return [
+    {
+      id: 'price_pro',
+      object: 'price',
+      active: true,
+      currency: 'usd',
+      unit_amount: 1500,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1 },
+      metadata: { extra_bets: '40', extra_slots: '80' },
+      product: product('prod_pro', 'Pro', {}, 'For busy traders'),
+    },
+    {
+      id: 'price_plus',
+      object: 'price',
+      active: true,
+      currency: 'eur',
+      unit_amount: 500,
+      type: 'recurring',
+      recurring: { interval: 'year', interval_count: 1 },
+      metadata: {},
+      product: product('prod_plus', 'Plus', { extra_bets: '10', extra_slots: '5' }),
+    },
+    {
+      id: 'price_no_metadata',
+      object: 'price',
+      active: true,
+      currency: 'usd',
+      unit_amount: 900,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1 },
+      metadata: {},
+      product: product('prod_other', 'Other', {}),
+    },
+    {
+      id: 'price_bad_metadata',
+      object: 'price',
+      active: true,
+      currency: 'usd',
+      unit_amount: 900,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1 },
+      metadata: { extra_bets: 'lots', extra_slots: '-1' },
+      product: product('prod_bad', 'Bad', {}),
+    },
+  ];
+}
+
+export class FakeStripe {
+  readonly requests: RecordedRequest[] = [];
+  readonly subscriptions = new Map<string, FakeSubscription>();
+  prices = defaultPrices();
+  /** When set, every call answers 500 (without asking the SDK to retry). */
+  failing = false;
+  private server: http.Server | null = null;
+  private seq = 0;
+  url = '';
+
+  async start(): Promise<string> {
+    this.server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => this.answer(req, body, res));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  calls(method: string, path: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.method === method && r.path === path);
+  }
+
+  /** A subscription as Stripe would answer it, with the price and product expanded. */
+  subscriptionObject(s: FakeSubscription): Record<string, unknown> {
+    const price = this.prices.find((p) => p.id === s.priceId) ?? { id: s.priceId, object: 'price', metadata: {} };
+    return {
+      id: s.id,
+      object: 'subscription',
+      customer: s.customer,
+      status: s.status,
+      metadata: s.metadata ?? {},
+      items: { object: 'list', data: [{ id: `si_${s.id}`, object: 'subscription_item', price }], has_more: false },
+    };
+  }
+
+  private answer(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const params = Object.fromEntries(new URLSearchParams(req.method === 'GET' ? url.search : body));
+    this.requests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      params,
+      idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? null,
+      authorization: req.headers.authorization ?? null,
+    });
+    const send = (status: number, json: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'stripe-should-retry': 'false', 'request-id': `req_${++this.seq}` });
+      res.end(JSON.stringify(json));
+    };
+    if (this.failing) return send(500, { error: { type: 'api_error', message: 'fake outage' } });
+    const path = url.pathname;
+    if (req.method === 'GET' && path === '/v1/prices') {
+      const data = this.prices.filter((p) => params.active !== 'true' || p.active === true);
+      return send(200, { object: 'list', data, has_more: false, url: '/v1/prices' });
+    }
+    if (req.method === 'POST' && path === '/v1/customers') {
+      return send(200, { id: `cus_${++this.seq}`, object: 'customer', email: params.email ?? null, metadata: {} });
+    }
+    if (req.method === 'POST' && path === '/v1/checkout/sessions') {
+      const id = `cs_test_${++this.seq}`;
+      return send(200, { id, object: 'checkout.session', mode: 'subscription', url: `https://checkout.stripe.test/c/pay/${id}` });
+    }
+    if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
+      const id = `bps_${++this.seq}`;
+      return send(200, { id, object: 'billing_portal.session', url: `https://billing.stripe.test/p/session/${id}` });
+    }
+    const sub = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && sub) {
+      const s = this.subscriptions.get(decodeURIComponent(sub[1] as string));
+      if (!s) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' } });
+      return send(200, this.subscriptionObject(s));
+    }
+    return send(404, { error: { type: 'invalid_request_error', message: `fake has no ${req.method} ${path}` } });
+  }
+}
+
+let eventSeq = 0;
+
+/** An event as Stripe would send it, with a fresh id unless given. */
+export function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_${Date.now()}_${++eventSeq}`): Record<string, unknown> {
+  return { id, object: 'event', type, api_version: '2026-10-28.endive', created: 1, data: { object }, livemode: false, pending_webhooks: 1 };
+}
+
+/** The Stripe-Signature header for a body, as Stripe computes it. */
+export function signature(payload: string, timestampSeconds: number, secret = WEBHOOK_SECRET): string {
+  return Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: timestampSeconds });
+}

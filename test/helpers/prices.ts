@@ -1,0 +1,41 @@
+// A price provider tests control: set prices, make tickers fail, count calls,
+// hold answers until released.
+import { randomBytes } from 'node:crypto';
+import { type PriceProvider, PriceUnavailableError, UnknownTickerError } from '../../src/providers/prices/types.js';
+
+export class FakePriceProvider implements PriceProvider {
+  /** Unique, so a shared Redis price cache never mixes two tests' prices. */
+  readonly name = `fake-${randomBytes(4).toString('hex')}`;
+  readonly prices = new Map<string, number>();
+  readonly failing = new Set<string>();
+  calls = 0;
+  private gate: Promise<void> | null = null;
+  private release: (() => void) | null = null;
+
+  constructor(initial: Record<string, number> = { AAPL: 100, MSFT: 400, 'BTC-USD': 50_000, SPY: 500 }) {
+    for (const [k, v] of Object.entries(initial)) this.prices.set(k, v);
+  }
+
+  set(ticker: string, price: number): void {
+    this.prices.set(ticker, price);
+  }
+
+  /** Until released, every quote waits (to make requests overlap). */
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.release = resolve));
+  }
+
+  unhold(): void {
+    this.release?.();
+    this.gate = null;
+  }
+
+  async quote(ticker: string): Promise<number> {
+    this.calls++;
+    if (this.gate) await this.gate;
+    if (this.failing.has(ticker) || this.failing.has('*')) throw new PriceUnavailableError(ticker, 'test failure');
+    const p = this.prices.get(ticker);
+    if (p === undefined) throw new UnknownTickerError(ticker);
+    return p;
+  }
+}

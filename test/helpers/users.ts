@@ -1,0 +1,41 @@
+// Accounts made straight in the database, for tests that need many users but
+// never log in as them (no password hashing).
+import assert from 'node:assert/strict';
+import type { AppContext } from '../../src/context.js';
+import { usernameKey } from '../../src/domain/accounts.js';
+import { insertUser } from '../../src/repositories/users.js';
+
+export async function insertTestUser(ctx: AppContext, username: string): Promise<number> {
+  return insertUser(ctx.db, {
+    username,
+    username_lower: usernameKey(username),
+    email: `${usernameKey(username)}@example.test`,
+    password_hash: '$argon2id$not-a-real-hash',
+    pay_customer_id: `cus_${usernameKey(username)}`,
+    pay_subscription_id: `sub_${usernameKey(username)}`,
+    created_at: ctx.clock.now(),
+  });
+}
+
+export async function deleteTestUser(ctx: AppContext, id: number): Promise<void> {
+  await ctx.db.updateTable('users').set({ deleted_at: ctx.clock.now() }).where('id', '=', id).execute();
+}
+
+export async function setExtraSlots(ctx: AppContext, id: number, extraSlots: number): Promise<void> {
+  await ctx.db.updateTable('users').set({ extra_slots: extraSlots }).where('id', '=', id).execute();
+}
+
+const PRIVATE = /^(email|password|password_hash|follow_capacity|bet_capacity|extra_slots|extra_bets|pay_.*|deleted_at)$/;
+
+/** Fails when any key at any depth of a public response names private account data. */
+export function assertNoPrivateFields(body: unknown, where = 'body'): void {
+  if (Array.isArray(body)) {
+    body.forEach((v, i) => assertNoPrivateFields(v, `${where}[${i}]`));
+    return;
+  }
+  if (body === null || typeof body !== 'object') return;
+  for (const [k, v] of Object.entries(body)) {
+    assert.doesNotMatch(k, PRIVATE, `${where}.${k} is private`);
+    assertNoPrivateFields(v, `${where}.${k}`);
+  }
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { groupCommitterFor } from '../../src/db/group-commit.js';
+import { migrateToLatest } from '../../src/db/database.js';
+import { withTransaction } from '../../src/db/transaction.js';
+import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+describe('SQLite group commit', () => {
+  let d: TestDatabase;
+  before(async () => {
+    d = await openTestDatabase('sqlite');
+    await migrateToLatest(d);
+  });
+  after(() => d.close());
+
+  const put = (key: string, fail = false) =>
+    withTransaction(d.db, 'sqlite', async (trx) => {
+      await trx.insertInto('settings').values({ key, value: 'v' }).execute();
+      if (fail) throw new Error(`refused ${key}`);
+      return key;
+    });
+
+  test('concurrent transactions share commits; a failing one undoes only its own writes', async () => {
+    const before = { ...groupCommitterFor(d.db).stats };
+    const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
+    const results = await Promise.allSettled(keys.map((k, i) => put(k, i % 7 === 3)));
+    const stats = groupCommitterFor(d.db).stats;
+    assert.equal(stats.transactions - before.transactions, 40);
+    assert.ok(stats.batches - before.batches < 40, `40 transactions in ${stats.batches - before.batches} commits`);
+    const stored = new Set((await d.db.selectFrom('settings').select('key').where('key', 'like', 'k%').execute()).map((r) => r.key));
+    keys.forEach((k, i) => {
+      const failed = i % 7 === 3;
+      assert.equal(results[i].status, failed ? 'rejected' : 'fulfilled', k);
+      assert.equal(stored.has(k), !failed, k);
+    });
+  });
+
+  test('a constraint error in one member leaves the batch usable', async () => {
+    await put('dup');
+    const results = await Promise.allSettled([put('a1'), put('dup'), put('a2')]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const n = await d.db.selectFrom('settings').select('key').where('key', 'in', ['a1', 'a2']).execute();
+    assert.equal(n.length, 2);
+  });
+
+  test('callers are answered only after the commit: what resolved is on disk for a new connection', async () => {
+    await Promise.all(Array.from({ length: 10 }, (_, i) => put(`durable${i}`)));
+    // A second handle on the same file sees every acknowledged write.
+    const { default: SQLite } = await import('better-sqlite3');
+    const raw = new SQLite(d.url.slice('sqlite:'.length), { readonly: true });
+    const count = raw.prepare("select count(*) as n from settings where key like 'durable%'").get() as { n: number };
+    raw.close();
+    assert.equal(count.n, 10);
+  });
+});

@@ -1,0 +1,50 @@
+// With Redis, login throttling and per-IP limits are shared by every instance.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import type { FastifyInstance } from 'fastify';
+import { FakeClock } from '../../src/lib/clock.js';
+import { openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
+import { PASSWORD, uniqueName } from '../helpers/app.js';
+
+const SKIP = REDIS_URL ? false : 'TEST_REDIS_URL is not set: Redis-backed limit tests skipped';
+
+describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
+  let database: TestDatabase;
+  let redis: Redis;
+  let a: FastifyInstance;
+  let b: FastifyInstance;
+  before(async () => {
+    database = await openTestDatabase('sqlite');
+    redis = new Redis(REDIS_URL!);
+    const config = testConfig({
+      rateLimits: { enabled: true, authPerMinute: 1000, loginFailuresBeforeDelay: 2, publicPerMinute: 1000 },
+    });
+    const clock = new FakeClock();
+    a = await buildApp(config, { logger: false, database, redis, clock });
+    b = await buildApp(config, { logger: false, database, redis, clock });
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+    redis.disconnect();
+    await database.close();
+  });
+
+  test('failed logins on one instance throttle the same IP+account on the other', async () => {
+    const username = uniqueName();
+    const email = `${username}@x.test`;
+    assert.equal((await a.inject({ method: 'POST', url: '/register', payload: { username, email, password: PASSWORD } })).statusCode, 201);
+    const ip = `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+    const login = (app: FastifyInstance, password: string) =>
+      app.inject({ method: 'POST', url: '/login', remoteAddress: ip, payload: { email, password } });
+    assert.equal((await login(a, 'wrong password number one')).statusCode, 401);
+    assert.equal((await login(b, 'wrong password number two')).statusCode, 401);
+    const blocked = await login(a, PASSWORD);
+    assert.equal(blocked.statusCode, 429);
+    assert.equal((await login(b, PASSWORD)).statusCode, 429);
+    assert.ok(Number(blocked.headers['retry-after']) >= 1);
+  });
+});

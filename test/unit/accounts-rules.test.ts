@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { loadConfig, originsOf, ConfigError } from '../../src/config.js';
+import { capacitiesOf, normalizeEmail, passwordProblem, usernameKey } from '../../src/domain/accounts.js';
+import { isCrossSite } from '../../src/http/cross-site.js';
+import { delayAfter, MemoryLoginThrottle } from '../../src/services/login-throttle.js';
+
+describe('account rules', () => {
+  test('usernames are unique without regard to case; emails compare lower-cased', () => {
+    assert.equal(usernameKey('Alice_1'), 'alice_1');
+    assert.equal(normalizeEmail('  Bob@Example.COM '), 'bob@example.com');
+  });
+
+  test('passwords: 15 to 256 characters, not a common one, compared exactly', () => {
+    assert.match(passwordProblem('short') ?? '', /at least 15/);
+    assert.equal(passwordProblem('x'.repeat(15) + 'y'), null);
+    assert.match(passwordProblem('a'.repeat(257)) ?? '', /at most 256/);
+    assert.match(passwordProblem('123456789012345') ?? '', /too common/);
+    assert.match(passwordProblem('1234567890qwerty') ?? '', /too common/);
+    assert.equal(passwordProblem(' a perfectly fine passphrase '), null, 'spaces are kept, not trimmed');
+  });
+
+  test('capacities are the base plus the plan extras', () => {
+    assert.deepEqual(capacitiesOf({ baseBets: 10, baseFollows: 20 }, { extra_bets: 5, extra_slots: 30 }), {
+      bet_capacity: 15,
+      follow_capacity: 50,
+    });
+  });
+});
+
+describe('login throttle', () => {
+  test('delays grow after the free failures and are capped', () => {
+    assert.equal(delayAfter(4, 5), 0);
+    assert.equal(delayAfter(5, 5), 1000);
+    assert.equal(delayAfter(7, 5), 4000);
+    assert.equal(delayAfter(60, 5), 15 * 60 * 1000);
+  });
+
+  test('keyed by ip and account together; success clears it', async () => {
+    const t = new MemoryLoginThrottle(2);
+    await t.recordFailure('1.1.1.1', 'a@x', 0);
+    await t.recordFailure('1.1.1.1', 'a@x', 0);
+    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 0), 1000);
+    assert.equal(await t.waitMs('2.2.2.2', 'a@x', 0), 0, 'another IP is not locked out');
+    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 1000), 0);
+    await t.recordSuccess('1.1.1.1', 'a@x');
+    await t.recordFailure('1.1.1.1', 'a@x', 2000);
+    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 2000), 0);
+  });
+});
+
+describe('configuration', () => {
+  test('defaults are the embedded ones', () => {
+    const c = loadConfig({});
+    assert.deepEqual(c.database, { dialect: 'sqlite', path: './data/bets.db' });
+    assert.equal(c.port, 3000);
+    assert.equal(c.publicUrl, 'http://localhost:3000');
+    assert.equal(c.webUrl, 'http://localhost:3000/app/');
+    assert.equal(c.prices.provider, 'simulated');
+    assert.equal(c.rateLimits.enabled, true);
+  });
+
+  test('bad values fail fast with a clear message', () => {
+    assert.throws(() => loadConfig({ PORT: 'abc' }), ConfigError);
+    assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /JWT_SECRET must be set/);
+    assert.throws(() => loadConfig({ PRICE_PROVIDER: 'yahoo' }), /PRICE_PROVIDER/);
+    assert.throws(() => loadConfig({ RATE_LIMITS: 'maybe' }), /RATE_LIMITS/);
+    assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /at least 32/);
+    assert.doesNotThrow(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }));
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database.dialect, 'postgres');
+  });
+
+  test('loopback origins are one site', () => {
+    const o = originsOf([new URL('http://localhost:3000')]);
+    for (const x of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000']) assert.ok(o.includes(x), x);
+    assert.ok(!o.includes('http://localhost:4000'));
+    assert.deepEqual(originsOf([new URL('https://bets.example/app/')]), ['https://bets.example']);
+  });
+
+  test('cross-site detection', () => {
+    const trusted = new Set(['http://localhost:3000']);
+    assert.equal(isCrossSite({}, trusted), false);
+    assert.equal(isCrossSite({ 'sec-fetch-site': 'same-origin', origin: 'http://localhost:3000' }, trusted), false);
+    assert.equal(isCrossSite({ 'sec-fetch-site': 'cross-site' }, trusted), true);
+    assert.equal(isCrossSite({ origin: 'https://evil.example' }, trusted), true);
+    assert.equal(isCrossSite({ origin: 'null' }, trusted), true);
+    // A same-origin form post when the page's referrer policy is no-referrer.
+    assert.equal(isCrossSite({ 'sec-fetch-site': 'same-origin', origin: 'null' }, trusted), false);
+    assert.equal(isCrossSite({ 'sec-fetch-site': 'same-site', origin: 'null' }, trusted), true);
+  });
+});

@@ -1,0 +1,42 @@
+// Folding repeated benchmark runs: medians per endpoint, verdicts on the medians.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Report, ScenarioResult } from '../../bench/lib/report.js';
+import { median, summaryTable } from '../../bench/lib/summary.js';
+import { TARGETS } from '../../bench/lib/targets.js';
+
+function run(ratio: number, p99Ms: number, rss: number): Report {
+  const leaderboard: ScenarioResult = {
+    key: 'leaderboard',
+    label: 'GET /leaderboard',
+    unit: 'request',
+    status: 'ok',
+    target: TARGETS.leaderboard,
+    pass: null,
+    measured: { perSecond: ratio * 1000, requestsPerSecond: ratio * 1000, p50Ms: 1, p99Ms, ratio, peakRssMb: rss, statusCounts: {}, errors: 0 },
+  };
+  const feed: ScenarioResult = { key: 'feed', label: 'GET /feed', unit: 'request', status: 'not available', target: TARGETS.deepRead, pass: null };
+  return {
+    baseline: { requestsPerSecond: 1000, p50Ms: 1, p99Ms: 2 },
+    results: [leaderboard, feed],
+    loginMix: { status: 'not available', target: TARGETS.leaderboardDuringLogins, pass: null },
+    memory: { peakRssMb: rss, targetMb: 300, pass: rss < 300 },
+  } as unknown as Report;
+}
+
+test('median of odd and even counts', () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+});
+
+test('the table quotes medians, judges them against the target, and keeps the largest peak RSS', () => {
+  const table = summaryTable([
+    { title: 'SQLite', reports: [run(0.9, 9, 120), run(0.5, 30, 310), run(0.8, 12, 130)] },
+    { title: 'PostgreSQL', reports: [] },
+  ]);
+  assert.match(table, /SQLite \(median of 3\)/);
+  assert.doesNotMatch(table, /PostgreSQL/);
+  assert.match(table, /\| GET \/leaderboard \| ≥ 0\.70×, p99 ≤ 15 ms \| 800 req\/s, 0\.80×, p99 12 ms ✓ \|/);
+  assert.match(table, /\| GET \/feed \| .* \| not available \|/);
+  assert.match(table, /310 MiB ✗/);
+});

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { FakeClock } from '../../src/lib/clock.js';
+import { PriceUnavailableError, UnknownTickerError } from '../../src/providers/prices/types.js';
+import { CachedPriceService, MemoryPriceStore, type PriceStore, RedisPriceStore } from '../../src/services/prices.js';
+import { REDIS_URL } from '../helpers/db.js';
+import { FakePriceProvider } from '../helpers/prices.js';
+
+function service(opts: { ttlMs?: number; store?: PriceStore; provider?: FakePriceProvider; clock?: FakeClock } = {}) {
+  const provider = opts.provider ?? new FakePriceProvider();
+  const clock = opts.clock ?? new FakeClock();
+  const prices = new CachedPriceService({ provider, clock, ttlMs: opts.ttlMs ?? 5000, store: opts.store ?? new MemoryPriceStore() });
+  return { provider, clock, prices };
+}
+
+describe('price service', () => {
+  test('caches for the configured time, then asks again', async () => {
+    const { provider, clock, prices } = service({ ttlMs: 5000 });
+    assert.equal(await prices.current('AAPL'), 100);
+    provider.set('AAPL', 101);
+    clock.advance(4999);
+    assert.equal(await prices.current('AAPL'), 100);
+    clock.advance(1);
+    assert.equal(await prices.current('AAPL'), 101);
+    assert.equal(provider.calls, 2);
+  });
+
+  test('single-flight: a hundred concurrent requests for one ticker make one upstream call', async () => {
+    const { provider, prices } = service({ ttlMs: 0 });
+    provider.hold();
+    const all = Promise.all(Array.from({ length: 100 }, () => prices.current('AAPL')));
+    await new Promise((r) => setImmediate(r));
+    provider.unhold();
+    const results = await all;
+    assert.equal(provider.calls, 1);
+    assert.ok(results.every((p) => p === 100));
+  });
+
+  test('unknown tickers and provider failures propagate as their errors; only unknown ones are remembered', async () => {
+    const { provider, clock, prices } = service();
+    await assert.rejects(prices.current('NOPE'), UnknownTickerError);
+    await assert.rejects(prices.current('NOPE'), UnknownTickerError);
+    assert.equal(provider.calls, 1, 'a junk symbol costs one provider call a minute');
+    provider.set('NOPE', 1);
+    clock.advance(60_000);
+    assert.equal(await prices.current('NOPE'), 1, 'then it is asked again');
+    provider.failing.add('MSFT');
+    await assert.rejects(prices.current('MSFT'), PriceUnavailableError);
+    provider.failing.delete('MSFT');
+    assert.equal(await prices.current('MSFT'), 400);
+  });
+
+  test('a provider bug becomes PriceUnavailableError, not a crash', async () => {
+    const clock = new FakeClock();
+    const prices = new CachedPriceService({
+      provider: { name: 'broken', quote: async () => { throw new TypeError('boom'); } },
+      clock,
+      ttlMs: 0,
+      store: new MemoryPriceStore(),
+    });
+    await assert.rejects(prices.current('AAPL'), PriceUnavailableError);
+  });
+
+  test('marks: one call per distinct ticker; the last known price when the provider fails; absent when none', async () => {
+    const { provider, clock, prices } = service({ ttlMs: 1000 });
+    await prices.current('AAPL');
+    provider.calls = 0;
+    clock.advance(2000);
+    provider.failing.add('AAPL');
+    provider.failing.add('SPY');
+    const marks = await prices.marks(['AAPL', 'AAPL', 'MSFT', 'MSFT', 'SPY', 'NOPE']);
+    assert.equal(provider.calls, 4);
+    assert.equal(marks.get('AAPL'), 100, 'last known');
+    assert.equal(marks.get('MSFT'), 400);
+    assert.equal(marks.has('SPY'), false, 'never known');
+    assert.equal(marks.has('NOPE'), false);
+  });
+
+  test('history: shared for a minute, failures not kept', async () => {
+    const provider = new FakePriceProvider();
+    let calls = 0;
+    let fail = true;
+    const withHistory = Object.assign(provider, {
+      history: async (ticker: string) => {
+        calls++;
+        if (fail) throw new PriceUnavailableError(ticker, 'down');
+        return [{ t: 1, price: 2 }];
+      },
+    });
+    const { clock, prices } = service({ provider: withHistory });
+    await assert.rejects(prices.history('AAPL', '1d'), PriceUnavailableError);
+    fail = false;
+    const [a, b] = await Promise.all([prices.history('AAPL', '1d'), prices.history('AAPL', '1d')]);
+    assert.deepEqual(a, b);
+    assert.equal(calls, 2);
+    clock.advance(59_000);
+    await prices.history('AAPL', '1d');
+    assert.equal(calls, 2);
+    clock.advance(1000);
+    await prices.history('AAPL', '1d');
+    assert.equal(calls, 3);
+  });
+
+  test('a failing cache store does not stop prices', async () => {
+    const store: PriceStore = {
+      get: async () => { throw new Error('store down'); },
+      put: async () => { throw new Error('store down'); },
+    };
+    let errors = 0;
+    const prices = new CachedPriceService({ provider: new FakePriceProvider(), clock: new FakeClock(), ttlMs: 5000, store, onStoreError: () => errors++ });
+    assert.equal(await prices.current('AAPL'), 100);
+    assert.ok(errors >= 2);
+  });
+
+  test('Redis store: instances share the cache and the last known price', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, async () => {
+    const redis = new Redis(REDIS_URL as string);
+    const prefix = `test-price:${randomBytes(4).toString('hex')}:`;
+    try {
+      const clock = new FakeClock();
+      const a = service({ store: new RedisPriceStore(redis, prefix), clock });
+      const b = service({ store: new RedisPriceStore(redis, prefix), clock });
+      assert.equal(await a.prices.current('AAPL'), 100);
+      assert.equal(await b.prices.current('AAPL'), 100);
+      assert.equal(b.provider.calls, 0, 'b read a\'s cached quote');
+      clock.advance(10_000);
+      b.provider.failing.add('AAPL');
+      assert.equal((await b.prices.marks(['AAPL'])).get('AAPL'), 100);
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  canonicalJson,
+  type ChainEntry,
+  entryHash,
+  GENESIS,
+  inclusionProof,
+  leafHash,
+  merkleRoot,
+  type RecordEvent,
+  rootFromProof,
+  verifyChain,
+} from '../../src/domain/record.js';
+
+const ev = (seq: number, over: Partial<RecordEvent> = {}): RecordEvent => ({
+  user_id: 7,
+  seq,
+  kind: 'opened',
+  at: '2026-03-02T15:00:00.000Z',
+  bet_id: 100 + seq,
+  ticker: 'AAPL',
+  direction: 'LONG',
+  status: 'OPEN',
+  entry_price: 100,
+  exit_price: null,
+  percentage_gain: null,
+  target_date: null,
+  ...over,
+});
+
+function chain(events: RecordEvent[]): ChainEntry[] {
+  let prev = GENESIS;
+  return events.map((event) => {
+    const hash = entryHash(prev, event);
+    const e = { seq: event.seq, event, prev_hash: prev, hash };
+    prev = hash;
+    return e;
+  });
+}
+
+describe('record: canonical JSON and chains', () => {
+  test('canonical JSON sorts keys at every level and has no whitespace', () => {
+    assert.equal(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } }), '{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}');
+  });
+
+  test('a clean chain verifies; its bets match', () => {
+    const entries = chain([ev(1), ev(2), ev(3, { bet_id: 101, kind: 'closed', status: 'CLOSED', exit_price: 110, percentage_gain: 10 })]);
+    const bets = [
+      { id: 101, ticker: 'AAPL', direction: 'LONG' as const, status: 'CLOSED' as const, entry_price: 100, exit_price: 110, percentage_gain: 10, target_date: null },
+      { id: 102, ticker: 'AAPL', direction: 'LONG' as const, status: 'OPEN' as const, entry_price: 100, exit_price: null, percentage_gain: null, target_date: null },
+    ];
+    assert.deepEqual(verifyChain(7, entries, bets), []);
+  });
+
+  test('a changed event, a gap, a broken link and an edited bet row are all reported', () => {
+    const entries = chain([ev(1), ev(2), ev(3)]);
+    const changed = entries.map((e) => (e.seq === 2 ? { ...e, event: { ...e.event, entry_price: 99 } } : e));
+    assert.match(verifyChain(7, changed).join('\n'), /entry 2 was changed/);
+    const gap = [entries[0], entries[2]];
+    assert.match(verifyChain(7, gap).join('\n'), /gap/);
+    const relinked = [entries[0], { ...entries[1], prev_hash: GENESIS }];
+    assert.match(verifyChain(7, relinked).join('\n'), /does not link/);
+    const bets = [1, 2, 3].map((s) => ({ id: 100 + s, ticker: 'AAPL', direction: 'LONG' as const, status: 'OPEN' as const, entry_price: 100, exit_price: null, percentage_gain: null, target_date: null }));
+    bets[1] = { ...bets[1], entry_price: 90 };
+    assert.match(verifyChain(7, entries, bets).join('\n'), /bet 102: entry_price is 90/);
+  });
+});
+
+describe('record: Merkle tree (RFC 6962)', () => {
+  const leaves = (n: number) => Array.from({ length: n }, (_, i) => leafHash({ user_id: i + 1, seq: 1, hash: GENESIS }));
+
+  test('every leaf of trees of size 1 to 17 proves into the root; a wrong leaf or index does not', () => {
+    for (let n = 1; n <= 17; n++) {
+      const ls = leaves(n);
+      const root = merkleRoot(ls);
+      for (let m = 0; m < n; m++) {
+        const path = inclusionProof(ls, m);
+        assert.equal(rootFromProof(ls[m], m, n, path), root, `n=${n} m=${m}`);
+        if (n > 1) assert.notEqual(rootFromProof(ls[(m + 1) % n], m, n, path), root);
+      }
+    }
+  });
+
+  test('leaves and inner nodes are domain-separated', () => {
+    const ls = leaves(2);
+    assert.notEqual(merkleRoot(ls), ls[0]);
+    assert.equal(merkleRoot([]), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+});

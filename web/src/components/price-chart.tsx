@@ -1,0 +1,123 @@
+// A price chart (TradingView lightweight-charts) that follows the page theme.
+import { useQuery } from '@tanstack/react-query';
+import { AreaSeries, createChart, type IChartApi, type ISeriesApi, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { fetchPriceHistory, type HistoryRange } from '../api/charts';
+import { ErrorState, Loading } from './status';
+
+const RANGES = [
+  { value: '1d', label: '1D' },
+  { value: '5d', label: '5D' },
+  { value: '1m', label: '1M' },
+  { value: '3m', label: '3M' },
+  { value: '1y', label: '1Y' },
+] as const satisfies readonly { value: HistoryRange; label: string }[];
+
+function cssVar(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+}
+
+function themeOptions() {
+  const text = cssVar('--text-muted');
+  const grid = cssVar('--border');
+  return {
+    layout: { background: { color: 'transparent' }, textColor: text, fontFamily: 'inherit' },
+    grid: { vertLines: { color: grid }, horzLines: { color: grid } },
+    rightPriceScale: { borderColor: grid },
+    timeScale: { borderColor: grid, timeVisible: true, secondsVisible: false },
+  };
+}
+
+function seriesColors() {
+  const accent = cssVar('--accent');
+  return { lineColor: accent, topColor: `${accent}55`, bottomColor: `${accent}05` };
+}
+
+interface Props {
+  ticker: string;
+  /** Only points in [since, until] (a bet's chart from opening to its end). */
+  since?: string | null;
+  until?: string | null;
+  entryPrice?: number;
+  initialRange?: HistoryRange;
+}
+
+export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1d' }: Props) {
+  const [range, setRange] = useState<HistoryRange>(initialRange);
+  const container = useRef<HTMLDivElement>(null);
+  const chart = useRef<IChartApi | null>(null);
+  const series = useRef<ISeriesApi<'Area'> | null>(null);
+
+  const history = useQuery({
+    queryKey: ['price-history', ticker, range],
+    queryFn: () => fetchPriceHistory(ticker, range),
+    refetchInterval: 30_000,
+    retry: false,
+  });
+
+  useEffect(() => {
+    if (!container.current) return;
+    const c = createChart(container.current, { autoSize: true, ...themeOptions() });
+    series.current = c.addSeries(AreaSeries, { ...seriesColors(), lineWidth: 2 });
+    chart.current = c;
+    const media = window.matchMedia('(prefers-color-scheme: dark)');
+    const retheme = () => {
+      c.applyOptions(themeOptions());
+      series.current?.applyOptions(seriesColors());
+    };
+    media.addEventListener('change', retheme);
+    return () => {
+      media.removeEventListener('change', retheme);
+      c.remove();
+      chart.current = null;
+      series.current = null;
+    };
+  }, []);
+
+  const points = useMemo(() => {
+    if (!history.data) return null;
+    const from = since ? Math.floor(Date.parse(since) / 1000) : -Infinity;
+    const to = until ? Math.ceil(Date.parse(until) / 1000) : Infinity;
+    return history.data.filter((p) => p.time >= from && p.time <= to);
+  }, [history.data, since, until]);
+
+  useEffect(() => {
+    if (!series.current || !points) return;
+    series.current.setData(points.map((p) => ({ time: p.time as UTCTimestamp, value: p.price })));
+    const lines = entryPrice !== undefined ? [series.current.createPriceLine({ price: entryPrice, color: cssVar('--text-muted'), lineWidth: 1, lineStyle: 2, title: 'entry' })] : [];
+    chart.current?.timeScale().fitContent();
+    return () => {
+      for (const l of lines) series.current?.removePriceLine(l);
+    };
+  }, [points, entryPrice]);
+
+  return (
+    <section className="chart-card" aria-label={`${ticker} price chart`}>
+      <div className="chart-toolbar" role="group" aria-label="Chart range">
+        {RANGES.map((r) => (
+          <button key={r.value} type="button" className={`btn btn-small ${range === r.value ? 'btn-active' : ''}`} aria-pressed={range === r.value} onClick={() => setRange(r.value)}>
+            {r.label}
+          </button>
+        ))}
+      </div>
+      <div className="chart-box">
+        <div ref={container} className="chart" data-testid="price-chart" />
+        {history.isPending && (
+          <div className="chart-overlay">
+            <Loading label="Loading chart…" />
+          </div>
+        )}
+        {points?.length === 0 && (
+          <div className="chart-overlay">
+            <p className="muted">No prices in this range (the market may be closed): try a longer one.</p>
+          </div>
+        )}
+        {history.isError && (
+          <div className="chart-overlay">
+            <ErrorState error={history.error} retry={() => void history.refetch()} />
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,42 @@
+const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const smallPriceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 6 });
+
+export function formatPrice(n: number): string {
+  return Math.abs(n) < 1 && n !== 0 ? smallPriceFormat.format(n) : priceFormat.format(n);
+}
+
+export function formatGain(n: number): string {
+  const sign = n > 0 ? '+' : n < 0 ? '−' : '';
+  return `${sign}${priceFormat.format(Math.abs(n))}%`;
+}
+
+export function gainClass(n: number): string {
+  return n > 0 ? 'gain-up' : n < 0 ? 'gain-down' : 'gain-flat';
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** Amount in the currency's smallest unit (SPEC), shown in that currency. */
+export function formatMoney(amount: number, currency: string): string {
+  const code = currency.toUpperCase();
+  try {
+    const fmt = new Intl.NumberFormat(undefined, { style: 'currency', currency: code });
+    const digits = fmt.resolvedOptions().maximumFractionDigits ?? 2;
+    return fmt.format(amount / 10 ** digits);
+  } catch {
+    return `${(amount / 100).toFixed(2)} ${code}`;
+  }
+}
+
+export function todayUtc(now = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+export function formatCountdown(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}

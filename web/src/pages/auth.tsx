@@ -1,0 +1,129 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
+import { api, call } from '../api/client';
+import { Field } from '../components/field';
+import { meKey, useMe } from '../lib/auth';
+import { fieldErrors } from '../lib/field-errors';
+
+const MIN_PASSWORD = 15;
+
+function safeNext(next: string | null): string {
+  // Only paths inside the app: never an open redirect.
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/portfolio';
+}
+
+export function LoginPage() {
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const me = useMe();
+  const [email, setEmail] = useState(params.get('email') ?? '');
+  const [password, setPassword] = useState('');
+  const login = useMutation({
+    mutationFn: () => call(api.POST('/login', { body: { email, password } })),
+    onSuccess: (user) => {
+      queryClient.clear();
+      queryClient.setQueryData(meKey, user);
+      navigate(safeNext(params.get('next')), { replace: true });
+    },
+  });
+  if (me.data && !login.isSuccess) return <Navigate to={safeNext(params.get('next'))} replace />;
+  const errors = login.isError ? fieldErrors(login.error, ['email', 'password'] as const) : { fields: {}, form: null };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    login.mutate();
+  };
+  return (
+    <div className="auth-card">
+      <h1>Log in</h1>
+      {params.get('registered') && (
+        <p className="alert alert-ok" role="status">
+          Account created. Log in to start.
+        </p>
+      )}
+      <form onSubmit={submit} noValidate>
+        <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={errors.fields.email} />
+        <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} error={errors.fields.password} />
+        {errors.form && (
+          <p className="alert alert-error" role="alert">
+            {login.error && 'status' in login.error && login.error.status === 401 ? 'Wrong email or password.' : errors.form}
+          </p>
+        )}
+        <button type="submit" className="btn btn-primary" disabled={login.isPending}>
+          {login.isPending ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+      <p className="muted">
+        No account yet? <Link to="/register">Sign up</Link>
+      </p>
+    </div>
+  );
+}
+
+export function RegisterPage() {
+  const navigate = useNavigate();
+  const [username, setUsername] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [touched, setTouched] = useState(false);
+  const register = useMutation({
+    mutationFn: () => call(api.POST('/register', { body: { username, email, password } })),
+    onSuccess: () => navigate(`/login?registered=1&email=${encodeURIComponent(email)}`),
+  });
+  const errors = register.isError ? fieldErrors(register.error, ['username', 'email', 'password'] as const) : { fields: {}, form: null };
+  const short = password.length < MIN_PASSWORD;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (short) return;
+    register.mutate();
+  };
+  return (
+    <div className="auth-card">
+      <h1>Sign up</h1>
+      <form onSubmit={submit} noValidate>
+        <Field
+          label="Username"
+          name="username"
+          autoComplete="username"
+          required
+          minLength={3}
+          maxLength={30}
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          hint="3 to 30 letters, digits or _"
+          error={errors.fields.username}
+        />
+        <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={errors.fields.email} />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={MIN_PASSWORD}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          hint={
+            <span className={touched && short ? 'gain-down' : undefined}>
+              At least {MIN_PASSWORD} characters ({password.length}/{MIN_PASSWORD}). A passphrase of a few words works well.
+            </span>
+          }
+          error={touched && short ? `The password needs at least ${MIN_PASSWORD} characters.` : errors.fields.password}
+        />
+        {errors.form && (
+          <p className="alert alert-error" role="alert">
+            {errors.form}
+          </p>
+        )}
+        <button type="submit" className="btn btn-primary" disabled={register.isPending}>
+          {register.isPending ? 'Creating…' : 'Create account'}
+        </button>
+      </form>
+      <p className="muted">
+        Already registered? <Link to="/login">Log in</Link>
+      </p>
+    </div>
+  );
+}

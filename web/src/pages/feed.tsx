@@ -1,0 +1,113 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { api, call, type FeedItem } from '../api/client';
+import { Field } from '../components/field';
+import { FollowButton } from '../components/follow-button';
+import { DirectionTag, Gain, StatusTag } from '../components/gain';
+import { Pager } from '../components/history-table';
+import { Empty, ErrorState, Loading } from '../components/status';
+import { TailFade } from '../components/tail-fade';
+import { useMe } from '../lib/auth';
+import { formatDateTime, formatPrice } from '../lib/format';
+import { PAGE_SIZE, useOffset } from '../lib/paging';
+import { useDebounced } from '../lib/use-debounced';
+
+export function FeedPage() {
+  return (
+    <>
+      <h1>Feed</h1>
+      <UserSearch />
+      <Feed />
+    </>
+  );
+}
+
+function UserSearch() {
+  const me = useMe();
+  const [q, setQ] = useState('');
+  const term = useDebounced(q.trim(), 300);
+  const results = useQuery({
+    queryKey: ['user-search', term],
+    queryFn: () => call(api.GET('/users/search', { params: { query: { q: term } } })),
+    enabled: term.length > 0,
+  });
+  return (
+    <section className="card" aria-labelledby="search-heading">
+      <h2 id="search-heading">Find traders</h2>
+      <div role="search">
+        <Field label="Username" type="search" name="q" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Part of a username" autoComplete="off" />
+      </div>
+      {term && results.isPending && <Loading label="Searching…" />}
+      {results.isError && <ErrorState error={results.error} />}
+      {term && results.data && results.data.length === 0 && <Empty>No trader matches “{term}”.</Empty>}
+      {results.data && results.data.length > 0 && (
+        <ul className="list" data-testid="search-results">
+          {results.data.map((u) => (
+            <li key={u.id} className="list-row">
+              <Link to={`/user/${u.id}`}>{u.username}</Link>
+              {u.id !== me.data?.id && <FollowButton userId={u.id} username={u.username} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Feed() {
+  const [offset, setOffset] = useOffset();
+  const feed = useQuery({
+    queryKey: ['feed', offset],
+    queryFn: () => call(api.GET('/feed', { params: { query: { limit: PAGE_SIZE, offset } } })),
+    refetchInterval: 15_000,
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section aria-labelledby="feed-heading">
+      <h2 id="feed-heading">Activity of traders you follow</h2>
+      {feed.isPending && <Loading />}
+      {feed.isError && <ErrorState error={feed.error} retry={() => void feed.refetch()} />}
+      {feed.data && feed.data.length === 0 && offset === 0 && <Empty>Nothing yet. Follow traders (search above or from the leaderboard) to see their bets here.</Empty>}
+      {feed.data && feed.data.length > 0 && (
+        <>
+          <ul className="feed" data-testid="feed-list">
+            {feed.data.map((item) => (
+              <FeedEntry key={`${item.id}-${item.status}`} item={item} />
+            ))}
+          </ul>
+          <Pager offset={offset} limit={PAGE_SIZE} total={null} count={feed.data.length} onChange={setOffset} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function FeedEntry({ item }: { item: FeedItem }) {
+  const open = item.status === 'OPEN';
+  return (
+    <li className="feed-item">
+      <div className="feed-line">
+        <Link to={`/user/${item.user_id}`} className="strong">
+          {item.username}
+        </Link>{' '}
+        <span className="muted">{open ? 'opened' : item.status === 'CLOSED' ? 'closed' : 'cancelled'}</span> <DirectionTag direction={item.direction} />{' '}
+        <Link to={`/bet/${item.id}`} className="strong">
+          {item.ticker}
+        </Link>
+        <StatusTag status={item.status} />
+      </div>
+      <div className="feed-meta">
+        <span>
+          entry <span className="num">{formatPrice(item.entry_price)}</span>
+        </span>
+        <span>
+          {open ? 'now' : 'exit'} <span className="num">{formatPrice(item.exit_price)}</span>
+        </span>
+        <Gain value={item.percentage_gain} />
+        <span className="muted">{formatDateTime(open ? item.entry_date : item.exit_date)}</span>
+      </div>
+      {open && <TailFade betId={item.id} ticker={item.ticker} />}
+    </li>
+  );
+}

@@ -1,0 +1,119 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router-dom';
+import { api, call } from '../api/client';
+import { Pager } from '../components/history-table';
+import { Empty, ErrorState, Loading } from '../components/status';
+import { formatDateTime } from '../lib/format';
+import { PAGE_SIZE, useOffset } from '../lib/paging';
+
+export function NotificationsPage() {
+  return (
+    <>
+      <h1>Notices</h1>
+      <ChatLink />
+      <NoticeList />
+    </>
+  );
+}
+
+function ChatLink() {
+  const queryClient = useQueryClient();
+  const linkCode = useMutation({ mutationFn: () => call(api.POST('/chat/link-code')) });
+  const waiting = linkCode.isSuccess;
+  const status = useQuery({
+    queryKey: ['chat-status'],
+    queryFn: () => call(api.GET('/chat/status')),
+    // While a code is out, poll until the messaging side confirms the link.
+    refetchInterval: (q) => (waiting && !q.state.data?.linked ? 2000 : false),
+  });
+  const unlink = useMutation({
+    mutationFn: () => call(api.POST('/chat/unlink')),
+    onSuccess: () => {
+      linkCode.reset();
+      void queryClient.invalidateQueries({ queryKey: ['chat-status'] });
+    },
+  });
+  const linked = status.data?.linked === true;
+
+  return (
+    <section className="card" aria-labelledby="chat-heading">
+      <h2 id="chat-heading">Telegram</h2>
+      {status.isPending && <Loading />}
+      {status.isError && <ErrorState error={status.error} retry={() => void status.refetch()} />}
+      {status.data && linked && (
+        <>
+          <p className="alert alert-ok" role="status" data-testid="chat-linked">
+            Linked: you get a message when a trader you follow opens or cancels a bet.
+          </p>
+          <button type="button" className="btn" onClick={() => unlink.mutate()} disabled={unlink.isPending}>
+            Unlink
+          </button>
+        </>
+      )}
+      {status.data && !linked && !waiting && (
+        <>
+          <p>Link your Telegram account to get a message when a trader you follow opens a bet.</p>
+          <button type="button" className="btn btn-primary" onClick={() => linkCode.mutate()} disabled={linkCode.isPending}>
+            Link Telegram
+          </button>
+        </>
+      )}
+      {status.data && !linked && waiting && (
+        <div data-testid="chat-code">
+          <p>
+            Send this code to the bot, or open the link. It works once, for 10 minutes.
+          </p>
+          <p className="code num" aria-label="Link code">
+            {linkCode.data.code}
+          </p>
+          {linkCode.data.deep_link && (
+            <p>
+              <a href={linkCode.data.deep_link} target="_blank" rel="noopener noreferrer" className="btn btn-primary">
+                Open the link
+              </a>
+            </p>
+          )}
+          <p className="muted" role="status">
+            Waiting for the link to be confirmed…
+          </p>
+        </div>
+      )}
+      {linkCode.isError && <ErrorState error={linkCode.error} />}
+      {unlink.isError && <ErrorState error={unlink.error} />}
+    </section>
+  );
+}
+
+function NoticeList() {
+  const [offset, setOffset] = useOffset();
+  const notices = useQuery({
+    queryKey: ['notifications', offset],
+    queryFn: () => call(api.GET('/notifications', { params: { query: { limit: PAGE_SIZE, offset } } })),
+    refetchInterval: 15_000,
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section aria-labelledby="notices-heading">
+      <h2 id="notices-heading">Your notices</h2>
+      {notices.isPending && <Loading />}
+      {notices.isError && <ErrorState error={notices.error} retry={() => void notices.refetch()} />}
+      {notices.data && notices.data.length === 0 && offset === 0 && <Empty>No notices yet.</Empty>}
+      {notices.data && notices.data.length > 0 && (
+        <>
+          <ul className="list" data-testid="notices">
+            {notices.data.map((n) => (
+              <li key={n.id} className="list-row notice">
+                <div>
+                  <p className="notice-text">{n.text}</p>
+                  <small className="muted">{formatDateTime(n.created_at)}</small>
+                </div>
+                {n.bet_id !== null && <Link to={`/bet/${n.bet_id}`}>See the bet</Link>}
+              </li>
+            ))}
+          </ul>
+          <Pager offset={offset} limit={PAGE_SIZE} total={null} count={notices.data.length} onChange={setOffset} />
+        </>
+      )}
+    </section>
+  );
+}

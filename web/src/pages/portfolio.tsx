@@ -1,0 +1,76 @@
+import { Link } from 'react-router-dom';
+import { BetActions, useBetMutations } from '../components/bet-actions';
+import { usePortfolio } from '../components/layout';
+import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
+import { Empty, ErrorState, Loading } from '../components/status';
+import { useMe } from '../lib/auth';
+import { formatDateTime, formatGain, formatPrice } from '../lib/format';
+
+export function PortfolioPage() {
+  const me = useMe();
+  const portfolio = usePortfolio();
+  const mutations = useBetMutations();
+  const capacity = me.data?.bet_capacity ?? 0;
+  const full = portfolio.data !== undefined && me.data && portfolio.data.length >= capacity;
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>Portfolio</h1>
+        <Link to="/markets" className="btn btn-primary">
+          Open a bet
+        </Link>
+      </div>
+      {full && (
+        <p className="alert alert-warn" role="status">
+          All {capacity} open-bet slots are in use: close a bet or <Link to="/plans">upgrade your plan</Link> to open more.
+        </p>
+      )}
+      {mutations.close.isSuccess && (
+        <p className="alert alert-ok" role="status">
+          Closed {mutations.close.data.ticker} at <span className="num">{formatPrice(mutations.close.data.exit_price)}</span>: {formatGain(mutations.close.data.gain_percent)}.
+        </p>
+      )}
+      {mutations.cancel.isSuccess && (
+        <p className="alert alert-ok" role="status">
+          Bet #{mutations.cancel.data.bet_id} cancelled.
+        </p>
+      )}
+      {mutations.close.isError && <ErrorState error={mutations.close.error} />}
+      {mutations.cancel.isError && <ErrorState error={mutations.cancel.error} />}
+      {portfolio.isPending && <Loading />}
+      {portfolio.isError && <ErrorState error={portfolio.error} retry={() => void portfolio.refetch()} />}
+      {portfolio.data && portfolio.data.length === 0 && (
+        <Empty>
+          No open bets. <Link to="/markets">Find a ticker</Link> to open one.
+        </Empty>
+      )}
+      {portfolio.data && portfolio.data.length > 0 && (
+        <table className="table responsive" data-testid="portfolio-table">
+          <thead>
+            <tr>
+              <PortfolioHeadCells />
+              <th scope="col">Target</th>
+              <th scope="col">Opened</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {portfolio.data.map((bet) => (
+              <tr key={bet.id} data-testid={`bet-row-${bet.id}`}>
+                <PortfolioCells bet={bet} />
+                <td data-label="Target">{bet.target_date ?? '—'}</td>
+                <td data-label="Opened">{formatDateTime(bet.entry_date)}</td>
+                <td data-label="">
+                  <BetActions bet={bet} mutations={mutations} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useParams } from 'react-router-dom';
+import { api, call } from '../api/client';
+import { FollowButton } from '../components/follow-button';
+import { HistoryTable, Pager } from '../components/history-table';
+import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
+import { Empty, ErrorState, Loading } from '../components/status';
+import { useMe } from '../lib/auth';
+import { PAGE_SIZE, useOffset } from '../lib/paging';
+import { NotFoundPage } from './not-found';
+
+export function ProfilePage() {
+  const { id } = useParams();
+  const userId = Number(id);
+  if (!Number.isInteger(userId) || userId <= 0) return <NotFoundPage />;
+  return <Profile key={userId} userId={userId} />;
+}
+
+function Profile({ userId }: { userId: number }) {
+  const me = useMe();
+  const [offset, setOffset] = useOffset();
+  const profile = useQuery({
+    queryKey: ['profile', userId, offset],
+    queryFn: () => call(api.GET('/user/{user_id}/public', { params: { path: { user_id: userId }, query: { limit: PAGE_SIZE, offset } } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: 15_000,
+  });
+  if (profile.isPending || profile.isError) {
+    return (
+      <>
+        <h1>Trader profile</h1>
+        {profile.isError ? <ErrorState error={profile.error} retry={() => void profile.refetch()} /> : <Loading />}
+      </>
+    );
+  }
+  const { user, portfolio, history, history_total } = profile.data;
+  const self = me.data?.id === user.id;
+  return (
+    <>
+      <div className="page-head">
+        <h1>{user.username}</h1>
+        {me.data && !self && <FollowButton userId={user.id} username={user.username} />}
+        {self && <span className="muted">This is you</span>}
+      </div>
+      <h2>Open bets</h2>
+      {portfolio.length === 0 ? (
+        <Empty>No open bets.</Empty>
+      ) : (
+        <table className="table responsive" data-testid="profile-portfolio">
+          <thead>
+            <tr>
+              <PortfolioHeadCells />
+            </tr>
+          </thead>
+          <tbody>
+            {portfolio.map((b) => (
+              <tr key={b.id}>
+                <PortfolioCells bet={b} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>
+        History <span className="muted num">({history_total})</span>
+      </h2>
+      {history.length === 0 ? (
+        <Empty>No closed bets yet.</Empty>
+      ) : (
+        <>
+          <HistoryTable bets={history} />
+          <Pager offset={offset} limit={PAGE_SIZE} total={history_total} count={history.length} onChange={setOffset} />
+        </>
+      )}
+    </>
+  );
+}
