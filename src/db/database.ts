@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { SearchPathDialect } from './schema-introspector.js';
 import type { Database } from './tables.js';
 
 export type Db = Kysely<Database>;
@@ -50,7 +51,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     max: opts.pgPoolSize ?? 10,
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool })) });
   return { db, dialect: 'postgres', sqlite: null, pgSchema: opts.pgSchema ?? null, close: () => db.destroy() };
 }
 
