@@ -47,6 +47,7 @@ import { forgetUser, handleTelegramUpdateAndAnswer } from './services/chat.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
 import { registerNotificationListener } from './services/notifications.js';
 import { PasswordHasher } from './services/passwords.js';
+import { ProviderStatus } from './services/provider-status.js';
 import { rankingsListener } from './services/rankings.js';
 import { publishYesterday, recordListener } from './services/record.js';
 import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
@@ -113,6 +114,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const clock = deps.clock ?? systemClock;
     const chatTransport = deps.chatTransport ?? createChatTransport(config, app.log);
     const metrics = new Metrics({ processMetrics: config.metricsPort !== null });
+    const providerStatus = { prices: new ProviderStatus('price'), chat: new ProviderStatus('chat') };
     const outbox = new OutboxWorker({
       db: database.db,
       dialect: database.dialect,
@@ -121,6 +123,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       log: app.log,
       webUrl: config.webUrl,
       onDeliveryFailure: (transport) => metrics.outboxDeliveryFailures.inc({ channel: transport }),
+      transportStatus: providerStatus.chat,
     });
     const priceProvider = deps.prices ?? createPriceProvider(config, clock);
     const ctx: AppContext = {
@@ -137,6 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       redis,
       betEvents: new BetEvents(),
       metrics,
+      providerStatus,
       accountDeletionListeners: [],
       chatTransport,
       outbox,
@@ -150,7 +154,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         observer: {
           hit: () => metrics.priceCacheHits.inc(),
           miss: () => metrics.priceCacheMisses.inc(),
-          providerError: () => metrics.providerErrors.inc({ provider: priceProvider.name }),
+          providerError: () => {
+            metrics.providerErrors.inc({ provider: priceProvider.name });
+            providerStatus.prices.failed(clock.now());
+          },
+          providerAnswered: () => providerStatus.prices.succeeded(),
         },
       }),
     };

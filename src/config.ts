@@ -48,6 +48,8 @@ export interface Config {
   };
   workers: { enabled: boolean };
   metricsPort: number | null;
+  /** How long GET / reuses its database check. */
+  healthCacheMs: number;
   /** HTTP server limits against slow and oversized clients (tests shorten them). */
   server: {
     /** Whole request headers must arrive within this time (slow-loris). */
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     workers: { enabled: (str(env, 'WORKERS') ?? 'on') !== 'off' },
     metricsPort: metricsPort === null ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
+    healthCacheMs: int(env, 'HEALTH_CACHE_MS', 1000, 0, 60_000),
     server: {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,

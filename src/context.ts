@@ -1,5 +1,6 @@
 // What every route and service needs, built once by buildApp and decorated on
 // the Fastify instance as `app.ctx`.
+import type { ProviderStatus } from './services/provider-status.js';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Db, DatabaseHandle, Dialect } from './db/database.js';
@@ -29,6 +30,8 @@ export interface AppContext {
   betEvents: BetEvents;
   /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
   metrics: Metrics;
+  /** Whether the outside services are failing now (GET / reports it). */
+  providerStatus: { prices: ProviderStatus; chat: ProviderStatus };
   /** Run inside the account-deletion transaction by parts that keep personal data. */
   accountDeletionListeners: Array<(trx: Db, userId: number) => Promise<void>>;
   /** Where notices go: Telegram, or the embedded log transport. */

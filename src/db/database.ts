@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { SearchPathDialect } from './schema-introspector.js';
+import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 export type Db = Kysely<Database>;
@@ -43,7 +44,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return { db, dialect: 'sqlite', sqlite, pgSchema: null, close: () => db.destroy() };
   }
   const pool = new pg.Pool({

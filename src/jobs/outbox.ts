@@ -15,6 +15,7 @@ import type { ChatTransport, SendOutcome } from '../providers/chat/types.js';
 import { deleteLinkOfChat, findLinkOfUser } from '../repositories/chat-links.js';
 import { claimDue, dropPendingOfChat, lockNotification, updateNotification } from '../repositories/notifications.js';
 import { enqueueCancelNotice } from '../services/notifications.js';
+import type { ProviderStatus } from '../services/provider-status.js';
 
 export interface OutboxOptions {
   db: Db;
@@ -25,6 +26,8 @@ export interface OutboxOptions {
   webUrl: string;
   /** Counts failed delivery attempts (metrics). */
   onDeliveryFailure?: (transport: string) => void;
+  /** Told whether the transport itself works (a chat refusing us says nothing about it). */
+  transportStatus?: ProviderStatus;
   batchSize?: number;
   /** How long a claim lasts; must exceed the transport's send timeout. */
   leaseMs?: number;
@@ -68,6 +71,8 @@ export class OutboxWorker {
         continue;
       }
       const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id });
+      if (outcome.ok || outcome.reason !== 'retry') this.o.transportStatus?.succeeded();
+      else this.o.transportStatus?.failed(clock.now());
       if (outcome.ok) {
         await this.recordSent(row);
         continue;

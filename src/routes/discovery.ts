@@ -1,36 +1,33 @@
 // Health and the discovery documents: API catalog (RFC 9727), protected
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { pingDatabase } from '../db/database.js';
 import { API_VERSION } from '../http/openapi.js';
 import { ref } from '../schemas/common.js';
 import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';
+import { healthMonitor } from '../services/health.js';
 import { llmsTxt } from './llms-txt.js';
 
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app.ctx;
   const base = config.publicUrl;
   const catalogLink = `<${base}/.well-known/api-catalog>; rel="api-catalog"`;
+  const health = healthMonitor(app.ctx, [app.ctx.providerStatus.prices, app.ctx.providerStatus.chat]);
 
   app.get(
     '/',
     {
       schema: {
         tags: ['discovery'],
-        summary: 'Health: status, version and database reachability',
+        summary: 'Health: status, version, database reachability and failing providers',
+        description:
+          'Always 200 while the process serves. `degraded` with `reasons` when the database does not answer (checked at most ' +
+          'once a second) or a provider (prices, chat) failed on its latest call within the last minute.',
         response: { 200: ref(HealthResponseSchema) },
       },
     },
-    async (_request, reply) => {
+    (_request, reply) => {
       reply.header('link', catalogLink).header('cache-control', 'no-store');
-      const dbOk = await pingDatabase(app.ctx.db);
-      app.ctx.metrics.databaseUp.set(dbOk ? 1 : 0);
-      return {
-        status: dbOk ? ('ok' as const) : ('degraded' as const),
-        version: API_VERSION,
-        database: dbOk ? ('ok' as const) : ('unreachable' as const),
-        ...(dbOk ? {} : { reasons: ['database unreachable'] }),
-      };
+      return health.get();
     },
   );
 

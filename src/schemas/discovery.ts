@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum } from './common.js';
 
 export const HealthResponseSchema = Type.Object(
@@ -10,6 +10,7 @@ export const HealthResponseSchema = Type.Object(
   },
   { $id: 'HealthResponse', additionalProperties: false },
 );
+export type HealthResponse = Static<typeof HealthResponseSchema>;
 
 const Link = Type.Object({ href: Type.String({ format: 'uri' }), type: Type.String() }, { additionalProperties: false });
 

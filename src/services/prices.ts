@@ -59,7 +59,7 @@ export interface CachedPriceServiceOptions {
   /** Cache or store trouble is logged, never fatal: the provider still answers. */
   onStoreError?: (err: unknown) => void;
   /** Told of cache hits, misses and provider failures (metrics). */
-  observer?: { hit(): void; miss(): void; providerError(): void };
+  observer?: { hit(): void; miss(): void; providerError(): void; providerAnswered?(): void };
 }
 
 /** Chart points and unknown-ticker answers change slowly: kept in memory at least this long. */
@@ -119,9 +119,11 @@ export class CachedPriceService implements PriceService {
     let price: number;
     try {
       price = await this.opts.provider.quote(ticker);
+      this.opts.observer?.providerAnswered?.();
     } catch (err) {
       if (!(err instanceof UnknownTickerError)) this.opts.observer?.providerError();
       if (err instanceof UnknownTickerError) {
+        this.opts.observer?.providerAnswered?.();
         if (this.opts.ttlMs > 0) this.unknown.set(ticker, true, now + Math.max(this.opts.ttlMs, SLOW_CACHE_MS));
         throw err;
       }

@@ -8,8 +8,14 @@ export interface TokenClaims {
   sessionId: string;
 }
 
+/** Verified tokens kept so a session's every request need not redo the HMAC. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export class SessionTokens {
   private readonly key: Uint8Array;
+  // Keyed by the whole token: any change to it is another key, so only
+  // signatures already checked are skipped; expiry is checked on every use.
+  private readonly verified = new Map<string, TokenClaims & { expMs: number }>();
 
   constructor(secret: string) {
     this.key = new TextEncoder().encode(secret);
@@ -35,6 +41,8 @@ export class SessionTokens {
 
   /** The claims of a valid token, or null for anything tampered, expired, or not HS256. */
   async verify(token: string, nowMs: number): Promise<TokenClaims | null> {
+    const known = this.verified.get(token);
+    if (known) return nowMs < known.expMs ? { userId: known.userId, sessionId: known.sessionId } : null;
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
@@ -42,6 +50,9 @@ export class SessionTokens {
       });
       const userId = Number(payload.sub);
       if (!Number.isSafeInteger(userId) || userId <= 0 || typeof payload.sid !== 'string') return null;
+      if (typeof payload.exp !== 'number') return null;
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { userId, sessionId: payload.sid, expMs: payload.exp * 1000 });
       return { userId, sessionId: payload.sid };
     } catch {
       return null;

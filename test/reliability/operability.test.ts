@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
+import { FakePriceProvider } from '../helpers/prices.js';
 
 forEachDialect('operability: request ids, no-store, metrics, degraded health', (dialect) => {
   let t: TestApp;
@@ -81,7 +82,7 @@ forEachDialect('operability: request ids, no-store, metrics, degraded health', (
 
 forEachDialect('health: degraded when the database fails', (dialect) => {
   test('GET / answers 200 degraded with the reason once the database handle is broken', async () => {
-    const t = await createTestApp(dialect);
+    const t = await createTestApp(dialect, { config: { healthCacheMs: 0 } });
     try {
       assert.equal((await t.app.inject({ method: 'GET', url: '/' })).json().status, 'ok');
       if (t.database.sqlite) t.database.sqlite.close();
@@ -101,6 +102,29 @@ forEachDialect('health: degraded when the database fails', (dialect) => {
     } finally {
       await t.app.close();
       await t.database.close().catch(() => undefined);
+    }
+  });
+});
+
+forEachDialect('health: degraded while a provider is failing', (dialect) => {
+  test('a failing price provider shows in GET / until it answers again', async () => {
+    const prices = new FakePriceProvider();
+    const t = await createTestApp(dialect, { config: { healthCacheMs: 0 }, deps: { prices } });
+    try {
+      const user = await registerAndLogin(t.app);
+      assert.deepEqual((await t.app.inject({ method: 'GET', url: '/' })).json(), { status: 'ok', version: '1.0.0', database: 'ok' });
+      prices.failing.add('*');
+      const down = await t.app.inject({ method: 'GET', url: '/price/AAPL', headers: { cookie: user.cookie } });
+      assert.equal(down.statusCode, 503);
+      const res = await t.app.inject({ method: 'GET', url: '/' });
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json(), { status: 'degraded', version: '1.0.0', database: 'ok', reasons: ['price provider failing'] });
+      prices.failing.clear();
+      t.clock.advance(10 * 60_000); // past the price cache
+      assert.equal((await t.app.inject({ method: 'GET', url: '/price/MSFT', headers: { cookie: user.cookie } })).statusCode, 200);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/' })).json().status, 'ok');
+    } finally {
+      await t.close();
     }
   });
 });

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health: status, version and database reachability */
+        /**
+         * Health: status, version, database reachability and failing providers
+         * @description Always 200 while the process serves. `degraded` with `reasons` when the database does not answer (checked at most once a second) or a provider (prices, chat) failed on its latest call within the last minute.
+         */
         get: {
             parameters: {
                 query?: never;

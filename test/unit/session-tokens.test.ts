@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SessionTokens } from '../../src/services/tokens.js';
+
+const T0 = Date.UTC(2026, 0, 5, 12);
+const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+test('a token verifies until its expiry, from the cache too, and not after', async () => {
+  const tokens = new SessionTokens('s'.repeat(40));
+  const token = await tokens.sign({ userId: 7, sessionId: 'abc' }, T0, 60);
+  assert.deepEqual(await tokens.verify(token, T0 + 1000), { userId: 7, sessionId: 'abc' });
+  assert.deepEqual(await tokens.verify(token, T0 + 59_000), { userId: 7, sessionId: 'abc' });
+  assert.equal(await tokens.verify(token, T0 + 60_000), null);
+  assert.equal(await new SessionTokens('s'.repeat(40)).verify(token, T0 + 60_000), null);
+});
+
+test('a verified token in the cache does not let a changed one through', async () => {
+  const tokens = new SessionTokens('k'.repeat(40));
+  const token = await tokens.sign({ userId: 7, sessionId: 'abc' }, T0, 600);
+  assert.ok(await tokens.verify(token, T0));
+  const [header, payload, sig] = token.split('.');
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+  const otherSub = `${header}.${b64({ ...claims, sub: '8' })}.${sig}`;
+  const algNone = `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`;
+  const otherKey = await new SessionTokens('x'.repeat(40)).sign({ userId: 7, sessionId: 'abc' }, T0, 600);
+  for (const forged of [otherSub, algNone, otherKey, `${token}x`, 'garbage']) assert.equal(await tokens.verify(forged, T0), null, forged);
+});
