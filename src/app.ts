@@ -2,7 +2,6 @@
 // handles signals. Tests build it with fakes and close it after.
 import type { ServerOptions } from 'node:http';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -17,6 +16,7 @@ import { installGracefulClose } from './http/graceful-close.js';
 import { logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
 import { installOpenApi } from './http/openapi.js';
+import { installSecurityHeaders } from './http/security-headers.js';
 import './http/types.js';
 import { installValidators } from './http/validation.js';
 import { installWebApp } from './http/web-app.js';
@@ -189,21 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // HTML forms cannot send application/json: JSON routes accept nothing else.
     app.removeContentTypeParser(['text/plain']);
 
-    await app.register(helmet, {
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", 'data:'],
-          connectSrc: ["'self'"],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          upgradeInsecureRequests: config.publicUrl.startsWith('https:') ? [] : null,
-        },
-      },
-      hsts: config.publicUrl.startsWith('https:'),
-    });
+    installSecurityHeaders(app, config.publicUrl);
     await app.register(cookie);
     // After the cookie plugin, whose onSend hook writes Set-Cookie, so this one sees it.
     installObservability(app, ctx.metrics);

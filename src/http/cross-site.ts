@@ -20,9 +20,8 @@ export function isCrossSite(headers: Record<string, string | string[] | undefine
 
 export function installCrossSiteProtection(app: FastifyInstance): void {
   const trusted = new Set(app.ctx.config.trustedOrigins);
-  app.addHook('onRequest', async (request) => {
-    if (!UNSAFE.has(request.method)) return;
-    if (request.cookies[COOKIE] === undefined) return;
-    if (isCrossSite(request.headers, trusted)) throw forbidden('Cross-site request refused');
+  app.addHook('onRequest', (request, _reply, done) => {
+    const refused = UNSAFE.has(request.method) && request.cookies[COOKIE] !== undefined && isCrossSite(request.headers, trusted);
+    done(refused ? forbidden('Cross-site request refused') : undefined);
   });
 }

@@ -18,7 +18,8 @@ export function installGracefulClose(app: FastifyInstance): void {
   app.addHook('onClose', async () => {
     if (reaper) clearInterval(reaper);
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

@@ -13,17 +13,20 @@ export function requestIdOf(req: IncomingMessage): string {
 }
 
 export function installObservability(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onSend', async (request, reply) => {
+  // Callback hooks rather than async ones: they run on every request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     // Anything answered for a session, or setting one, is the caller's own:
     // no shared cache (proxy, CDN, browser back/forward) may keep it.
     if (request.routeOptions.config?.auth === true || reply.hasHeader('set-cookie')) {
       reply.header('cache-control', 'no-store');
     }
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -10,6 +10,7 @@ import {
   ClosedBetSchema,
   CloseBetRequestSchema,
   CloseBetResponseSchema,
+  type LeaderboardUser,
   LeaderboardUserSchema,
   OpenBetRequestSchema,
   HistoryRangeSchema,
@@ -28,7 +29,9 @@ import {
   portfolio,
 } from '../services/bets.js';
 import { tickerHistory, tickerPrice } from '../services/price-requests.js';
-import { windowedLeaderboard } from '../services/rankings.js';
+import { LEADERBOARD_CACHE_MS, leaderboardInvalidation, leaderboardKey, windowedLeaderboard } from '../services/rankings.js';
+import { AnswerCache } from '../lib/answer-cache.js';
+import { sendSerialized } from '../http/serialized.js';
 import { LeaderboardQuerySchema } from '../schemas/rankings.js';
 
 /** 503 while the price provider is down, with the Retry-After header declared in the document. */
@@ -46,6 +49,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const auth = { onRequest: app.authenticate, config: { auth: true } };
   const publicLimit = publicRateLimit(ctx);
+  // Everyone asks for the same few leaderboards: one query per period serves them all.
+  const leaderboards = new AnswerCache<LeaderboardUser[]>(LEADERBOARD_CACHE_MS);
+  ctx.betEvents.on(leaderboardInvalidation(() => leaderboards.clear()));
+  ctx.accountDeletionListeners.push(async () => leaderboards.clear());
 
   app.get(
     '/price/:ticker',
@@ -200,6 +207,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Array(ref(LeaderboardUserSchema)), ...errorResponses(400, 429) },
       },
     },
-    async (request) => windowedLeaderboard(ctx, request.query),
+    async (request, reply) => {
+      const answer = await leaderboards.get(leaderboardKey(ctx, request.query), () => windowedLeaderboard(ctx, request.query));
+      answer.json ??= String(reply.serialize(answer.value));
+      return sendSerialized(reply, answer.json);
+    },
   );
 };

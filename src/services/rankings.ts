@@ -47,6 +47,26 @@ export async function windowedLeaderboard(ctx: AppContext, q: WindowQuery): Prom
   return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
 }
 
+/**
+ * How long a leaderboard answer is shared. Closes in this process drop the
+ * cached answers at once; this bounds how late another instance's close
+ * shows (SPEC's leaderboard must reflect a close within a second).
+ */
+export const LEADERBOARD_CACHE_MS = 500;
+
+/** Requests with the same key get the same leaderboard (the window's start day included). */
+export function leaderboardKey(ctx: AppContext, q: WindowQuery): string {
+  const start = q.period === undefined ? '' : windowStartDay(q.period, ctx.clock.now());
+  return `${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}`;
+}
+
+/** The bet-event listener that drops cached leaderboards when a close or settlement changes them. */
+export function leaderboardInvalidation(clear: () => void) {
+  return async (_trx: Db, { kind }: BetEvent): Promise<void> => {
+    if (kind === 'closed' || kind === 'settled') clear();
+  };
+}
+
 /** The skill ranking over a window; with a caller, their own row when it falls outside the top rows. */
 export async function rankings(
   ctx: AppContext,

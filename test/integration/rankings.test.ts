@@ -9,7 +9,7 @@ import { findBetById } from '../../src/repositories/bets.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
-import { deleteTestUser, insertTestUser } from '../helpers/users.js';
+import { insertTestUser } from '../helpers/users.js';
 
 const MIN = 60_000;
 
@@ -239,7 +239,8 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       await a.trade(u, { exit: 150, bench: [500, 500] });
       assert.ok((await a.board('?period=7d')).some((r) => r.id === u.id));
       assert.ok((await a.ranking()).rows.some((r) => r.id === u.id));
-      await deleteTestUser(a.t.ctx, u.id);
+      const gone = await a.t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: u.cookie }, payload: { password: u.password } });
+      assert.equal(gone.statusCode, 200, gone.body);
       assert.ok(!(await a.board('?period=7d')).some((r) => r.id === u.id));
       assert.ok(!(await a.ranking()).rows.some((r) => r.id === u.id));
     });
