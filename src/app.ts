@@ -48,6 +48,8 @@ import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-thrott
 import { registerNotificationListener } from './services/notifications.js';
 import { PasswordHasher } from './services/passwords.js';
 import { ProviderStatus } from './services/provider-status.js';
+import { AnswerCache } from './lib/answer-cache.js';
+import { ANSWER_CACHE_MS, installAnswerInvalidation } from './services/answers.js';
 import { rankingsListener } from './services/rankings.js';
 import { publishYesterday, recordListener } from './services/record.js';
 import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
@@ -140,6 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       redis,
       betEvents: new BetEvents(),
       metrics,
+      answers: new AnswerCache(ANSWER_CACHE_MS),
       providerStatus,
       accountDeletionListeners: [],
       chatTransport,
@@ -164,6 +167,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     };
     registerNotificationListener(ctx.betEvents, { transport: chatTransport.name, webUrl: config.webUrl });
     ctx.accountDeletionListeners.push(forgetUser);
+    installAnswerInvalidation(ctx);
     app.decorate('ctx', ctx);
     metrics.onScrape(() => observeQueues(ctx));
     ctx.betEvents.on(recordListener(ctx));

@@ -1,6 +1,7 @@
 // What every route and service needs, built once by buildApp and decorated on
 // the Fastify instance as `app.ctx`.
 import type { ProviderStatus } from './services/provider-status.js';
+import type { AnswerCache } from './lib/answer-cache.js';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Db, DatabaseHandle, Dialect } from './db/database.js';
@@ -30,6 +31,8 @@ export interface AppContext {
   betEvents: BetEvents;
   /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
   metrics: Metrics;
+  /** Hot per-user read answers (history, portfolio, feed, profiles), dropped when their users change. */
+  answers: AnswerCache;
   /** Whether the outside services are failing now (GET / reports it). */
   providerStatus: { prices: ProviderStatus; chat: ProviderStatus };
   /** Run inside the account-deletion transaction by parts that keep personal data. */

@@ -13,8 +13,30 @@ import { groupCommitterFor } from './group-commit.js';
  * callers lock the rows they decide on (lockUser).
  */
 export async function withTransaction<T>(db: Db, dialect: Dialect, fn: (trx: Db) => Promise<T>): Promise<T> {
-  if (dialect === 'postgres') return db.transaction().execute(fn);
-  return groupCommitterFor(db).run(fn);
+  const committed: Array<() => void> = [];
+  const run = (trx: Db) => {
+    // SQLite's group commit hands every member the same connection: each
+    // gets a handle of its own, so its afterCommit work stays its own.
+    const own = dialect === 'postgres' ? trx : trx.withoutPlugins();
+    afterCommitWork.set(own, committed);
+    return fn(own);
+  };
+  const result = dialect === 'postgres' ? await db.transaction().execute(run) : await groupCommitterFor(db).run(run);
+  for (const work of committed) work();
+  return result;
+}
+
+const afterCommitWork = new WeakMap<Db, Array<() => void>>();
+
+/**
+ * Runs work once trx has committed (never when it rolls back); at once when
+ * trx is not a transaction of withTransaction. For what other requests must
+ * not see before the data does: dropping cached answers.
+ */
+export function afterCommit(trx: Db, work: () => void): void {
+  const list = afterCommitWork.get(trx);
+  if (list) list.push(work);
+  else work();
 }
 
 /**

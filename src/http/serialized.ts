@@ -1,8 +1,35 @@
-// Sends JSON that the route's own serializer already made (a cached answer).
-// Fastify sends a string with a JSON content type as it is; the typed reply
-// only knows the schema's object shape, hence the cast.
+// Answers served from an AnswerCache: made and serialized once per key and
+// period with the route's own serializer (its 200 response schema), then sent
+// as they are. Fastify sends a string with a JSON content type untouched; the
+// typed reply only knows the schema's object shape, hence the cast.
 import type { FastifyReply } from 'fastify';
+import type { AnswerCache } from '../lib/answer-cache.js';
 
 export function sendSerialized(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json as never);
+}
+
+export interface Answer<T> {
+  value: T;
+  /** Users the answer depends on, found while making it. */
+  deps?: readonly number[];
+}
+
+export async function sendCached<T>(
+  reply: FastifyReply,
+  cache: AnswerCache,
+  key: string,
+  knownDeps: readonly number[],
+  make: () => Promise<Answer<T>>,
+): Promise<FastifyReply> {
+  const serialize = (reply.getSerializationFunction('200') as ((v: unknown) => string) | undefined) ?? JSON.stringify;
+  const json = await cache.get(
+    key,
+    async () => {
+      const { value, deps } = await make();
+      return { json: serialize(value), deps };
+    },
+    knownDeps,
+  );
+  return sendSerialized(reply, json);
 }

@@ -12,6 +12,8 @@ import {
 } from '../schemas/social.js';
 import { PublicUserSchema } from '../schemas/users.js';
 import { feed } from '../services/feed.js';
+import { sendCached } from '../http/serialized.js';
+import { timeBucket } from '../services/answers.js';
 import { changeFollow, followedIds } from '../services/follows.js';
 import { publicProfile } from '../services/profiles.js';
 import { findUsers } from '../services/user-search.js';
@@ -73,7 +75,12 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return feed(ctx, principalOf(request).userId, request.query);
+      const { userId } = principalOf(request);
+      const { limit, offset } = request.query;
+      return sendCached(reply, ctx.answers, `feed|${userId}|${limit}|${offset}|${timeBucket(ctx)}`, [userId], async () => {
+        const { items, followed } = await feed(ctx, userId, request.query);
+        return { value: items, deps: followed };
+      });
     },
   );
 
@@ -104,6 +111,12 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(PublicProfileResponseSchema), ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => publicProfile(ctx, request.params.user_id, request.query),
+    async (request, reply) => {
+      const id = request.params.user_id;
+      const { limit, offset } = request.query;
+      return sendCached(reply, ctx.answers, `public|${id}|${limit}|${offset}|${timeBucket(ctx)}`, [id], async () => ({
+        value: await publicProfile(ctx, id, request.query),
+      }));
+    },
   );
 };

@@ -10,7 +10,6 @@ import {
   ClosedBetSchema,
   CloseBetRequestSchema,
   CloseBetResponseSchema,
-  type LeaderboardUser,
   LeaderboardUserSchema,
   OpenBetRequestSchema,
   HistoryRangeSchema,
@@ -29,9 +28,11 @@ import {
   portfolio,
 } from '../services/bets.js';
 import { tickerHistory, tickerPrice } from '../services/price-requests.js';
-import { LEADERBOARD_CACHE_MS, leaderboardInvalidation, leaderboardKey, windowedLeaderboard } from '../services/rankings.js';
+import { LEADERBOARD_CACHE_MS, leaderboardKey, windowedLeaderboard } from '../services/rankings.js';
 import { AnswerCache } from '../lib/answer-cache.js';
-import { sendSerialized } from '../http/serialized.js';
+import { sendCached } from '../http/serialized.js';
+import { timeBucket } from '../services/answers.js';
+import { afterCommit } from '../db/transaction.js';
 import { LeaderboardQuerySchema } from '../schemas/rankings.js';
 
 /** 503 while the price provider is down, with the Retry-After header declared in the document. */
@@ -50,9 +51,11 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const auth = { onRequest: app.authenticate, config: { auth: true } };
   const publicLimit = publicRateLimit(ctx);
   // Everyone asks for the same few leaderboards: one query per period serves them all.
-  const leaderboards = new AnswerCache<LeaderboardUser[]>(LEADERBOARD_CACHE_MS);
-  ctx.betEvents.on(leaderboardInvalidation(() => leaderboards.clear()));
-  ctx.accountDeletionListeners.push(async () => leaderboards.clear());
+  const leaderboards = new AnswerCache(LEADERBOARD_CACHE_MS);
+  ctx.betEvents.onCommitted((e) => {
+    if (e.kind === 'closed' || e.kind === 'settled') leaderboards.clear();
+  });
+  ctx.accountDeletionListeners.push(async (trx) => afterCommit(trx, () => leaderboards.clear()));
 
   app.get(
     '/price/:ticker',
@@ -167,7 +170,8 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return portfolio(ctx, principalOf(request).userId);
+      const { userId } = principalOf(request);
+      return sendCached(reply, ctx.answers, `portfolio|${userId}|${timeBucket(ctx)}`, [userId], async () => ({ value: await portfolio(ctx, userId) }));
     },
   );
 
@@ -186,7 +190,11 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return history(ctx, principalOf(request).userId, request.query.limit, request.query.offset);
+      const { userId } = principalOf(request);
+      const { limit, offset } = request.query;
+      return sendCached(reply, ctx.answers, `history|${userId}|${limit}|${offset}`, [userId], async () => ({
+        value: await history(ctx, userId, limit, offset),
+      }));
     },
   );
 
@@ -207,10 +215,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Array(ref(LeaderboardUserSchema)), ...errorResponses(400, 429) },
       },
     },
-    async (request, reply) => {
-      const answer = await leaderboards.get(leaderboardKey(ctx, request.query), () => windowedLeaderboard(ctx, request.query));
-      answer.json ??= String(reply.serialize(answer.value));
-      return sendSerialized(reply, answer.json);
-    },
+    async (request, reply) =>
+      sendCached(reply, leaderboards, leaderboardKey(ctx, request.query), [], async () => ({ value: await windowedLeaderboard(ctx, request.query) })),
   );
 };

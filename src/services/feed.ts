@@ -7,7 +7,8 @@ import { listFeed } from '../repositories/feed.js';
 import type { FeedItem } from '../schemas/social.js';
 import { toBetView } from './bet-views.js';
 
-export async function feed(ctx: AppContext, userId: number, page: FeedPage): Promise<FeedItem[]> {
+/** One page of the feed, and the users it was made from (a change by any of them changes it). */
+export async function feed(ctx: AppContext, userId: number, page: FeedPage): Promise<{ items: FeedItem[]; followed: number[] }> {
   const followed = await listFollowed(ctx.db, userId);
   const names = new Map(followed.map((u) => [u.id, u.username]));
   const rows = await listFeed(ctx.db, [...names.keys()], page);
@@ -15,5 +16,6 @@ export async function feed(ctx: AppContext, userId: number, page: FeedPage): Pro
   // Marks fall back to the last known price, so a provider outage never fails the feed.
   const marks = open.length > 0 ? await ctx.prices.marks(open) : new Map<string, number>();
   const now = ctx.clock.now();
-  return rows.map((r) => ({ ...toBetView(r, marks.get(r.ticker), now), user_id: r.user_id, username: names.get(r.user_id)! }));
+  const items = rows.map((r) => ({ ...toBetView(r, marks.get(r.ticker), now), user_id: r.user_id, username: names.get(r.user_id)! }));
+  return { items, followed: [...names.keys()] };
 }

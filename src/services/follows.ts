@@ -14,6 +14,8 @@ export async function changeFollow(ctx: AppContext, followerId: number, followed
   if (!isPossibleId(followedId)) throw notFound('User not found');
   if (action === 'follow') await follow(ctx, followerId, followedId);
   else await unfollow(ctx, followerId, followedId);
+  // Committed (or refused without a change): the follower's feed is made anew.
+  ctx.answers.invalidate(followerId);
 }
 
 async function follow(ctx: AppContext, followerId: number, followedId: number): Promise<void> {

@@ -60,13 +60,6 @@ export function leaderboardKey(ctx: AppContext, q: WindowQuery): string {
   return `${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}`;
 }
 
-/** The bet-event listener that drops cached leaderboards when a close or settlement changes them. */
-export function leaderboardInvalidation(clear: () => void) {
-  return async (_trx: Db, { kind }: BetEvent): Promise<void> => {
-    if (kind === 'closed' || kind === 'settled') clear();
-  };
-}
-
 /** The skill ranking over a window; with a caller, their own row when it falls outside the top rows. */
 export async function rankings(
   ctx: AppContext,
