@@ -2,10 +2,11 @@
 // canonical JSON, chain hashing and RFC 6962 Merkle hashing as the server's
 // src/domain/record.ts (a unit test keeps the two in agreement), so a reader
 // need not trust the service's own word that a bet is in the published root.
-import type { Schemas } from '../api/client';
+// The extension lets the Node unit tests (node16 resolution) read the same types.
+import type { components } from '../api/schema.js';
 
-export type UserRecord = Schemas['UserRecord'];
-export type RecordEvent = Schemas['RecordEvent'];
+export type UserRecord = components['schemas']['UserRecord'];
+export type RecordEvent = components['schemas']['RecordEvent'];
 export type RecordEntry = UserRecord['entries'][number];
 export type RecordProof = NonNullable<UserRecord['proof']>;
 
