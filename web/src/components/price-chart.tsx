@@ -2,7 +2,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { AreaSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useState } from 'react';
+import { Link, useLocation } from 'react-router-dom';
 import { fetchPriceHistory, type HistoryRange } from '../api/charts';
+import { ApiError } from '../api/client';
 import { cssVar, useThemedChart } from '../lib/chart-theme';
 import { ErrorState, Loading } from './status';
 
@@ -30,6 +32,7 @@ interface Props {
 
 export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1d' }: Props) {
   const [range, setRange] = useState<HistoryRange>(initialRange);
+  const here = useLocation();
   const { container, chart, series } = useThemedChart((c) => c.addSeries(AreaSeries, { lineWidth: 2 }), seriesColors);
 
   const history = useQuery({
@@ -79,7 +82,13 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
         )}
         {history.isError && (
           <div className="chart-overlay">
-            <ErrorState error={history.error} retry={() => void history.refetch()} />
+            {history.error instanceof ApiError && history.error.status === 401 ? (
+              <p className="muted">
+                <Link to={`/login?next=${encodeURIComponent(here.pathname + here.search)}`}>Log in</Link> to see the price chart.
+              </p>
+            ) : (
+              <ErrorState error={history.error} retry={() => void history.refetch()} />
+            )}
           </div>
         )}
       </div>

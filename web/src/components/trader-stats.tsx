@@ -30,6 +30,15 @@ function Stat({ id, label, children, sub }: { id: string; label: string; childre
   );
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** How the followers who tailed this trader's bets fared, in words. */
+function tailersNote(t: TraderStatsData['tailers']): string {
+  if (t.tails === 0) return 'nobody tailed a bet yet';
+  if (t.closed === 0) return `${plural(t.tails, 'tail')}, none closed yet`;
+  return `${t.closed} of ${plural(t.tails, 'tail')} closed, ${formatRate(t.win_rate)} won`;
+}
+
 const MaybeGain = ({ value }: { value: number | null }) => (value === null ? <span className="muted">—</span> : <Gain value={value} />);
 
 /** Everything of the statistics, with the curve; `self` words the empty state for the caller. */
@@ -94,14 +103,8 @@ export function TraderStats({ userId, self = false }: { userId: number; self?: b
         <Stat id="cancel-rate" label="Cancel rate" sub={`${s.cancelled_trades} of ${s.opened_trades} opened`}>
           <span className="num">{formatRate(s.cancel_rate)}</span>
         </Stat>
-        <Stat id="tailers" label="Tailers" sub={t.tails === 0 ? 'nobody tailed yet' : `${t.tails} tails, ${t.closed} closed`}>
-          {t.closed === 0 ? (
-            <span className="muted">—</span>
-          ) : (
-            <>
-              <Gain value={t.average_gain ?? 0} /> <span className="stat-unit">avg, {formatRate(t.win_rate)} won</span>
-            </>
-          )}
+        <Stat id="tailers" label="Tailers' average" sub={tailersNote(t)}>
+          {t.closed === 0 ? <span className="muted">—</span> : <Gain value={t.average_gain ?? 0} />}
         </Stat>
       </div>
       {counts}

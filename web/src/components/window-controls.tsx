@@ -1,5 +1,5 @@
 // The period buttons and the minimum-of-trades field of the leaderboard and the rankings.
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { MAX_MIN_TRADES, type Period, PERIOD_LABELS, type WindowParams } from '../lib/window-params';
 
 interface Props {
@@ -14,14 +14,21 @@ interface Props {
 export function WindowControls({ value, onChange, periods, minTradesDefault }: Props) {
   const id = useId();
   const [draft, setDraft] = useState(value.minTrades === null ? '' : String(value.minTrades));
+  // What was last asked for: leaving the field and pressing Apply must not add two history entries.
+  const applied = useRef(value.minTrades);
   // Back and Forward change the URL under the field: follow it.
-  useEffect(() => setDraft(value.minTrades === null ? '' : String(value.minTrades)), [value.minTrades]);
+  useEffect(() => {
+    applied.current = value.minTrades;
+    setDraft(value.minTrades === null ? '' : String(value.minTrades));
+  }, [value.minTrades]);
   const n = Number(draft);
   const valid = draft === '' || (/^\d+$/.test(draft) && n >= 1 && n <= MAX_MIN_TRADES);
   const apply = () => {
     if (!valid) return;
     const next = draft === '' ? null : n;
-    if (next !== value.minTrades) onChange({ minTrades: next });
+    if (next === applied.current) return;
+    applied.current = next;
+    onChange({ minTrades: next });
   };
   return (
     <div className="window-controls">
