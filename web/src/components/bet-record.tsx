@@ -140,23 +140,20 @@ function Explanation({ record, check, username, latestDay }: { record: UserRecor
   return (
     <p className="alert alert-info" role="status" data-testid="record-unpublished">
       <span>
-        The chain checks out in this browser, but the root of the day that holds this bet is not published yet: a root is published once each UTC day has ended
+        The root that will hold this bet is not published yet: each UTC day's root is published once the day has ended
+        {pendingDay ? (
+          <>
+            , so this bet's entries go into the root of <span className="num">{pendingDay}</span>
+          </>
+        ) : null}
         {latestDay ? (
           <>
             {' '}
-            (the latest is <span className="num">{latestDay}</span>)
+            (the latest published is <span className="num">{latestDay}</span>)
           </>
         ) : null}
         .{' '}
-        {proof
-          ? `${username}'s latest published head is entry #${proof.leaf.seq}, before this bet.`
-          : `No published root includes ${username}'s record yet.`}
-        {pendingDay && (
-          <>
-            {' '}
-            This bet's entries will be in the root of <span className="num">{pendingDay}</span>.
-          </>
-        )}
+        {proof ? `${username}'s chain checks out in this browser up to its published head, entry #${proof.leaf.seq}.` : `${username}'s chain checks out in this browser.`}
       </span>
     </p>
   );

@@ -23,8 +23,10 @@ function Row({ row, me }: { row: RankingRow; me: boolean }) {
         {row.rank}
       </td>
       <td data-label="Trader">
-        <Link to={`/user/${row.id}`}>{row.username}</Link>
-        {me && <span className="muted small"> (you)</span>}
+        <span>
+          <Link to={`/user/${row.id}`}>{row.username}</Link>
+          {me && <span className="muted small"> (you)</span>}
+        </span>
       </td>
       <td data-label="Skill" className="right">
         <Points value={row.skill} />
