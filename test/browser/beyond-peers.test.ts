@@ -6,28 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import type { TraderStats as Stats } from '../../src/schemas/stats.js';
 import { formatDuration, formatGain, formatPoints, formatRate } from '../../web/src/lib/format.js';
 import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, publishRecordToday, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
-
-interface Stats {
-  closed_trades: number;
-  wins: number;
-  win_rate: number | null;
-  average_gain: number | null;
-  median_gain: number | null;
-  best_gain: number | null;
-  worst_gain: number | null;
-  total_gain: number;
-  median_holding_seconds: number | null;
-  max_drawdown: number;
-  cancel_rate: number | null;
-  cancelled_trades: number;
-  opened_trades: number;
-  tailers: { tails: number; closed: number; average_gain: number | null; win_rate: number | null };
-  curve: { t: string; value: number }[];
-}
 
 async function ok<T>(user: ApiUser, method: string, path: string, body?: unknown): Promise<T> {
   const r = await user.call(method, path, body);

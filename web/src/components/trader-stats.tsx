@@ -39,8 +39,6 @@ function tailersNote(t: TraderStatsData['tailers']): string {
   return `${t.closed} of ${plural(t.tails, 'tail')} closed, ${formatRate(t.win_rate)} won`;
 }
 
-const MaybeGain = ({ value }: { value: number | null }) => (value === null ? <span className="muted">—</span> : <Gain value={value} />);
-
 /** Everything of the statistics, with the curve; `self` words the empty state for the caller. */
 export function TraderStats({ userId, self = false }: { userId: number; self?: boolean }) {
   const stats = useTraderStats(userId);
@@ -82,18 +80,18 @@ export function TraderStats({ userId, self = false }: { userId: number; self?: b
         <Stat id="total" label="Total gain">
           <Gain value={s.total_gain} />
         </Stat>
-        <Stat id="average" label="Average gain">
-          <MaybeGain value={s.average_gain} />
-        </Stat>
-        <Stat id="median" label="Median gain">
-          <MaybeGain value={s.median_gain} />
-        </Stat>
-        <Stat id="best" label="Best trade">
-          <MaybeGain value={s.best_gain} />
-        </Stat>
-        <Stat id="worst" label="Worst trade">
-          <MaybeGain value={s.worst_gain} />
-        </Stat>
+        {(
+          [
+            ['average', 'Average gain', s.average_gain],
+            ['median', 'Median gain', s.median_gain],
+            ['best', 'Best trade', s.best_gain],
+            ['worst', 'Worst trade', s.worst_gain],
+          ] as const
+        ).map(([id, label, value]) => (
+          <Stat key={id} id={id} label={label}>
+            {value === null ? <span className="muted">—</span> : <Gain value={value} />}
+          </Stat>
+        ))}
         <Stat id="holding" label="Median holding">
           <span className="num">{formatDuration(s.median_holding_seconds)}</span>
         </Stat>

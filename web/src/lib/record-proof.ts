@@ -1,9 +1,13 @@
 // Checks the verifiable record in the browser with WebCrypto: the same
-// canonical JSON, chain hashing and RFC 6962 Merkle hashing as the server's
-// src/domain/record.ts (a unit test keeps the two in agreement), so a reader
+// canonical JSON and proof walk as the server (src/domain/record-encoding.ts,
+// shared), the same chain and RFC 6962 hashing as src/domain/record.ts (a unit
+// test keeps the two in agreement), so a reader
 // need not trust the service's own word that a bet is in the published root.
-// The extension lets the Node unit tests (node16 resolution) read the same types.
+// The extensions let the Node unit tests (node16 resolution) read the same files.
+import { canonicalJson, proofSides } from '../../../src/domain/record-encoding.js';
 import type { components } from '../api/schema.js';
+
+export { canonicalJson };
 
 export type UserRecord = components['schemas']['UserRecord'];
 export type RecordEvent = components['schemas']['RecordEvent'];
@@ -11,18 +15,6 @@ export type RecordEntry = UserRecord['entries'][number];
 export type RecordProof = NonNullable<UserRecord['proof']>;
 
 export const GENESIS = '0'.repeat(64);
-
-/** JSON with keys sorted at every level and no whitespace: one byte string per value. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .filter((k) => obj[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-    .join(',')}}`;
-}
 
 /** WebCrypto is there only in secure contexts (https, localhost). */
 export function canVerifyHere(): boolean {
@@ -68,25 +60,11 @@ export function nodeHash(left: string, right: string): Promise<string> {
 
 /** Recomputes the root from a leaf, its index, the tree size and its audit path (RFC 9162 §2.1.3.2); null when the path does not fit. */
 export async function rootFromProof(leaf: string, index: number, size: number, path: readonly string[]): Promise<string | null> {
-  if (index >= size) return null;
-  let fn = index;
-  let sn = size - 1;
+  const sides = proofSides(index, size, path.length);
+  if (!sides) return null;
   let r = leaf;
-  for (const p of path) {
-    if (sn === 0) return null;
-    if (fn % 2 === 1 || fn === sn) {
-      r = await nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn >>= 1;
-          sn >>= 1;
-        }
-      }
-    } else r = await nodeHash(r, p);
-    fn >>= 1;
-    sn >>= 1;
-  }
-  return sn === 0 ? r : null;
+  for (const [i, p] of path.entries()) r = sides[i] ? await nodeHash(p, r) : await nodeHash(r, p);
+  return r;
 }
 
 export interface RecordCheck {

@@ -10,6 +10,15 @@ import { PERIOD_LABELS, PERIODS, useWindowParams, type WindowParams } from '../l
 
 type RankingRow = Schemas['RankingRow'];
 
+const COLUMNS = [
+  ['#', true],
+  ['Trader', false],
+  ['Skill', true],
+  ['Mean alpha', true],
+  ['Trades', true],
+  ['Total gain', true],
+] as const;
+
 const DEFAULTS: WindowParams = { period: '90d', minTrades: null };
 
 function Points({ value }: { value: number }) {
@@ -83,22 +92,11 @@ export function RankingsPage() {
           </caption>
           <thead>
             <tr>
-              <th scope="col" className="right">
-                #
-              </th>
-              <th scope="col">Trader</th>
-              <th scope="col" className="right">
-                Skill
-              </th>
-              <th scope="col" className="right">
-                Mean alpha
-              </th>
-              <th scope="col" className="right">
-                Trades
-              </th>
-              <th scope="col" className="right">
-                Total gain
-              </th>
+              {COLUMNS.map(([label, right]) => (
+                <th key={label} scope="col" className={right ? 'right' : undefined}>
+                  {label}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
@@ -109,7 +107,7 @@ export function RankingsPage() {
           {data.me && (
             <tbody className="rank-own">
               <tr className="rank-gap" aria-hidden="true">
-                <td colSpan={6}>⋯</td>
+                <td colSpan={COLUMNS.length}>⋯</td>
               </tr>
               <Row row={data.me} me />
             </tbody>
