@@ -28,10 +28,33 @@ export const skipReason = fs.existsSync(CHROMIUM)
   ? false
   : `SKIPPED: no Chromium at ${CHROMIUM} (install it with: apt-get update && apt-get install -y chromium)`;
 
-export function ensureWebBuilt(): void {
-  if (fs.existsSync(path.join(ROOT, 'web', 'dist', 'index.html'))) return;
-  const r = spawnSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('npm run build:web failed');
+/**
+ * Builds the web app when it is not built. Browser-test files run side by
+ * side: the first takes a lock (a directory; one left by a killed run counts
+ * as gone after 10 minutes) and builds, the others wait for it.
+ */
+export async function ensureWebBuilt(): Promise<void> {
+  const index = path.join(ROOT, 'web', 'dist', 'index.html');
+  const lock = path.join(ROOT, 'web', 'dist.lock');
+  const deadline = Date.now() + 15 * 60_000;
+  while (!fs.existsSync(index)) {
+    try {
+      fs.mkdirSync(lock);
+    } catch {
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 10 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`the web app is still not built; is ${lock} left over?`);
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    try {
+      if (fs.existsSync(index)) return;
+      const r = spawnSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('npm run build:web failed');
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 export interface Server {
@@ -44,7 +67,7 @@ export interface Server {
 
 /** `env` adds to or overrides the server's environment (capacities, price cache). */
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
-  ensureWebBuilt();
+  await ensureWebBuilt();
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'browser-test-'));
   const baseUrl = `http://127.0.0.1:${port}`;
