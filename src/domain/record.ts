@@ -2,6 +2,9 @@
 // events and a daily Merkle tree over the chain heads (RFC 6962 hashing, so
 // leaves and inner nodes can never be confused).
 import { createHash } from 'node:crypto';
+import { canonicalJson, proofSides } from './record-encoding.js';
+
+export { canonicalJson };
 
 export const GENESIS = '0'.repeat(64);
 
@@ -22,18 +25,6 @@ export interface RecordEvent extends BetFields {
   kind: 'opened' | 'closed' | 'cancelled' | 'settled';
   at: string; // ISO instant
   bet_id: number;
-}
-
-/** JSON with keys sorted at every level and no whitespace: one byte string per value. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .filter((k) => obj[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-    .join(',')}}`;
 }
 
 const sha256 = (...parts: Array<string | Buffer>) => {
@@ -85,25 +76,8 @@ export function inclusionProof(leaves: string[], m: number): string[] {
 
 /** Recomputes the root from a leaf, its index, the tree size and its audit path (RFC 9162 §2.1.3.2). */
 export function rootFromProof(leaf: string, index: number, size: number, path: string[]): string | null {
-  if (index >= size) return null;
-  let fn = index;
-  let sn = size - 1;
-  let r = leaf;
-  for (const p of path) {
-    if (sn === 0) return null;
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn >>= 1;
-          sn >>= 1;
-        }
-      }
-    } else r = nodeHash(r, p);
-    fn >>= 1;
-    sn >>= 1;
-  }
-  return sn === 0 ? r : null;
+  const sides = proofSides(index, size, path.length);
+  return sides && path.reduce((r, p, i) => (sides[i] ? nodeHash(p, r) : nodeHash(r, p)), leaf);
 }
 
 export interface ChainEntry {

@@ -6,8 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { freePort } from '../../bench/lib/server.js';
+import type { AppContext } from '../../src/context.js';
+import { openDatabase } from '../../src/db/database.js';
+import { dayOf, publishDay } from '../../src/services/record.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,20 +28,46 @@ export const skipReason = fs.existsSync(CHROMIUM)
   ? false
   : `SKIPPED: no Chromium at ${CHROMIUM} (install it with: apt-get update && apt-get install -y chromium)`;
 
-export function ensureWebBuilt(): void {
-  if (fs.existsSync(path.join(ROOT, 'web', 'dist', 'index.html'))) return;
-  const r = spawnSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('npm run build:web failed');
+/**
+ * Builds the web app when it is not built. Browser-test files run side by
+ * side: the first takes a lock (a directory; one left by a killed run counts
+ * as gone after 10 minutes) and builds, the others wait for it.
+ */
+export async function ensureWebBuilt(): Promise<void> {
+  const index = path.join(ROOT, 'web', 'dist', 'index.html');
+  const lock = path.join(ROOT, 'web', 'dist.lock');
+  const deadline = Date.now() + 15 * 60_000;
+  while (!fs.existsSync(index)) {
+    try {
+      fs.mkdirSync(lock);
+    } catch {
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 10 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`the web app is still not built; is ${lock} left over?`);
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    try {
+      if (fs.existsSync(index)) return;
+      const r = spawnSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('npm run build:web failed');
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 export interface Server {
   baseUrl: string;
   appUrl: string;
+  /** The server's SQLite file. */
+  databasePath: string;
   stop(): Promise<void>;
 }
 
-export async function startServer(): Promise<Server> {
-  ensureWebBuilt();
+/** `env` adds to or overrides the server's environment (capacities, price cache). */
+export async function startServer(env: Record<string, string> = {}): Promise<Server> {
+  await ensureWebBuilt();
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'browser-test-'));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -53,6 +84,7 @@ export async function startServer(): Promise<Server> {
       DATABASE_URL: `sqlite:${path.join(dir, 'bets.db')}`,
       RATE_LIMITS: 'off',
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -77,6 +109,7 @@ export async function startServer(): Promise<Server> {
   return {
     baseUrl,
     appUrl: `${baseUrl}/app/`,
+    databasePath: path.join(dir, 'bets.db'),
     stop: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
@@ -155,6 +188,12 @@ export class ApiUser {
     private readonly cookie: string,
   ) {}
 
+  /** Signs a browser context in with this user's session (no login page needed). */
+  async signIn(context: BrowserContext): Promise<void> {
+    const [name, value] = this.cookie.split('=');
+    await context.addCookies([{ name, value, url: this.baseUrl }]);
+  }
+
   static async create(baseUrl: string, username: string): Promise<ApiUser> {
     const email = `${username}@example.test`;
     const reg = await fetch(`${baseUrl}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, email, password: PASSWORD }) });
@@ -223,4 +262,85 @@ export async function probe(baseUrl: string): Promise<Set<string>> {
     if (res.status === 501 || routeMissing) missing.add(`${method} ${p.split('?')[0]}`);
   }
   return missing;
+}
+
+/**
+ * Publishes today's root of the verifiable record now, as the service does
+ * once the UTC day has ended: the service's own publishDay on the server's
+ * database file, with a clock past midnight. Entries made later today stay
+ * out of it, as they would after a real midnight.
+ */
+export async function publishRecordToday(server: Server): Promise<string> {
+  const handle = openDatabase({ dialect: 'sqlite', path: server.databasePath });
+  try {
+    const now = Date.now();
+    const ctx = { db: handle.db, dialect: handle.dialect, clock: { now: () => now + 86_400_000 } } as unknown as AppContext;
+    const day = dayOf(now);
+    if (!(await publishDay(ctx, day))) throw new Error(`the record of ${day} was not published`);
+    return day;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Nothing may overflow the screen sideways (a phone at 375 px). */
+export async function assertNoSidewaysScroll(page: Page, name: string): Promise<void> {
+  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  assert.ok(scroll <= client, `${name} scrolls sideways: ${scroll}px content in ${client}px`);
+}
+
+/** A browser-test file's shared state: the server, Chromium, the endpoints not built, and page helpers. */
+export class BrowserSuite {
+  server!: Server;
+  browser!: Browser;
+  notBuilt = new Set<string>();
+  private counter = 0;
+
+  async start(env: Record<string, string> = {}): Promise<void> {
+    this.server = await startServer(env);
+    this.browser = await launchBrowser();
+    this.notBuilt = await probe(this.server.baseUrl);
+    if (this.notBuilt.size > 0) console.log(`NOTE: endpoints not built on this server (501 or no route): ${[...this.notBuilt].join(', ')}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.browser?.close();
+    await this.server?.stop();
+  }
+
+  uniqueName(prefix: string): string {
+    return `${prefix}_${process.pid}_${++this.counter}`;
+  }
+
+  user(prefix: string): Promise<ApiUser> {
+    return ApiUser.create(this.server.baseUrl, this.uniqueName(prefix));
+  }
+
+  /** Skips the test, naming the endpoints it needs that are not built. */
+  needs(t: TestContext, ...endpoints: string[]): boolean {
+    const absent = endpoints.filter((e) => this.notBuilt.has(e));
+    if (absent.length === 0) return true;
+    t.skip(`needs endpoints not built yet: ${absent.join(', ')}`);
+    return false;
+  }
+
+  /** A fresh context and page; afterwards nothing may have gone wrong in it (see Guard). */
+  async withPage(fn: (page: Page, context: BrowserContext) => Promise<void>, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark' } = {}): Promise<void> {
+    const guard = new Guard(this.notBuilt);
+    const { context, page } = await newPage(this.browser, guard, { baseURL: this.server.baseUrl, ...opts });
+    try {
+      await fn(page, context);
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(guard.problems, [], guard.problems.join('\n'));
+  }
+
+  async logIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+    await page.goto('/app/login');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(/\/app\/portfolio$/);
+  }
 }

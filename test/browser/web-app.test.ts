@@ -1,67 +1,19 @@
 // Every flow of the web app in Chromium against the real server on its own
 // database. Flows whose endpoints are not built yet are skipped, naming them.
 import assert from 'node:assert/strict';
-import { after, before, describe, test, type TestContext } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { ApiUser, Guard, launchBrowser, newPage, PASSWORD, probe, screenshot, type Server, skipReason, startServer, VIEWPORTS } from './harness.js';
+import { after, before, describe, test } from 'node:test';
+import { ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
 
-let counter = 0;
-const uniqueName = (prefix: string) => `${prefix}_${process.pid}_${++counter}`;
-
 describe('web app in Chromium', { skip: skipReason }, () => {
-  let server: Server;
-  let browser: Browser;
-  let notBuilt: Set<string>;
-
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    notBuilt = await probe(server.baseUrl);
-    if (notBuilt.size > 0) console.log(`NOTE: endpoints not built on this server (501 or no route): ${[...notBuilt].join(', ')}`);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  /** Skips the test, naming the endpoints it needs that are not built. */
-  function needs(t: TestContext, ...endpoints: string[]): boolean {
-    const absent = endpoints.filter((e) => notBuilt.has(e));
-    if (absent.length === 0) return true;
-    t.skip(`needs endpoints not built yet: ${absent.join(', ')}`);
-    return false;
-  }
-
-  async function withPage(fn: (page: Page, guard: Guard) => Promise<void>, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark' } = {}) {
-    const guard = new Guard(notBuilt);
-    const { context, page } = await newPage(browser, guard, { baseURL: server.baseUrl, ...opts });
-    try {
-      await fn(page, guard);
-    } finally {
-      await context.close();
-    }
-    assert.deepEqual(guard.problems, [], guard.problems.join('\n'));
-  }
-
-  async function logIn(page: Page, email: string) {
-    await page.goto('/app/login');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(/\/app\/portfolio$/);
-  }
-
-  /** Nothing may overflow the screen sideways (a phone at 375 px). */
-  async function assertNoSidewaysScroll(page: Page, name: string) {
-    const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-    assert.ok(scroll <= client, `${name} scrolls sideways: ${scroll}px content in ${client}px`);
-  }
+  const suite = new BrowserSuite();
+  before(() => suite.start());
+  after(() => suite.stop());
 
   test('sign up (the password rule shown before submit), log in, log out', async () => {
-    await withPage(async (page) => {
-      const username = uniqueName('ui');
+    await suite.withPage(async (page) => {
+      const username = suite.uniqueName('ui');
       const email = `${username}@example.test`;
       await page.goto('/app/');
       await page.waitForURL(/\/app\/login$/);
@@ -108,10 +60,10 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   });
 
   test('open bets, see them in the portfolio, cancel one, close one; history and leaderboard change', async (t) => {
-    if (!needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio', 'POST /bet/close', 'DELETE /bet/{bet_id}', 'GET /history', 'GET /leaderboard')) return;
-    const user = await ApiUser.create(server.baseUrl, uniqueName('trader'));
-    await withPage(async (page) => {
-      await logIn(page, user.email);
+    if (!suite.needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio', 'POST /bet/close', 'DELETE /bet/{bet_id}', 'GET /history', 'GET /leaderboard')) return;
+    const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('trader'));
+    await suite.withPage(async (page) => {
+      await suite.logIn(page, user.email);
 
       await page.goto('/app/leaderboard');
       await page.getByRole('heading', { name: 'Leaderboard' }).waitFor();
@@ -166,12 +118,12 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   });
 
   test('at the open-bet limit the 403 is explained, with a link to the plans', async (t) => {
-    if (!needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio')) return;
-    const user = await ApiUser.create(server.baseUrl, uniqueName('full'));
+    if (!suite.needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio')) return;
+    const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('full'));
     const me = (await user.call('GET', '/me')).json as { bet_capacity: number };
     for (let i = 0; i < me.bet_capacity; i++) assert.equal((await user.call('POST', '/bet/open', { ticker: 'SPY', direction: 'LONG' })).status, 200);
-    await withPage(async (page) => {
-      await logIn(page, user.email);
+    await suite.withPage(async (page) => {
+      await suite.logIn(page, user.email);
       await page.getByText(`All ${me.bet_capacity} open-bet slots are in use`).waitFor();
       await page.goto('/app/markets?ticker=SPY');
       await page.getByRole('button', { name: 'Open LONG on SPY' }).click();
@@ -182,13 +134,13 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   });
 
   test('follow a user found by search and see their bet in the feed', async (t) => {
-    if (!needs(t, 'POST /bet/open', 'POST /follow', 'GET /following', 'GET /feed', 'GET /users/search', 'GET /user/{user_id}/public')) return;
-    const leader = await ApiUser.create(server.baseUrl, uniqueName('leader'));
+    if (!suite.needs(t, 'POST /bet/open', 'POST /follow', 'GET /following', 'GET /feed', 'GET /users/search', 'GET /user/{user_id}/public')) return;
+    const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('leader'));
     const opened = await leader.call('POST', '/bet/open', { ticker: 'MSFT', direction: 'LONG' });
     assert.equal(opened.status, 200, JSON.stringify(opened.json));
-    const follower = await ApiUser.create(server.baseUrl, uniqueName('fan'));
-    await withPage(async (page) => {
-      await logIn(page, follower.email);
+    const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('fan'));
+    await suite.withPage(async (page) => {
+      await suite.logIn(page, follower.email);
       await page.getByRole('link', { name: 'Feed' }).click();
       await page.getByText('Nothing yet.').waitFor();
       await page.getByTestId('follow-capacity').filter({ hasText: /Follows 0\// }).waitFor();
@@ -211,13 +163,13 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   });
 
   test('tail a followed trader\'s bet from the feed', async (t) => {
-    if (!needs(t, 'POST /bet/open', 'POST /follow', 'GET /feed', 'POST /bet/{bet_id}/tail', 'GET /portfolio')) return;
-    const leader = await ApiUser.create(server.baseUrl, uniqueName('lead'));
+    if (!suite.needs(t, 'POST /bet/open', 'POST /follow', 'GET /feed', 'POST /bet/{bet_id}/tail', 'GET /portfolio')) return;
+    const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('lead'));
     await leader.call('POST', '/bet/open', { ticker: 'NVDA', direction: 'SHORT' });
-    const follower = await ApiUser.create(server.baseUrl, uniqueName('tail'));
+    const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('tail'));
     assert.equal((await follower.call('POST', '/follow', { followed_id: leader.id, action: 'follow' })).status, 200);
-    await withPage(async (page) => {
-      await logIn(page, follower.email);
+    await suite.withPage(async (page) => {
+      await suite.logIn(page, follower.email);
       await page.goto('/app/feed');
       const item = page.getByTestId('feed-list').locator('li', { hasText: leader.username });
       await item.getByRole('button', { name: /^Tail bet/ }).click();
@@ -228,11 +180,11 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   });
 
   test('upgrade through the local payment provider and see the capacity rise', async (t) => {
-    if (!needs(t, 'GET /api/pay/plans', 'POST /api/pay/checkout', 'GET /portfolio')) return;
-    const user = await ApiUser.create(server.baseUrl, uniqueName('payer'));
+    if (!suite.needs(t, 'GET /api/pay/plans', 'POST /api/pay/checkout', 'GET /portfolio')) return;
+    const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('payer'));
     const before = (await user.call('GET', '/me')).json as { bet_capacity: number };
-    await withPage(async (page) => {
-      await logIn(page, user.email);
+    await suite.withPage(async (page) => {
+      await suite.logIn(page, user.email);
       await page.goto('/app/plans');
       const plan = page.getByTestId('plans').locator('li.plan').first();
       await plan.waitFor();
@@ -247,14 +199,21 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       assert.ok(after.bet_capacity > before.bet_capacity, `${after.bet_capacity} > ${before.bet_capacity}`);
       await page.getByTestId('bet-capacity').filter({ hasText: new RegExp(`/${after.bet_capacity}\\b`) }).first().waitFor();
       await screenshot(page, 'billing-return-desktop-light');
+
+      // With a plan, the plans page offers the provider's billing portal.
+      await page.getByRole('link', { name: 'Plans' }).click();
+      await page.getByRole('button', { name: 'Manage billing' }).click();
+      await page.waitForURL(/\/pay\/local\/portal/);
+      await page.getByRole('button', { name: 'Cancel subscription (simulated)' }).waitFor();
+      await screenshot(page, 'local-portal-desktop-light');
     });
   });
 
   test('link chat through the local flow, then unlink', async (t) => {
-    if (!needs(t, 'GET /chat/status', 'POST /chat/link-code', 'POST /chat/unlink')) return;
-    const user = await ApiUser.create(server.baseUrl, uniqueName('chatter'));
-    await withPage(async (page) => {
-      await logIn(page, user.email);
+    if (!suite.needs(t, 'GET /chat/status', 'POST /chat/link-code', 'POST /chat/unlink')) return;
+    const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('chatter'));
+    await suite.withPage(async (page) => {
+      await suite.logIn(page, user.email);
       await page.goto('/app/notifications');
       await page.getByRole('button', { name: 'Link Telegram' }).click();
       await page.getByTestId('chat-code').waitFor();
@@ -274,11 +233,11 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   });
 
   test('a followed trader\'s bet reaches the notice list, linking to the bet page', async (t) => {
-    if (!needs(t, 'POST /follow', 'POST /bet/open', 'GET /chat/status', 'POST /chat/link-code', 'GET /notifications', 'GET /bet/{bet_id}')) return;
-    const leader = await ApiUser.create(server.baseUrl, uniqueName('noted'));
-    const follower = await ApiUser.create(server.baseUrl, uniqueName('reader'));
-    await withPage(async (page) => {
-      await logIn(page, follower.email);
+    if (!suite.needs(t, 'POST /follow', 'POST /bet/open', 'GET /chat/status', 'POST /chat/link-code', 'GET /notifications', 'GET /bet/{bet_id}')) return;
+    const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('noted'));
+    const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('reader'));
+    await suite.withPage(async (page) => {
+      await suite.logIn(page, follower.email);
       await page.goto('/app/notifications');
       await page.getByRole('button', { name: 'Link Telegram' }).click();
       const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: 'Open the link' }).click()]);
@@ -306,19 +265,19 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   });
 
   test('screenshots of every main page at desktop and phone sizes, light and dark', async () => {
-    const user = await ApiUser.create(server.baseUrl, uniqueName('shots'));
+    const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('shots'));
     let betId: number | null = null;
     // Data for the pages to show: open bets (crypto moves around the clock, so its chart has points), a closed one,
     // and a followed trader with an open bet for the feed.
-    if (!notBuilt.has('POST /bet/open')) {
+    if (!suite.notBuilt.has('POST /bet/open')) {
       for (const [ticker, direction] of [['AAPL', 'LONG'], ['BTC-USD', 'SHORT'], ['SPY', 'LONG']] as const) {
         const r = await user.call('POST', '/bet/open', { ticker, direction });
         const id = (r.json as { bet_id?: number }).bet_id;
-        if (ticker === 'AAPL' && id !== undefined && !notBuilt.has('POST /bet/close')) await user.call('POST', '/bet/close', { bet_id: id });
+        if (ticker === 'AAPL' && id !== undefined && !suite.notBuilt.has('POST /bet/close')) await user.call('POST', '/bet/close', { bet_id: id });
         if (ticker === 'BTC-USD' && id !== undefined) betId = id;
       }
-      if (!notBuilt.has('POST /follow')) {
-        const leader = await ApiUser.create(server.baseUrl, uniqueName('star'));
+      if (!suite.notBuilt.has('POST /follow')) {
+        const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('star'));
         await leader.call('POST', '/bet/open', { ticker: 'ETH-USD', direction: 'LONG' });
         await user.call('POST', '/follow', { followed_id: leader.id, action: 'follow' });
       }
@@ -330,17 +289,19 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       ['portfolio', '/app/portfolio'],
       ['history', '/app/history'],
       ['leaderboard', '/app/leaderboard'],
+      ['rankings', '/app/rankings?period=all'],
       ['feed', '/app/feed'],
       ['profile', `/app/user/${user.id}`],
       ['plans', '/app/plans'],
       ['notifications', '/app/notifications'],
+      ['settings', '/app/settings'],
       ['bet', `/app/bet/${betId ?? 1}`],
     ];
     for (const viewport of ['desktop', 'phone'] as const) {
       for (const colorScheme of ['light', 'dark'] as const) {
-        await withPage(
+        await suite.withPage(
           async (page) => {
-            await logIn(page, user.email);
+            await suite.logIn(page, user.email);
             for (const [name, url] of pages) {
               if (name === 'login' || name === 'register') continue;
               await page.goto(url);

@@ -15,6 +15,8 @@ import { NotificationsPage } from './pages/notifications';
 import { BillingReturnPage, PlansPage } from './pages/plans';
 import { PortfolioPage } from './pages/portfolio';
 import { ProfilePage } from './pages/profile';
+import { RankingsPage } from './pages/rankings';
+import { SettingsPage } from './pages/settings';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -37,6 +39,7 @@ const router = createBrowserRouter(
         { path: 'login', element: <LoginPage /> },
         { path: 'register', element: <RegisterPage /> },
         { path: 'leaderboard', element: <LeaderboardPage /> },
+        { path: 'rankings', element: <RankingsPage /> },
         { path: 'user/:id', element: <ProfilePage /> },
         { path: 'bet/:id', element: <BetPage /> },
         { path: 'plans', element: <PlansPage /> },
@@ -48,6 +51,7 @@ const router = createBrowserRouter(
             { path: 'history', element: <HistoryPage /> },
             { path: 'feed', element: <FeedPage /> },
             { path: 'notifications', element: <NotificationsPage /> },
+            { path: 'settings', element: <SettingsPage /> },
             { path: 'billing/*', element: <BillingReturnPage /> },
           ],
         },

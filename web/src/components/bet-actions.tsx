@@ -6,7 +6,7 @@ import { useNow } from '../lib/use-now';
 export function useBetMutations() {
   const queryClient = useQueryClient();
   const refresh = () => {
-    for (const key of ['portfolio', 'history', 'leaderboard', 'bet', 'me']) void queryClient.invalidateQueries({ queryKey: [key] });
+    for (const key of ['portfolio', 'history', 'leaderboard', 'bet', 'me', 'stats', 'rankings', 'record']) void queryClient.invalidateQueries({ queryKey: [key] });
   };
   const close = useMutation({
     mutationFn: (id: number) => call(api.POST('/bet/close', { body: { bet_id: id } })),

@@ -10,6 +10,7 @@ const NAV = [
   { to: '/history', label: 'History', auth: true },
   { to: '/feed', label: 'Feed', auth: true },
   { to: '/leaderboard', label: 'Leaderboard', auth: false },
+  { to: '/rankings', label: 'Rankings', auth: false },
   { to: '/notifications', label: 'Notices', auth: true },
   { to: '/plans', label: 'Plans', auth: false },
 ];
@@ -74,6 +75,9 @@ export function Layout() {
               <Link to={`/user/${user.id}`} className="whoami">
                 {user.username}
               </Link>
+              <NavLink to="/settings" className={({ isActive }) => `btn btn-small ${isActive ? 'btn-active' : ''}`}>
+                Settings
+              </NavLink>
               <button type="button" className="btn btn-small" onClick={() => logout.mutate()} disabled={logout.isPending}>
                 Log out
               </button>

@@ -1,8 +1,11 @@
 // A price chart (TradingView lightweight-charts) that follows the page theme.
 import { useQuery } from '@tanstack/react-query';
-import { AreaSeries, createChart, type IChartApi, type ISeriesApi, type UTCTimestamp } from 'lightweight-charts';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { AreaSeries, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useLocation } from 'react-router-dom';
 import { fetchPriceHistory, type HistoryRange } from '../api/charts';
+import { ApiError } from '../api/client';
+import { cssVar, useThemedChart } from '../lib/chart-theme';
 import { ErrorState, Loading } from './status';
 
 const RANGES = [
@@ -12,21 +15,6 @@ const RANGES = [
   { value: '3m', label: '3M' },
   { value: '1y', label: '1Y' },
 ] as const satisfies readonly { value: HistoryRange; label: string }[];
-
-function cssVar(name: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
-}
-
-function themeOptions() {
-  const text = cssVar('--text-muted');
-  const grid = cssVar('--border');
-  return {
-    layout: { background: { color: 'transparent' }, textColor: text, fontFamily: 'inherit' },
-    grid: { vertLines: { color: grid }, horzLines: { color: grid } },
-    rightPriceScale: { borderColor: grid },
-    timeScale: { borderColor: grid, timeVisible: true, secondsVisible: false },
-  };
-}
 
 function seriesColors() {
   const accent = cssVar('--accent');
@@ -44,9 +32,8 @@ interface Props {
 
 export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1d' }: Props) {
   const [range, setRange] = useState<HistoryRange>(initialRange);
-  const container = useRef<HTMLDivElement>(null);
-  const chart = useRef<IChartApi | null>(null);
-  const series = useRef<ISeriesApi<'Area'> | null>(null);
+  const here = useLocation();
+  const { container, chart, series } = useThemedChart((c) => c.addSeries(AreaSeries, { lineWidth: 2 }), seriesColors);
 
   const history = useQuery({
     queryKey: ['price-history', ticker, range],
@@ -54,25 +41,6 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
     refetchInterval: 30_000,
     retry: false,
   });
-
-  useEffect(() => {
-    if (!container.current) return;
-    const c = createChart(container.current, { autoSize: true, ...themeOptions() });
-    series.current = c.addSeries(AreaSeries, { ...seriesColors(), lineWidth: 2 });
-    chart.current = c;
-    const media = window.matchMedia('(prefers-color-scheme: dark)');
-    const retheme = () => {
-      c.applyOptions(themeOptions());
-      series.current?.applyOptions(seriesColors());
-    };
-    media.addEventListener('change', retheme);
-    return () => {
-      media.removeEventListener('change', retheme);
-      c.remove();
-      chart.current = null;
-      series.current = null;
-    };
-  }, []);
 
   const points = useMemo(() => {
     if (!history.data) return null;
@@ -114,7 +82,13 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
         )}
         {history.isError && (
           <div className="chart-overlay">
-            <ErrorState error={history.error} retry={() => void history.refetch()} />
+            {history.error instanceof ApiError && history.error.status === 401 ? (
+              <p className="muted">
+                <Link to={`/login?next=${encodeURIComponent(here.pathname + here.search)}`}>Log in</Link> to see the price chart.
+              </p>
+            ) : (
+              <ErrorState error={history.error} retry={() => void history.refetch()} />
+            )}
           </div>
         )}
       </div>

@@ -40,3 +40,26 @@ export function formatCountdown(ms: number): string {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
+
+/** A fraction (0.25) as a percentage ("25.0%"); "—" when there is none. */
+export function formatRate(fraction: number | null | undefined): string {
+  if (fraction === null || fraction === undefined) return '—';
+  return `${(fraction * 100).toFixed(1)}%`;
+}
+
+/** A duration in seconds, in its two largest units: "45 s", "12 min", "3 h 05 min", "2 d 4 h". */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '—';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h} h ${String(m % 60).padStart(2, '0')} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** Percentage points (alpha, skill, drawdown), signed like gains but with "pt". */
+export function formatPoints(n: number): string {
+  return formatGain(n).replace('%', ' pt');
+}

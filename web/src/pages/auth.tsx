@@ -6,7 +6,7 @@ import { Field } from '../components/field';
 import { meKey, useMe } from '../lib/auth';
 import { fieldErrors } from '../lib/field-errors';
 
-const MIN_PASSWORD = 15;
+export const MIN_PASSWORD = 15;
 
 function safeNext(next: string | null): string {
   // Only paths inside the app: never an open redirect.
@@ -40,6 +40,11 @@ export function LoginPage() {
       {params.get('registered') && (
         <p className="alert alert-ok" role="status">
           Account created. Log in to start.
+        </p>
+      )}
+      {params.get('deleted') && (
+        <p className="alert alert-ok" role="status" data-testid="account-deleted">
+          Your account was deleted and you are signed out. Your bets stay in the public record under an anonymous id.
         </p>
       )}
       <form onSubmit={submit} noValidate>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { rangeCovering } from '../api/charts';
 import { api, call } from '../api/client';
+import { BetRecord } from '../components/bet-record';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { PriceChart } from '../components/price-chart';
 import { ErrorState, Loading } from '../components/status';
@@ -75,6 +76,7 @@ export function BetPage() {
           This is your bet: <Link to="/portfolio">manage it in your portfolio</Link>.
         </p>
       )}
+      <BetRecord betId={b.id} userId={b.user.id} username={b.user.username} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import { BetActions, useBetMutations } from '../components/bet-actions';
 import { usePortfolio } from '../components/layout';
 import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { StatsSummary } from '../components/trader-stats';
 import { useMe } from '../lib/auth';
 import { formatDateTime, formatGain, formatPrice } from '../lib/format';
 
@@ -21,6 +22,7 @@ export function PortfolioPage() {
           Open a bet
         </Link>
       </div>
+      {me.data && <StatsSummary userId={me.data.id} />}
       {full && (
         <p className="alert alert-warn" role="status">
           All {capacity} open-bet slots are in use: close a bet or <Link to="/plans">upgrade your plan</Link> to open more.

@@ -1,10 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { api, ApiError, call } from '../api/client';
 import { FollowButton } from '../components/follow-button';
 import { HistoryTable, Pager } from '../components/history-table';
 import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { TraderStats } from '../components/trader-stats';
 import { useMe } from '../lib/auth';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
 import { NotFoundPage } from './not-found';
@@ -25,6 +26,7 @@ function Profile({ userId }: { userId: number }) {
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });
+  if (profile.isError && profile.error instanceof ApiError && profile.error.status === 404) return <GoneProfile userId={userId} />;
   if (profile.isPending || profile.isError) {
     return (
       <>
@@ -42,6 +44,8 @@ function Profile({ userId }: { userId: number }) {
         {me.data && !self && <FollowButton userId={user.id} username={user.username} />}
         {self && <span className="muted">This is you</span>}
       </div>
+      <h2 id="statistics">Statistics</h2>
+      <TraderStats userId={user.id} self={self} />
       <h2>Open bets</h2>
       {portfolio.length === 0 ? (
         <Empty>No open bets.</Empty>
@@ -72,6 +76,36 @@ function Profile({ userId }: { userId: number }) {
           <Pager offset={offset} limit={PAGE_SIZE} total={history_total} count={history.length} onChange={setOffset} />
         </>
       )}
+    </>
+  );
+}
+
+/**
+ * No such profile: either no such user, or a deleted account, whose bets stay
+ * in the public record under its id only (GET /record/user answers for it).
+ */
+function GoneProfile({ userId }: { userId: number }) {
+  const record = useQuery({
+    queryKey: ['record', 'user', userId],
+    queryFn: () => call(api.GET('/record/user/{user_id}', { params: { path: { user_id: userId } } })),
+    retry: false,
+  });
+  if (record.isPending) return <Loading />;
+  if (record.isError) return <NotFoundPage />;
+  const bets = record.data.bets;
+  const closed = bets.filter((b) => b.status === 'CLOSED').length;
+  return (
+    <>
+      <div className="page-head">
+        <h1>Deleted account</h1>
+        <span className="tag tag-status-cancelled">anonymous</span>
+      </div>
+      <p className="alert alert-info" role="status" data-testid="profile-deleted">
+        This trader deleted their account. Their name and email are gone; their bets stay in the verifiable record under the anonymous id #{userId}.
+      </p>
+      <p className="muted">
+        <span className="num">{bets.length}</span> bets in the record, <span className="num">{closed}</span> of them closed, in <span className="num">{record.data.entries.length}</span> chain entries.
+      </p>
     </>
   );
 }

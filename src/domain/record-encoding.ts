@@ -1,0 +1,44 @@
+// The parts of the verifiable record's format that need no hashing library:
+// shared by the server (node:crypto, src/domain/record.ts) and the web app
+// (WebCrypto, web/src/lib/record-proof.ts), so both encode the same bytes.
+// No imports here: the browser bundle takes this file as it is.
+
+/** JSON with keys sorted at every level and no whitespace: one byte string per value. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  return `{${Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+    .join(',')}}`;
+}
+
+/**
+ * The walk of RFC 9162 §2.1.3.2 from leaf `index` of a tree of `size` leaves
+ * to its root: for each hash of an audit path of `pathLength`, true when that
+ * hash is the left sibling (node = H(sibling, r)), false when it is the right
+ * one (node = H(r, sibling)). Null when such a path cannot fit the index and size.
+ */
+export function proofSides(index: number, size: number, pathLength: number): boolean[] | null {
+  if (index >= size) return null;
+  let fn = index;
+  let sn = size - 1;
+  const sides: boolean[] = [];
+  for (let i = 0; i < pathLength; i++) {
+    if (sn === 0) return null;
+    if (fn % 2 === 1 || fn === sn) {
+      sides.push(true);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      }
+    } else sides.push(false);
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn === 0 ? sides : null;
+}

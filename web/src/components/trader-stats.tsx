@@ -1,0 +1,185 @@
+// A trader's statistics (GET /user/{id}/stats) and their cumulative-gain curve.
+import { useQuery } from '@tanstack/react-query';
+import { BaselineSeries, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useMemo, type ReactNode } from 'react';
+import { Link } from 'react-router-dom';
+import { api, call, type Schemas } from '../api/client';
+import { cssVar, useThemedChart } from '../lib/chart-theme';
+import { gainCurvePoints } from '../lib/curve';
+import { formatDuration, formatGain, formatPoints, formatRate } from '../lib/format';
+import { Gain } from './gain';
+import { Empty, ErrorState, Loading } from './status';
+
+export type TraderStatsData = Schemas['TraderStats'];
+
+export function useTraderStats(userId: number) {
+  return useQuery({
+    queryKey: ['stats', userId],
+    queryFn: () => call(api.GET('/user/{user_id}/stats', { params: { path: { user_id: userId } } })),
+    refetchInterval: 30_000,
+  });
+}
+
+function Stat({ id, label, children, sub }: { id: string; label: string; children: ReactNode; sub?: ReactNode }) {
+  return (
+    <div className="stat" data-testid={`stat-${id}`}>
+      <span className="stat-label">{label}</span>
+      <span className="stat-value">{children}</span>
+      {sub !== undefined && <span className="stat-sub">{sub}</span>}
+    </div>
+  );
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** How the followers who tailed this trader's bets fared, in words. */
+function tailersNote(t: TraderStatsData['tailers']): string {
+  if (t.tails === 0) return 'nobody tailed a bet yet';
+  if (t.closed === 0) return `${plural(t.tails, 'tail')}, none closed yet`;
+  return `${t.closed} of ${plural(t.tails, 'tail')} closed, ${formatRate(t.win_rate)} won`;
+}
+
+/** Everything of the statistics, with the curve; `self` words the empty state for the caller. */
+export function TraderStats({ userId, self = false }: { userId: number; self?: boolean }) {
+  const stats = useTraderStats(userId);
+  if (stats.isPending) return <Loading label="Loading statistics…" />;
+  if (stats.isError) return <ErrorState error={stats.error} retry={() => void stats.refetch()} />;
+  const s = stats.data;
+  const counts = (
+    <p className="muted small" data-testid="stats-counts">
+      <span className="num">{s.opened_trades}</span> opened in all: <span className="num">{s.open_trades}</span> open, <span className="num">{s.closed_trades}</span> closed,{' '}
+      <span className="num">{s.cancelled_trades}</span> cancelled.
+    </p>
+  );
+  if (s.closed_trades === 0) {
+    return (
+      <div data-testid="trader-stats">
+        <Empty>
+          {self ? (
+            <>
+              No closed trades yet: your statistics and gain curve start with your first closed bet. <Link to="/portfolio">See your open bets</Link>.
+            </>
+          ) : (
+            'No closed trades yet: statistics and the gain curve start with the first closed bet.'
+          )}
+        </Empty>
+        {s.opened_trades > 0 && counts}
+      </div>
+    );
+  }
+  const t = s.tailers;
+  return (
+    <div data-testid="trader-stats">
+      <div className="stat-grid">
+        <Stat id="closed" label="Closed trades" sub={`${s.wins} won`}>
+          <span className="num">{s.closed_trades}</span>
+        </Stat>
+        <Stat id="win-rate" label="Win rate">
+          <span className="num">{formatRate(s.win_rate)}</span>
+        </Stat>
+        <Stat id="total" label="Total gain">
+          <Gain value={s.total_gain} />
+        </Stat>
+        {(
+          [
+            ['average', 'Average gain', s.average_gain],
+            ['median', 'Median gain', s.median_gain],
+            ['best', 'Best trade', s.best_gain],
+            ['worst', 'Worst trade', s.worst_gain],
+          ] as const
+        ).map(([id, label, value]) => (
+          <Stat key={id} id={id} label={label}>
+            {value === null ? <span className="muted">—</span> : <Gain value={value} />}
+          </Stat>
+        ))}
+        <Stat id="holding" label="Median holding">
+          <span className="num">{formatDuration(s.median_holding_seconds)}</span>
+        </Stat>
+        <Stat id="drawdown" label="Max drawdown" sub="largest fall from a peak">
+          <span className={`num ${s.max_drawdown > 0 ? 'gain-down' : 'gain-flat'}`}>{formatPoints(-s.max_drawdown)}</span>
+        </Stat>
+        <Stat id="cancel-rate" label="Cancel rate" sub={`${s.cancelled_trades} of ${s.opened_trades} opened`}>
+          <span className="num">{formatRate(s.cancel_rate)}</span>
+        </Stat>
+        <Stat id="tailers" label="Tailers' average" sub={tailersNote(t)}>
+          {t.closed === 0 ? <span className="muted">—</span> : <Gain value={t.average_gain ?? 0} />}
+        </Stat>
+      </div>
+      {counts}
+      <GainCurve curve={s.curve} />
+    </div>
+  );
+}
+
+function curveColors() {
+  const up = cssVar('--up');
+  const down = cssVar('--down');
+  return {
+    topLineColor: up,
+    topFillColor1: `${up}44`,
+    topFillColor2: `${up}08`,
+    bottomLineColor: down,
+    bottomFillColor1: `${down}08`,
+    bottomFillColor2: `${down}44`,
+  };
+}
+
+/** The cumulative gain after each closed bet, green above zero and red below. */
+export function GainCurve({ curve }: { curve: TraderStatsData['curve'] }) {
+  const { container, chart, series } = useThemedChart(
+    (c) =>
+      c.addSeries(BaselineSeries, {
+        baseValue: { type: 'price', price: 0 },
+        lineWidth: 2,
+        priceFormat: { type: 'custom', formatter: (p: number) => formatGain(p), minMove: 0.01 },
+      }),
+    curveColors,
+  );
+  const points = useMemo(() => gainCurvePoints(curve), [curve]);
+  useEffect(() => {
+    if (!series.current) return;
+    series.current.setData(points.map((p) => ({ time: p.time as UTCTimestamp, value: p.value })));
+    chart.current?.timeScale().fitContent();
+  }, [points]);
+  const last = curve[curve.length - 1];
+  return (
+    <section className="chart-card" aria-label="Cumulative gain chart">
+      <div className="chart-caption">
+        <h3>Cumulative gain</h3>
+        <span className="muted small">
+          after each closed bet{last && <>, now {formatGain(last.value)}</>}
+        </span>
+      </div>
+      <div className="chart-box chart-box-short">
+        <div ref={container} className="chart" data-testid="gain-curve" data-points={points.length} />
+      </div>
+    </section>
+  );
+}
+
+/** A few numbers of the caller's own statistics, linking to the full view on their profile. */
+export function StatsSummary({ userId }: { userId: number }) {
+  const stats = useTraderStats(userId);
+  // Nothing to sum up before the first closed bet.
+  if (!stats.data || stats.data.closed_trades === 0) return null;
+  const s = stats.data;
+  return (
+    <div className="summary card" data-testid="stats-summary">
+      <div className="summary-items">
+        <span>
+          <span className="muted">Closed</span> <strong className="num">{s.closed_trades}</strong>
+        </span>
+        <span>
+          <span className="muted">Win rate</span> <strong className="num">{formatRate(s.win_rate)}</strong>
+        </span>
+        <span>
+          <span className="muted">Total</span> <Gain value={s.total_gain} />
+        </span>
+        <span>
+          <span className="muted">Max drawdown</span> <strong className="num">{formatPoints(-s.max_drawdown)}</strong>
+        </span>
+      </div>
+      <Link to={`/user/${userId}#statistics`}>All your statistics</Link>
+    </div>
+  );
+}

@@ -1,0 +1,124 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router-dom';
+import { api, call, type Schemas } from '../api/client';
+import { Gain } from '../components/gain';
+import { Empty, ErrorState, Loading } from '../components/status';
+import { WindowControls } from '../components/window-controls';
+import { useMe } from '../lib/auth';
+import { formatPoints } from '../lib/format';
+import { PERIOD_LABELS, PERIODS, useWindowParams, type WindowParams } from '../lib/window-params';
+
+type RankingRow = Schemas['RankingRow'];
+
+const COLUMNS = [
+  ['#', true],
+  ['Trader', false],
+  ['Skill', true],
+  ['Mean alpha', true],
+  ['Trades', true],
+  ['Total gain', true],
+] as const;
+
+const DEFAULTS: WindowParams = { period: '90d', minTrades: null };
+
+function Points({ value }: { value: number }) {
+  return <span className={`num ${value > 0 ? 'gain-up' : value < 0 ? 'gain-down' : 'gain-flat'}`}>{formatPoints(value)}</span>;
+}
+
+function Row({ row, me }: { row: RankingRow; me: boolean }) {
+  return (
+    <tr className={me ? 'row-me' : undefined} data-testid={me ? 'rank-me' : undefined}>
+      <td data-label="Rank" className="right num">
+        {row.rank}
+      </td>
+      <td data-label="Trader">
+        <span>
+          <Link to={`/user/${row.id}`}>{row.username}</Link>
+          {me && <span className="muted small"> (you)</span>}
+        </span>
+      </td>
+      <td data-label="Skill" className="right">
+        <Points value={row.skill} />
+      </td>
+      <td data-label="Mean alpha" className="right">
+        <Points value={row.mean_alpha} />
+      </td>
+      <td data-label="Trades" className="right num">
+        {row.n}
+      </td>
+      <td data-label="Total gain" className="right">
+        <Gain value={row.total_score} />
+      </td>
+    </tr>
+  );
+}
+
+export function RankingsPage() {
+  const me = useMe();
+  const [win, setWin] = useWindowParams(DEFAULTS);
+  const period = win.period ?? '90d';
+  const minTrades = win.minTrades ?? 1;
+  const rankings = useQuery({
+    // The answer depends on the session (the caller's own row).
+    queryKey: ['rankings', period, minTrades, me.data?.id ?? null],
+    queryFn: () => call(api.GET('/rankings', { params: { query: { period, min_trades: minTrades } } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: 60_000,
+  });
+  const data = rankings.data;
+  const myId = me.data?.id;
+  const inTop = data?.rows.some((r) => r.id === myId) ?? false;
+
+  return (
+    <>
+      <h1>Rankings</h1>
+      <p className="muted small">
+        Skill against the market: each closed bet's alpha is its gain minus what the same direction on the benchmark (SPY for stocks and ETFs, BTC-USD for crypto) made over the
+        same time. Skill is the mean alpha less a margin for few or uneven trades (mean − 1.645 × s / √n), so a lucky streak of two trades does not lead.
+      </p>
+      <WindowControls value={{ period, minTrades: win.minTrades }} onChange={setWin} periods={PERIODS} minTradesDefault={1} />
+      {rankings.isPending && <Loading />}
+      {rankings.isError && <ErrorState error={rankings.error} retry={() => void rankings.refetch()} />}
+      {data && data.rows.length === 0 && (
+        <Empty>
+          Nobody has {minTrades === 1 ? 'a closed trade' : `${minTrades} closed trades`} with an alpha in {period === 'all' ? 'the whole record' : `the last ${PERIOD_LABELS[period]}`}. Try a longer
+          period or a lower minimum.
+        </Empty>
+      )}
+      {data && data.rows.length > 0 && (
+        <table className={`table responsive ${rankings.isPlaceholderData ? 'stale' : ''}`} data-testid="rankings-table" aria-busy={rankings.isPlaceholderData}>
+          <caption className="sr-only">
+            Top traders by skill, {PERIOD_LABELS[data.period]}, at least {data.min_trades} trades
+          </caption>
+          <thead>
+            <tr>
+              {COLUMNS.map(([label, right]) => (
+                <th key={label} scope="col" className={right ? 'right' : undefined}>
+                  {label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {data.rows.map((r) => (
+              <Row key={r.id} row={r} me={r.id === myId} />
+            ))}
+          </tbody>
+          {data.me && (
+            <tbody className="rank-own">
+              <tr className="rank-gap" aria-hidden="true">
+                <td colSpan={COLUMNS.length}>⋯</td>
+              </tr>
+              <Row row={data.me} me />
+            </tbody>
+          )}
+        </table>
+      )}
+      {data && me.data && !inTop && !data.me && (
+        <p className="muted small" data-testid="rank-none">
+          You are not ranked in this window: it needs {data.min_trades === 1 ? 'a closed bet' : `${data.min_trades} closed bets`} with an alpha.
+        </p>
+      )}
+    </>
+  );
+}
