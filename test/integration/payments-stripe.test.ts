@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
-import { FakeStripe, signature, stripeEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe.js';
+import { FakeStripe, stripeDriver, stripeEvent, WEBHOOK_SECRET } from '../helpers/fake-stripe.js';
 
 forEachDialect('payments: Stripe', (dialect) => {
   let t: TestApp;
@@ -18,20 +18,11 @@ forEachDialect('payments: Stripe', (dialect) => {
     await fake.stop();
   });
 
-  const nowSeconds = () => Math.floor(t.clock.now() / 1000);
+  const stripe = stripeDriver(() => t, fake);
+  const { nowSeconds, deliver, completed, subEvent, customerWithSubscription } = stripe;
   const me = async (u: TestUser) => (await t.app.inject({ method: 'GET', url: '/me', headers: { cookie: u.cookie } })).json();
   const post = (url: string, u?: TestUser, payload?: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url, payload: payload as object, headers: { ...(u ? { cookie: u.cookie } : {}), ...headers } });
-  const deliver = (event: Record<string, unknown>, opts: { timestamp?: number; secret?: string; body?: string } = {}) => {
-    const payload = JSON.stringify(event);
-    const sig = signature(payload, opts.timestamp ?? nowSeconds(), opts.secret ?? WEBHOOK_SECRET);
-    return t.app.inject({
-      method: 'POST',
-      url: '/api/pay/webhook',
-      payload: opts.body ?? payload,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': sig },
-    });
-  };
   const withFailingStripe = async <T>(fn: () => Promise<T>): Promise<T> => {
     fake.failing = true;
     try {
@@ -41,30 +32,7 @@ forEachDialect('payments: Stripe', (dialect) => {
     }
   };
   const base = () => ({ bet_capacity: t.ctx.config.capacities.baseBets, follow_capacity: t.ctx.config.capacities.baseFollows });
-  const customerOf = async (u: TestUser) =>
-    (await t.ctx.db.selectFrom('users').select('pay_customer_id').where('id', '=', u.id).executeTakeFirstOrThrow()).pay_customer_id;
-
-  /** A user with a Stripe customer (from a first checkout) and a subscription known to the fake. */
-  let subSeq = 0;
-  async function customerWithSubscription(status = 'active', priceId = 'price_pro') {
-    const u = await registerAndLogin(t.app);
-    assert.equal((await post('/api/pay/checkout', u, { price_id: priceId })).statusCode, 200);
-    const customer = (await customerOf(u)) as string;
-    const sub = { id: `sub_${++subSeq}_${u.id}`, customer, status, priceId, metadata: { user_id: String(u.id) } };
-    fake.subscriptions.set(sub.id, sub);
-    return { u, sub };
-  }
-  const completed = (sub: { id: string; customer: string }, u: TestUser) =>
-    stripeEvent('checkout.session.completed', {
-      id: `cs_${sub.id}`,
-      object: 'checkout.session',
-      mode: 'subscription',
-      subscription: sub.id,
-      customer: sub.customer,
-      client_reference_id: String(u.id),
-    });
-  const subEvent = (type: string, sub: { id: string; customer: string; status: string }) =>
-    stripeEvent(type, { id: sub.id, object: 'subscription', customer: sub.customer, status: sub.status });
+  const customerOf = (u: TestUser) => stripe.customerOf(u.id);
 
   test('plans: active recurring prices with both extras, named by their product, sorted by amount', async () => {
     t.clock.advance(120_000); // past any cached list
