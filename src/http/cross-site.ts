@@ -1,10 +1,11 @@
-// Cookie auth needs protection from other sites: a state-changing request that
-// carries the session cookie is refused when the browser says it comes from
-// another site. Clients that send neither Sec-Fetch-Site nor Origin
-// (non-browser clients) are unaffected.
+// A state-changing request that a browser says comes from another site is
+// refused, with or without the session cookie: with it, it would act as the
+// user (CSRF); without it, it could log the browser into another account
+// (login CSRF) or register in someone's name. Clients that send neither
+// Sec-Fetch-Site nor Origin (non-browser clients, the providers' webhooks)
+// are unaffected.
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../errors.js';
-import { COOKIE } from './auth.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -22,7 +23,6 @@ export function installCrossSiteProtection(app: FastifyInstance): void {
   const trusted = new Set(app.ctx.config.trustedOrigins);
   app.addHook('onRequest', async (request) => {
     if (!UNSAFE.has(request.method)) return;
-    if (request.cookies[COOKIE] === undefined) return;
     if (isCrossSite(request.headers, trusted)) throw forbidden('Cross-site request refused');
   });
 }
