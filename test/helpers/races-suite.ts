@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { after, afterEach, before, test } from 'node:test';
+import { testConfig } from '../../src/config.js';
 import { utcDate } from '../../src/domain/market-calendar.js';
 import { SettlementWorker } from '../../src/jobs/settlement.js';
 import { FakeClock } from '../../src/lib/clock.js';
@@ -74,7 +75,8 @@ export function racesSuite(opts: { rounds: number }): void {
       await assertDatabaseInvariants(t);
     });
 
-    const { baseBets, baseFollows } = { baseBets: 10, baseFollows: 20 };
+    // The embedded base capacities (10 open bets, 20 follows): small enough to fill in one burst.
+    const { baseBets, baseFollows } = testConfig().capacities;
     const as = (u: TestUser) => ({ cookie: u.cookie });
     const openReq = (u: TestUser, body: Record<string, unknown> = { ticker: 'AAPL', direction: 'LONG' }): RawRequest => ({
       method: 'POST',
@@ -89,15 +91,16 @@ export function racesSuite(opts: { rounds: number }): void {
       assert.equal(res.statusCode, 200, res.body);
       return res.json().bet_id;
     }
+    /** A new price, and the clock moved past the cached one. */
+    const setPrice = (ticker: string, price: number) => {
+      prices.set(ticker, price);
+      clock.advance(t.ctx.config.prices.cacheTtlMs + 1000);
+    };
     const betRow = (id: number) => t.ctx.db.selectFrom('bets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const assertError = (r: RawResponse, status: number) => {
       assert.equal(r.status, status, r.body);
       assert.deepEqual(Object.keys(r.json()), ['error'], r.body);
     };
-
-    test('capacities in testConfig are the defaults this suite assumes', () => {
-      assert.deepEqual(t.ctx.config.capacities, { baseBets, baseFollows });
-    });
 
     test('50 parallel opens at capacity: exactly the free slots succeed, the rest get the 403 limit error', async () => {
       for (let round = 0; round < opts.rounds; round++) {
@@ -155,66 +158,71 @@ export function racesSuite(opts: { rounds: number }): void {
     });
 
     test('two closes of one bet: one succeeds, the other gets 400, the gain counts once', async () => {
-      const u = await registerAndLogin(t.app);
-      const bets: number[] = [];
-      for (let i = 0; i < Math.min(baseBets, 5 * opts.rounds); i++) bets.push(await open(u));
-      prices.set('AAPL', 110);
-      clock.advance(t.ctx.config.prices.cacheTtlMs + 1000); // past the cached price
-      try {
-        const { responses } = await together(server, bets.flatMap((id) => [closeReq(u, id), closeReq(u, id)]));
-        bets.forEach((_, i) => {
-          const pair = responses.slice(2 * i, 2 * i + 2);
-          assert.equal(count(pair, 200), 1, pair.map((r) => r.body).join(' | '));
-          assertError(pair.find((r) => r.status !== 200)!, 400);
-          assert.equal(pair.find((r) => r.status === 200)!.json().gain_percent, 10);
-        });
-      } finally {
-        prices.set('AAPL', 100);
+      for (let round = 0; round < opts.rounds; round++) {
+        const u = await registerAndLogin(t.app);
+        const bets: number[] = [];
+        for (let i = 0; i < 5; i++) bets.push(await open(u));
+        setPrice('AAPL', 110);
+        try {
+          const { responses } = await together(server, bets.flatMap((id) => [closeReq(u, id), closeReq(u, id)]));
+          bets.forEach((_, i) => {
+            const pair = responses.slice(2 * i, 2 * i + 2);
+            assert.equal(count(pair, 200), 1, pair.map((r) => r.body).join(' | '));
+            assertError(pair.find((r) => r.status !== 200)!, 400);
+            assert.equal(pair.find((r) => r.status === 200)!.json().gain_percent, 10);
+          });
+        } finally {
+          setPrice('AAPL', 100);
+        }
+        const row = await t.ctx.db.selectFrom('leaderboard').selectAll().where('user_id', '=', u.id).executeTakeFirstOrThrow();
+        assert.equal(row.total_trades, bets.length);
+        assert.ok(Math.abs(row.total_score - 10 * bets.length) < 1e-9);
       }
-      const row = await t.ctx.db.selectFrom('leaderboard').selectAll().where('user_id', '=', u.id).executeTakeFirstOrThrow();
-      assert.equal(row.total_trades, bets.length);
-      assert.ok(Math.abs(row.total_score - 10 * bets.length) < 1e-9);
     });
 
     test('close against cancel of one bet: exactly one wins and the bet agrees with the winner', async () => {
-      const u = await registerAndLogin(t.app);
-      const bets: number[] = [];
-      for (let i = 0; i < Math.min(baseBets, 6 * opts.rounds); i++) bets.push(await open(u));
-      // Half the pairs send the close first, half the cancel.
-      const requests = bets.flatMap((id, i) => (i % 2 === 0 ? [closeReq(u, id), cancelReq(u, id)] : [cancelReq(u, id), closeReq(u, id)]));
-      const { responses } = await together(server, requests);
-      for (let i = 0; i < bets.length; i++) {
-        const pair = responses.slice(2 * i, 2 * i + 2);
-        const [close, cancel] = i % 2 === 0 ? pair : [pair[1]!, pair[0]!];
-        assert.equal(count(pair, 200), 1, `close ${close!.status} ${close!.body}, cancel ${cancel!.status} ${cancel!.body}`);
-        assertError(close!.status === 200 ? cancel! : close!, 400);
-        const bet = await betRow(bets[i]!);
-        assert.equal(bet.status, close!.status === 200 ? 'CLOSED' : 'CANCELLED');
-        if (cancel!.status === 200) assert.deepEqual(cancel!.json(), { message: cancel!.json().message, bet_id: bets[i] });
+      for (let round = 0; round < opts.rounds; round++) {
+        const u = await registerAndLogin(t.app);
+        const bets: number[] = [];
+        for (let i = 0; i < 6; i++) bets.push(await open(u));
+        // Half the pairs send the close first, half the cancel.
+        const requests = bets.flatMap((id, i) => (i % 2 === 0 ? [closeReq(u, id), cancelReq(u, id)] : [cancelReq(u, id), closeReq(u, id)]));
+        const { responses } = await together(server, requests);
+        for (let i = 0; i < bets.length; i++) {
+          const pair = responses.slice(2 * i, 2 * i + 2);
+          const [close, cancel] = i % 2 === 0 ? pair : [pair[1]!, pair[0]!];
+          assert.equal(count(pair, 200), 1, `close ${close!.status} ${close!.body}, cancel ${cancel!.status} ${cancel!.body}`);
+          assertError(close!.status === 200 ? cancel! : close!, 400);
+          const bet = await betRow(bets[i]!);
+          assert.equal(bet.status, close!.status === 200 ? 'CLOSED' : 'CANCELLED');
+          if (cancel!.status === 200) assert.deepEqual(cancel!.json(), { message: cancel!.json().message, bet_id: bets[i] });
+        }
       }
     });
 
     test('a close that read the bet OPEN and waits for its price loses to a cancel that commits meanwhile', async () => {
-      const u = await registerAndLogin(t.app);
-      const bets: number[] = [];
-      for (let i = 0; i < Math.min(baseBets, 3 * opts.rounds); i++) bets.push(await open(u));
-      clock.advance(t.ctx.config.prices.cacheTtlMs + 1000); // the closes must ask the provider, which holds them
-      prices.hold();
-      try {
-        const { responses } = await together(server, bets.flatMap((id) => [closeReq(u, id), cancelReq(u, id)]), async () => {
-          // Every close is waiting for its price; the cancels do not need one and commit.
-          await waitFor('the cancels commit', async () => {
-            const rows = await t.ctx.db.selectFrom('bets').select('status').where('id', 'in', bets).execute();
-            return rows.every((r) => r.status === 'CANCELLED');
+      for (let round = 0; round < opts.rounds; round++) {
+        const u = await registerAndLogin(t.app);
+        const bets: number[] = [];
+        for (let i = 0; i < 3; i++) bets.push(await open(u));
+        clock.advance(t.ctx.config.prices.cacheTtlMs + 1000); // the closes must ask the provider, which holds them
+        prices.hold();
+        try {
+          const { responses } = await together(server, bets.flatMap((id) => [closeReq(u, id), cancelReq(u, id)]), async () => {
+            // Every close is waiting for its price; the cancels do not need one and commit.
+            await waitFor('the cancels commit', async () => {
+              const rows = await t.ctx.db.selectFrom('bets').select('status').where('id', 'in', bets).execute();
+              return rows.every((r) => r.status === 'CANCELLED');
+            });
+            prices.unhold();
           });
+          for (let i = 0; i < bets.length; i++) {
+            assertError(responses[2 * i]!, 400);
+            assert.equal(responses[2 * i + 1]!.status, 200, responses[2 * i + 1]!.body);
+          }
+        } finally {
           prices.unhold();
-        });
-        for (let i = 0; i < bets.length; i++) {
-          assertError(responses[2 * i]!, 400);
-          assert.equal(responses[2 * i + 1]!.status, 200, responses[2 * i + 1]!.body);
         }
-      } finally {
-        prices.unhold();
       }
     });
 
@@ -335,7 +343,7 @@ export function racesSuite(opts: { rounds: number }): void {
         for (let i = 0; i < baseBets; i++) bets.push(await open(u, { ticker: 'BTC-USD', direction: i % 2 ? 'LONG' : 'SHORT', target_date: today }));
         const due = Math.max(...(await Promise.all(bets.map(async (id) => (await betRow(id)).settle_at!))));
         clock.set(due + 1000);
-        prices.set('BTC-USD', 51_000);
+        setPrice('BTC-USD', 51_000);
         try {
           const race = await together(server, bets.map((id) => closeReq(u, id)), () => worker.runOnce());
           const settled = race.alongside!.settled;
@@ -354,7 +362,7 @@ export function racesSuite(opts: { rounds: number }): void {
           }
           assert.equal(userWins + settled, bets.length, `user closes ${userWins}, settled ${settled}`);
         } finally {
-          prices.set('BTC-USD', 50_000);
+          setPrice('BTC-USD', 50_000);
         }
       }
     });
