@@ -78,9 +78,6 @@ async function until(what: string, check: () => Promise<boolean> | boolean): Pro
   }
 }
 
-const connections = (server: Server) =>
-  new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
-
 /**
  * Sends every request over its own connection and releases them together.
  * `alongside` runs in the same tick as the release (e.g. a worker's pass), and
@@ -92,7 +89,9 @@ export async function together<T = undefined>(
   alongside?: () => Promise<T>,
 ): Promise<{ responses: RawResponse[]; alongside: T | undefined }> {
   const port = (server.address() as net.AddressInfo).port;
-  const before = await connections(server);
+  let accepted = 0;
+  const onConnection = () => accepted++;
+  server.on('connection', onConnection);
   const sockets = requests.map(() => net.connect(port, '127.0.0.1'));
   const received = sockets.map(() => [] as Buffer[]);
   const done = sockets.map(
@@ -115,7 +114,7 @@ export async function together<T = undefined>(
           }),
       ),
     );
-    await until('every connection accepted', async () => (await connections(server)) >= before + sockets.length);
+    await until('every connection accepted', () => accepted >= sockets.length);
     // Give the server's parser every prefix before the release (it waits on the last byte of each).
     await new Promise((r) => setImmediate(r));
     const side = alongside?.();
@@ -123,6 +122,7 @@ export async function together<T = undefined>(
     const [sideResult] = await Promise.all([side, Promise.all(done)]);
     return { responses: received.map((chunks) => parseResponse(Buffer.concat(chunks))), alongside: sideResult };
   } finally {
+    server.off('connection', onConnection);
     for (const s of sockets) s.destroy();
   }
 }
