@@ -1,10 +1,11 @@
-// Cookie auth needs protection from other sites: a state-changing request that
-// carries the session cookie is refused when the browser says it comes from
-// another site. Clients that send neither Sec-Fetch-Site nor Origin
-// (non-browser clients) are unaffected.
+// A state-changing request that a browser says comes from another site is
+// refused, with or without the session cookie: with it, it would act as the
+// user (CSRF); without it, it could log the browser into another account
+// (login CSRF) or register in someone's name. Clients that send neither
+// Sec-Fetch-Site nor Origin (non-browser clients, the providers' webhooks)
+// are unaffected.
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../errors.js';
-import { COOKIE } from './auth.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -21,7 +22,6 @@ export function isCrossSite(headers: Record<string, string | string[] | undefine
 export function installCrossSiteProtection(app: FastifyInstance): void {
   const trusted = new Set(app.ctx.config.trustedOrigins);
   app.addHook('onRequest', (request, _reply, done) => {
-    const refused = UNSAFE.has(request.method) && request.cookies[COOKIE] !== undefined && isCrossSite(request.headers, trusted);
-    done(refused ? forbidden('Cross-site request refused') : undefined);
+    done(UNSAFE.has(request.method) && isCrossSite(request.headers, trusted) ? forbidden('Cross-site request refused') : undefined);
   });
 }

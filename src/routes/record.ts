@@ -4,17 +4,20 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, ref } from '../schemas/common.js';
 import { RecordDaySchema, UserRecordSchema } from '../schemas/record.js';
 import { recordDay, recordHead, userRecord } from '../services/record.js';
+import { publicRateLimit } from './trading.js';
 
 export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
+  const publicLimit = publicRateLimit(ctx);
 
   app.get(
     '/record/head',
     {
+      config: publicLimit,
       schema: {
         tags: ['record'],
         summary: 'The latest published daily Merkle root over every user\'s chain head',
-        response: { 200: ref(RecordDaySchema) },
+        response: { 200: ref(RecordDaySchema), ...errorResponses(429) },
       },
     },
     async () => recordHead(ctx),
@@ -23,11 +26,12 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/record/days/:date',
     {
+      config: publicLimit,
       schema: {
         tags: ['record'],
         summary: 'The Merkle root published for an ended UTC day',
         params: Type.Object({ date: Type.String({ format: 'date' }) }),
-        response: { 200: ref(RecordDaySchema), ...errorResponses(400, 404) },
+        response: { 200: ref(RecordDaySchema), ...errorResponses(400, 404, 429) },
       },
     },
     async (request) => recordDay(ctx, request.params.date),
@@ -36,12 +40,13 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/record/user/:user_id',
     {
+      config: publicLimit,
       schema: {
         tags: ['record'],
         summary: "A user's hash chain, current bets and the proof that its head is in the latest published root",
         description: 'Check it offline with `npm run verify-log -- FILE_OR_URL`.',
         params: Type.Object({ user_id: Type.Integer({ minimum: 1 }) }),
-        response: { 200: ref(UserRecordSchema), ...errorResponses(400, 404) },
+        response: { 200: ref(UserRecordSchema), ...errorResponses(400, 404, 429) },
       },
     },
     async (request) => userRecord(ctx, request.params.user_id),

@@ -17,14 +17,13 @@ import { timeBucket } from '../services/answers.js';
 import { changeFollow, followedIds } from '../services/follows.js';
 import { publicProfile } from '../services/profiles.js';
 import { findUsers } from '../services/user-search.js';
+import { publicRateLimit } from './trading.js';
 
 export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const auth = { onRequest: app.authenticate, config: { auth: true } };
   // Profiles need no session, so they are limited per client address instead.
-  const publicLimit: { rateLimit?: { max: number; timeWindow: number } } = ctx.config.rateLimits.enabled
-    ? { rateLimit: { max: ctx.config.rateLimits.publicPerMinute, timeWindow: 60_000 } }
-    : {};
+  const publicLimit = publicRateLimit(ctx);
 
   app.post(
     '/follow',

@@ -4,16 +4,18 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, ref } from '../schemas/common.js';
 import { TraderStatsSchema } from '../schemas/stats.js';
 import { traderStats } from '../services/stats.js';
+import { publicRateLimit } from './trading.js';
 
 export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/user/:user_id/stats',
     {
+      config: publicRateLimit(app.ctx),
       schema: {
         tags: ['social'],
         summary: "A trader's statistics: win rate, median gain, drawdown, cancel rate, how tailers fared",
         params: Type.Object({ user_id: Type.Integer({ minimum: 1 }) }),
-        response: { 200: ref(TraderStatsSchema), ...errorResponses(400, 404) },
+        response: { 200: ref(TraderStatsSchema), ...errorResponses(400, 404, 429) },
       },
     },
     async (request) => traderStats(app.ctx, request.params.user_id),

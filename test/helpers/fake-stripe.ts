@@ -2,7 +2,10 @@
 // 0). It answers the calls the service makes and records their parameters.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import Stripe from 'stripe';
+import type { AppContext } from '../../src/context.js';
+import { registerAndLogin } from './app.js';
 
 export interface RecordedRequest {
   method: string;
@@ -174,4 +177,58 @@ export function stripeEvent(type: string, object: Record<string, unknown>, id = 
 /** The Stripe-Signature header for a body, as Stripe computes it. */
 export function signature(payload: string, timestampSeconds: number, secret = WEBHOOK_SECRET): string {
   return Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: timestampSeconds });
+}
+
+export interface StripeTestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: { now(): number };
+}
+
+/**
+ * Drives a test app configured with a FakeStripe: users with a Stripe customer
+ * and subscription, and signed deliveries of events to the webhook.
+ */
+export function stripeDriver(get: () => StripeTestApp, fake: FakeStripe) {
+  let subSeq = 0;
+  const nowSeconds = () => Math.floor(get().clock.now() / 1000);
+  /** The request a delivery makes: the body and its Stripe-Signature header. */
+  const signed = (event: Record<string, unknown>, opts: { timestamp?: number; secret?: string; body?: string } = {}) => {
+    const payload = JSON.stringify(event);
+    return {
+      payload: opts.body ?? payload,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': signature(payload, opts.timestamp ?? nowSeconds(), opts.secret ?? WEBHOOK_SECRET),
+      },
+    };
+  };
+  const deliver = (event: Record<string, unknown>, opts: { timestamp?: number; secret?: string; body?: string } = {}) =>
+    get().app.inject({ method: 'POST', url: '/api/pay/webhook', ...signed(event, opts) });
+  const customerOf = async (userId: number) =>
+    (await get().ctx.db.selectFrom('users').select('pay_customer_id').where('id', '=', userId).executeTakeFirstOrThrow()).pay_customer_id;
+
+  /** A user with a Stripe customer (from a first checkout) and a subscription known to the fake. */
+  async function customerWithSubscription(status = 'active', priceId = 'price_pro') {
+    const u = await registerAndLogin(get().app);
+    const checkout = await get().app.inject({ method: 'POST', url: '/api/pay/checkout', payload: { price_id: priceId }, headers: { cookie: u.cookie } });
+    if (checkout.statusCode !== 200) throw new Error(`checkout failed: ${checkout.statusCode} ${checkout.body}`);
+    const customer = (await customerOf(u.id)) as string;
+    const sub: FakeSubscription = { id: `sub_${++subSeq}_${u.id}`, customer, status, priceId, metadata: { user_id: String(u.id) } };
+    fake.subscriptions.set(sub.id, sub);
+    return { u, sub };
+  }
+  const completed = (sub: { id: string; customer: string }, u: { id: number }) =>
+    stripeEvent('checkout.session.completed', {
+      id: `cs_${sub.id}`,
+      object: 'checkout.session',
+      mode: 'subscription',
+      subscription: sub.id,
+      customer: sub.customer,
+      client_reference_id: String(u.id),
+    });
+  const subEvent = (type: string, sub: { id: string; customer: string; status: string }) =>
+    stripeEvent(type, { id: sub.id, object: 'subscription', customer: sub.customer, status: sub.status });
+
+  return { nowSeconds, signed, deliver, customerOf, customerWithSubscription, completed, subEvent };
 }

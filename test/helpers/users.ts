@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { AppContext } from '../../src/context.js';
 import { usernameKey } from '../../src/domain/accounts.js';
 import { insertUser } from '../../src/repositories/users.js';
+import { uniqueName } from './app.js';
 
 export async function insertTestUser(ctx: AppContext, username: string): Promise<number> {
   return insertUser(ctx.db, {
@@ -15,6 +16,22 @@ export async function insertTestUser(ctx: AppContext, username: string): Promise
     pay_subscription_id: `sub_${usernameKey(username)}`,
     created_at: ctx.clock.now(),
   });
+}
+
+/** Many accounts in one statement; their ids in order. */
+export async function insertTestUsers(ctx: AppContext, n: number, prefix = 'many'): Promise<number[]> {
+  const rows = Array.from({ length: n }, () => {
+    const username = uniqueName(prefix);
+    return {
+      username,
+      username_lower: usernameKey(username),
+      email: `${usernameKey(username)}@example.test`,
+      password_hash: '$argon2id$not-a-real-hash',
+      created_at: ctx.clock.now(),
+    };
+  });
+  const ids = await ctx.db.insertInto('users').values(rows).returning('id').execute();
+  return ids.map((r) => r.id);
 }
 
 export async function deleteTestUser(ctx: AppContext, id: number): Promise<void> {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SignJWT } from 'jose';
 import { forEachDialect } from '../helpers/db.js';
 import { cookieFrom, createTestApp, PASSWORD, registerAndLogin, type TestApp, uniqueName } from '../helpers/app.js';
 
@@ -52,17 +51,6 @@ forEachDialect('accounts and sessions', (dialect) => {
     assert.deepEqual(Object.keys(again.json()), ['error']);
     const sameEmail = await post('/register', { username: uniqueName(), email: u.email.toUpperCase(), password: PASSWORD });
     assert.equal(sameEmail.statusCode, 409);
-  });
-
-  test('register: concurrent duplicates, exactly one wins', async () => {
-    const username = uniqueName();
-    const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        post('/register', { username, email: `${username}${i}@x.test`, password: PASSWORD }),
-      ),
-    );
-    const codes = results.map((r) => r.statusCode).sort();
-    assert.deepEqual(codes, [201, 409, 409, 409, 409, 409]);
   });
 
   test('login: 200 User, HttpOnly Lax cookie for 7 days; /me answers the same user', async () => {
@@ -124,33 +112,6 @@ forEachDialect('accounts and sessions', (dialect) => {
 
   test('logout without a session still answers 200', async () => {
     assert.equal((await post('/logout')).statusCode, 200);
-  });
-
-  test('tokens: tampered, other key, alg none, changed sub, expired → 401', async () => {
-    const u = await registerAndLogin(t.app);
-    const token = u.cookie.slice('auth_token='.length);
-    const [h, p, s] = token.split('.');
-    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
-
-    const tampered = `${h}.${p}.${s.slice(0, -2)}${s.endsWith('A') ? 'BB' : 'AA'}`;
-    assert.equal((await me(`auth_token=${tampered}`)).statusCode, 401);
-
-    const otherKey = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('another secret that is long enough!!'));
-    assert.equal((await me(`auth_token=${otherKey}`)).statusCode, 401);
-
-    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${p}.`;
-    assert.equal((await me(`auth_token=${none}`)).statusCode, 401);
-
-    const changedSub = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: String(u.id + 1) })).toString('base64url')}.${s}`;
-    assert.equal((await me(`auth_token=${changedSub}`)).statusCode, 401);
-
-    t.clock.advance(7 * 24 * 3600 * 1000 + 1000);
-    try {
-      assert.equal((await me(u.cookie)).statusCode, 401, 'expired');
-    } finally {
-      t.clock.advance(-(7 * 24 * 3600 * 1000 + 1000));
-    }
-    assert.equal((await me(u.cookie)).statusCode, 200);
   });
 
   test('the JWT secret is generated once and stored, so instances on one database agree', async () => {

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { forEachDialect } from '../helpers/db.js';
-import { createTestApp, PASSWORD, registerAndLogin, type TestApp, uniqueName } from '../helpers/app.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
 
-forEachDialect('HTTP edges: bad input, cross-site, limits', (dialect) => {
+forEachDialect('HTTP edges: bad input and headers', (dialect) => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp(dialect, {
-      config: { rateLimits: { enabled: true, authPerMinute: 1000, loginFailuresBeforeDelay: 3, publicPerMinute: 1000 } },
-    });
+    t = await createTestApp(dialect);
   });
   after(() => t.close());
 
@@ -65,66 +63,9 @@ forEachDialect('HTTP edges: bad input, cross-site, limits', (dialect) => {
     onlyError(res.body);
   });
 
-  test('cross-site POST with the session cookie → 403; same-origin and cookie-less clients work', async () => {
-    const u = await registerAndLogin(t.app);
-    const evil = await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie: u.cookie, origin: 'https://evil.example' } });
-    assert.equal(evil.statusCode, 403);
-    onlyError(evil.body);
-    const site = await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie: u.cookie, 'sec-fetch-site': 'cross-site' } });
-    assert.equal(site.statusCode, 403);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/me', headers: { cookie: u.cookie } })).statusCode, 200, 'session intact');
-    const same = await t.app.inject({
-      method: 'POST',
-      url: '/logout',
-      headers: { cookie: u.cookie, origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-origin' },
-    });
-    assert.equal(same.statusCode, 200);
-  });
-
   test('security headers are set', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/' });
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.ok(res.headers['content-security-policy']);
-  });
-
-  test('failed logins per IP+account are throttled with Retry-After, not locked for others', async () => {
-    const u = await registerAndLogin(t.app);
-    const attempt = (ip: string, password: string) =>
-      t.app.inject({ method: 'POST', url: '/login', remoteAddress: ip, payload: { email: u.email, password } });
-    for (let i = 0; i < 3; i++) assert.equal((await attempt('10.0.0.9', 'wrong password here!')).statusCode, 401);
-    const blocked = await attempt('10.0.0.9', PASSWORD);
-    assert.equal(blocked.statusCode, 429);
-    assert.ok(Number(blocked.headers['retry-after']) >= 1);
-    onlyError(blocked.body);
-    assert.equal((await attempt('10.0.0.10', PASSWORD)).statusCode, 200, 'the owner elsewhere is not locked out');
-    t.clock.advance(2000);
-    assert.equal((await attempt('10.0.0.9', PASSWORD)).statusCode, 200, 'after the delay the right password works');
-  });
-});
-
-forEachDialect('per-IP limits on /register and /login', (dialect) => {
-  let t: TestApp;
-  before(async () => {
-    t = await createTestApp(dialect, {
-      config: { rateLimits: { enabled: true, authPerMinute: 3, loginFailuresBeforeDelay: 100, publicPerMinute: 1000 } },
-    });
-  });
-  after(() => t.close());
-
-  test('the fourth request in a minute → 429 with Retry-After', async () => {
-    const codes: number[] = [];
-    let last;
-    for (let i = 0; i < 4; i++) {
-      last = await t.app.inject({
-        method: 'POST',
-        url: '/register',
-        remoteAddress: '10.1.1.1',
-        payload: { username: uniqueName(), email: `${uniqueName()}@x.test`, password: PASSWORD },
-      });
-      codes.push(last.statusCode);
-    }
-    assert.deepEqual(codes, [201, 201, 201, 429]);
-    assert.ok(last && last.headers['retry-after']);
-    assert.deepEqual(Object.keys(last!.json()), ['error']);
   });
 });

@@ -142,21 +142,4 @@ forEachDialect('public profiles', (dialect) => {
       prices.failing.delete('*');
     }
   });
-
-  test('without a session it is rate limited per client: 429 Error past the limit', async () => {
-    const limited = await createTestApp(dialect, {
-      config: { rateLimits: { ...testConfig().rateLimits, enabled: true, publicPerMinute: 3 } },
-      deps: { prices },
-    });
-    try {
-      const id = await insertTestUser(limited.ctx, uniqueName('r'));
-      const codes: number[] = [];
-      for (let i = 0; i < 4; i++) codes.push((await limited.app.inject({ method: 'GET', url: `/user/${id}/public` })).statusCode);
-      assert.deepEqual(codes, [200, 200, 200, 429]);
-      const res = await limited.app.inject({ method: 'GET', url: `/user/${id}/public` });
-      assert.deepEqual(Object.keys(res.json()), ['error']);
-    } finally {
-      await limited.close();
-    }
-  });
 });

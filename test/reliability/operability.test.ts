@@ -27,23 +27,6 @@ forEachDialect('operability: request ids, no-store, metrics, degraded health', (
     assert.equal(err.headers['x-request-id'], 'on-errors-too');
   });
 
-  test('Cache-Control: no-store on session routes (also their errors) and on responses setting the cookie', async () => {
-    const u = await registerAndLogin(t.app);
-    const login = await t.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
-    assert.equal(login.statusCode, 200);
-    assert.equal(login.headers['cache-control'], 'no-store');
-    const me = await t.app.inject({ method: 'GET', url: '/me', headers: { cookie: u.cookie } });
-    assert.equal(me.headers['cache-control'], 'no-store');
-    const anonymous = await t.app.inject({ method: 'GET', url: '/me' });
-    assert.equal(anonymous.statusCode, 401);
-    assert.equal(anonymous.headers['cache-control'], 'no-store');
-    const logout = await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie: u.cookie } });
-    assert.equal(logout.headers['cache-control'], 'no-store');
-    // Public documents stay cacheable.
-    const catalog = await t.app.inject({ method: 'GET', url: '/.well-known/api-catalog' });
-    assert.equal(catalog.headers['cache-control'], undefined);
-  });
-
   test('metrics: a scrape on the metrics port shows request counters and latency per route moving', async () => {
     const port = t.ctx.metrics.port;
     assert.ok(port);

@@ -36,16 +36,18 @@ describe('login throttle', () => {
     assert.equal(delayAfter(60, 5), 15 * 60 * 1000);
   });
 
-  test('keyed by ip and account together; success clears it', async () => {
+  test('keyed by ip and account together; an attempt counts until a success clears it', async () => {
     const t = new MemoryLoginThrottle(2);
-    await t.recordFailure('1.1.1.1', 'a@x', 0);
-    await t.recordFailure('1.1.1.1', 'a@x', 0);
-    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 0), 1000);
-    assert.equal(await t.waitMs('2.2.2.2', 'a@x', 0), 0, 'another IP is not locked out');
-    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 1000), 0);
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 0), 0);
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 0), 0);
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 0), 1000, 'the third attempt waits');
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 400), 600, 'a refused attempt does not count');
+    assert.equal(await t.claim('2.2.2.2', 'a@x', 0), 0, 'another IP is not locked out');
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 1000), 0);
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 1000), 2000, 'the wait doubles');
     await t.recordSuccess('1.1.1.1', 'a@x');
-    await t.recordFailure('1.1.1.1', 'a@x', 2000);
-    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 2000), 0);
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 2000), 0);
+    assert.equal(await t.claim('1.1.1.1', 'a@x', 2000), 0);
   });
 });
 

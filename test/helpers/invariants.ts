@@ -1,0 +1,96 @@
+// What must hold in the database whatever requests raced: read straight from
+// the tables, not through the API that the races exercised.
+import assert from 'node:assert/strict';
+import { CANCEL_WINDOW_MS, percentageGain } from '../../src/domain/bets.js';
+import type { TestApp } from './app.js';
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
+
+const TERMINAL: Record<string, { status: string; reason: string }> = {
+  closed: { status: 'CLOSED', reason: 'user' },
+  settled: { status: 'CLOSED', reason: 'settlement' },
+  cancelled: { status: 'CANCELLED', reason: 'cancel' },
+};
+
+/**
+ * No user has more OPEN bets than bet_capacity nor more follows than
+ * follow_capacity; every bet ended at most once, its columns agreeing with its
+ * status and its record entries; the leaderboard and the per-day aggregates
+ * equal the sums over CLOSED bets.
+ */
+export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
+  const db = t.ctx.db;
+  const { baseBets, baseFollows } = t.ctx.config.capacities;
+  const users = await db.selectFrom('users').select(['id', 'extra_bets', 'extra_slots']).execute();
+  const bets = await db
+    .selectFrom('bets')
+    .select(['id', 'user_id', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'opened_at', 'closed_at', 'close_reason'])
+    .execute();
+  const entries = await db.selectFrom('record_entries').select(['bet_id', 'kind']).execute();
+  const board = await db.selectFrom('leaderboard').selectAll().execute();
+  const days = await db.selectFrom('user_day_stats').select(['user_id', 'trades', 'score_sum']).execute();
+  const follows = await db.selectFrom('follows').select(['follower_id', 'followed_id']).execute();
+
+  const openBy = new Map<number, number>();
+  const closedBy = new Map<number, { trades: number; score: number }>();
+  const entriesOf = new Map<number, string[]>();
+  for (const e of entries) entriesOf.set(Number(e.bet_id), [...(entriesOf.get(Number(e.bet_id)) ?? []), e.kind]);
+
+  for (const b of bets) {
+    const where = `bet ${b.id} (${b.status})`;
+    if (b.status === 'OPEN') {
+      openBy.set(b.user_id, (openBy.get(b.user_id) ?? 0) + 1);
+      assert.deepEqual([b.exit_price, b.percentage_gain, b.closed_at, b.close_reason], [null, null, null, null], where);
+    } else if (b.status === 'CLOSED') {
+      assert.ok(b.close_reason === 'user' || b.close_reason === 'settlement', `${where}: reason ${b.close_reason}`);
+      assert.ok(b.exit_price !== null && b.percentage_gain !== null && b.closed_at !== null, where);
+      assert.ok(close(b.percentage_gain, percentageGain(b.direction, b.entry_price, b.exit_price)), `${where}: gain ${b.percentage_gain}`);
+      const agg = closedBy.get(b.user_id) ?? { trades: 0, score: 0 };
+      closedBy.set(b.user_id, { trades: agg.trades + 1, score: agg.score + b.percentage_gain });
+    } else {
+      assert.equal(b.status, 'CANCELLED', where);
+      assert.deepEqual([b.exit_price, b.percentage_gain, b.close_reason], [b.entry_price, 0, 'cancel'], where);
+      assert.ok(b.closed_at !== null && b.closed_at - b.opened_at <= CANCEL_WINDOW_MS, `${where}: cancelled after the window`);
+    }
+    // Bets made through the service have their events in the record: one opening, at most one end, matching the row.
+    const kinds = entriesOf.get(b.id);
+    if (kinds === undefined) continue;
+    assert.equal(kinds.filter((k) => k === 'opened').length, 1, `${where}: record ${kinds}`);
+    const ends = kinds.filter((k) => k !== 'opened');
+    assert.equal(ends.length, b.status === 'OPEN' ? 0 : 1, `${where}: ended ${ends.length} times in the record (${kinds})`);
+    if (ends[0]) assert.deepEqual(TERMINAL[ends[0]], { status: b.status, reason: b.close_reason }, where);
+  }
+
+  const followsBy = new Map<number, Set<number>>();
+  for (const f of follows) {
+    const set = followsBy.get(f.follower_id) ?? new Set<number>();
+    assert.ok(!set.has(f.followed_id), `duplicate follow ${f.follower_id} → ${f.followed_id}`);
+    followsBy.set(f.follower_id, set.add(f.followed_id));
+  }
+  for (const u of users) {
+    assert.ok((openBy.get(u.id) ?? 0) <= baseBets + u.extra_bets, `user ${u.id}: ${openBy.get(u.id)} OPEN bets over capacity`);
+    const n = followsBy.get(u.id)?.size ?? 0;
+    assert.ok(n <= baseFollows + u.extra_slots, `user ${u.id}: ${n} follows over capacity`);
+  }
+
+  const boardBy = new Map(board.map((r) => [r.user_id, r]));
+  for (const [userId, agg] of closedBy) {
+    const row = boardBy.get(userId);
+    assert.ok(row, `user ${userId} has CLOSED bets but no leaderboard row`);
+    assert.equal(row.total_trades, agg.trades, `user ${userId}: leaderboard trades`);
+    assert.ok(close(row.total_score, agg.score), `user ${userId}: leaderboard score ${row.total_score} ≠ ${agg.score}`);
+  }
+  for (const r of board) assert.ok(r.total_trades === 0 || closedBy.has(r.user_id), `leaderboard row of user ${r.user_id} without CLOSED bets`);
+
+  const dayBy = new Map<number, { trades: number; score: number }>();
+  for (const d of days) {
+    const agg = dayBy.get(d.user_id) ?? { trades: 0, score: 0 };
+    dayBy.set(d.user_id, { trades: agg.trades + d.trades, score: agg.score + d.score_sum });
+  }
+  for (const u of users) {
+    const want = closedBy.get(u.id) ?? { trades: 0, score: 0 };
+    const got = dayBy.get(u.id) ?? { trades: 0, score: 0 };
+    assert.equal(got.trades, want.trades, `user ${u.id}: day aggregates' trades`);
+    assert.ok(close(got.score, want.score), `user ${u.id}: day aggregates' score ${got.score} ≠ ${want.score}`);
+  }
+}
