@@ -213,7 +213,11 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: 10_000,
       timeoutCheckIntervalMs: 1_000,
       maxHeaderBytes: 16 * 1024,
-      maxRequestsPerSocket: 1000,
+      // Unlimited (0): Node answers 503 to a request sent past the limit on a
+      // kept-alive socket, which clients that pipeline or ignore Connection:
+      // close (load generators, some proxies) see as failures. The idle and
+      // header time-outs bound what one connection can hold.
+      maxRequestsPerSocket: 0,
     },
   };
 }

@@ -33,11 +33,26 @@ export const skipReason = fs.existsSync(CHROMIUM)
  * side: the first takes a lock (a directory; one left by a killed run counts
  * as gone after 10 minutes) and builds, the others wait for it.
  */
+/** The newest modification time among the web app's sources (and the server code it imports). */
+function newestWebSource(): number {
+  let newest = 0;
+  const visit = (p: string) => {
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.isDirectory()) for (const f of fs.readdirSync(p)) visit(path.join(p, f));
+    else newest = Math.max(newest, st.mtimeMs);
+  };
+  for (const p of ['web/src', 'web/index.html', 'web/public', 'web/vite.config.ts', 'src/domain']) visit(path.join(ROOT, p));
+  return newest;
+}
+
+/** Builds web/dist when missing or older than its sources (a checkout that moved on since the last build). */
 export async function ensureWebBuilt(): Promise<void> {
   const index = path.join(ROOT, 'web', 'dist', 'index.html');
   const lock = path.join(ROOT, 'web', 'dist.lock');
   const deadline = Date.now() + 15 * 60_000;
-  while (!fs.existsSync(index)) {
+  const upToDate = () => (fs.statSync(index, { throwIfNoEntry: false })?.mtimeMs ?? -1) >= newestWebSource();
+  while (!upToDate()) {
     try {
       fs.mkdirSync(lock);
     } catch {
@@ -48,7 +63,7 @@ export async function ensureWebBuilt(): Promise<void> {
       continue;
     }
     try {
-      if (fs.existsSync(index)) return;
+      if (upToDate()) return;
       const r = spawnSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
       if (r.status !== 0) throw new Error('npm run build:web failed');
     } finally {
