@@ -49,15 +49,13 @@ export async function login(ctx: AppContext, ip: string, email: string, password
   const account = normalizeEmail(email);
   const now = ctx.clock.now();
   if (ctx.config.rateLimits.enabled) {
-    const wait = await ctx.loginThrottle.waitMs(ip, account, now);
+    // Counted before the password is checked, so parallel guesses cannot all slip through.
+    const wait = await ctx.loginThrottle.begin(ip, account, now);
     if (wait > 0) throw tooManyRequests(Math.ceil(wait / 1000));
   }
   const row = await findUserByEmail(ctx.db, account);
   const ok = row ? await ctx.passwords.verify(row.password_hash, password) : await ctx.passwords.verifyDummy(password);
-  if (!row || !ok) {
-    if (ctx.config.rateLimits.enabled) await ctx.loginThrottle.recordFailure(ip, account, now);
-    throw unauthorized(INVALID_LOGIN);
-  }
+  if (!row || !ok) throw unauthorized(INVALID_LOGIN);
   if (ctx.config.rateLimits.enabled) await ctx.loginThrottle.recordSuccess(ip, account);
   const sessionId = SessionTokens.newSessionId();
   const ttl = ctx.config.sessionTtlSeconds;

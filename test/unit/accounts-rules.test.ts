@@ -38,14 +38,21 @@ describe('login throttle', () => {
 
   test('keyed by ip and account together; success clears it', async () => {
     const t = new MemoryLoginThrottle(2);
-    await t.recordFailure('1.1.1.1', 'a@x', 0);
-    await t.recordFailure('1.1.1.1', 'a@x', 0);
-    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 0), 1000);
-    assert.equal(await t.waitMs('2.2.2.2', 'a@x', 0), 0, 'another IP is not locked out');
-    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 1000), 0);
+    assert.equal(await t.begin('1.1.1.1', 'a@x', 0), 0);
+    assert.equal(await t.begin('1.1.1.1', 'a@x', 0), 0);
+    assert.equal(await t.begin('1.1.1.1', 'a@x', 0), 1000, 'the third attempt waits');
+    assert.equal(await t.begin('2.2.2.2', 'a@x', 0), 0, 'another IP is not locked out');
+    assert.equal(await t.begin('1.1.1.1', 'a@x', 1000), 0, 'allowed once the wait is over');
+    assert.equal(await t.begin('1.1.1.1', 'a@x', 1000), 2000, 'and the next wait is longer');
     await t.recordSuccess('1.1.1.1', 'a@x');
-    await t.recordFailure('1.1.1.1', 'a@x', 2000);
-    assert.equal(await t.waitMs('1.1.1.1', 'a@x', 2000), 0);
+    assert.equal(await t.begin('1.1.1.1', 'a@x', 2000), 0);
+    assert.equal(await t.begin('1.1.1.1', 'a@x', 2000), 0);
+  });
+
+  test('an attempt counts when it starts: parallel attempts beyond the free ones wait', async () => {
+    const t = new MemoryLoginThrottle(3);
+    const waits = await Promise.all(Array.from({ length: 8 }, () => t.begin('1.1.1.1', 'a@x', 0)));
+    assert.deepEqual(waits, [0, 0, 0, 1000, 1000, 1000, 1000, 1000]);
   });
 });
 
