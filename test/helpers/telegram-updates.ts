@@ -1,0 +1,59 @@
+// Telegram updates as the Bot API would post them to the webhook, and the
+// notices a fake Telegram received, keyed by chat, kind and bet.
+import { randomInt } from 'node:crypto';
+import type { BotCall } from './fake-telegram.js';
+
+let nextUpdateId = randomInt(1, 1_000_000_000);
+
+export function newChatId(): number {
+  return randomInt(1_000_000, 2 ** 40);
+}
+
+export function textUpdateOf(chatId: number, text: string) {
+  const updateId = nextUpdateId++;
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 1_700_000_000,
+      chat: { id: chatId, type: 'private', first_name: 'Tester' },
+      from: { id: chatId, is_bot: false, first_name: 'Tester' },
+      text,
+    },
+  };
+}
+
+/** A tap on an inline button under a message in the chat. */
+export function callbackUpdateOf(chatId: number, data: string) {
+  const updateId = nextUpdateId++;
+  return {
+    update_id: updateId,
+    callback_query: {
+      id: `cb${updateId}`,
+      from: { id: chatId, is_bot: false, first_name: 'Tester' },
+      chat_instance: `ci${chatId}`,
+      message: { message_id: 1, date: 1_700_000_000, chat: { id: chatId, type: 'private', first_name: 'Tester' }, text: 'notice' },
+      data,
+    },
+  };
+}
+
+/** "chat:kind:bet" of a bet notice sent with sendMessage (null for other messages). */
+export function noticeKey(call: BotCall): string | null {
+  if (call.method !== 'sendMessage') return null;
+  const text = String(call.payload.text);
+  const bet = /\/bet\/(\d+)$/.exec(text)?.[1];
+  if (!bet) return null;
+  const kind = / opened /.test(text) ? 'opened' : / cancelled /.test(text) ? 'cancelled' : / was settled /.test(text) ? 'settled' : 'other';
+  return `${call.payload.chat_id}:${kind}:${bet}`;
+}
+
+/** How many times each bet notice was sent. */
+export function noticeCounts(calls: BotCall[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const c of calls) {
+    const key = noticeKey(c);
+    if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
