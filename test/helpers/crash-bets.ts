@@ -11,7 +11,8 @@ import { PASSWORD, uniqueName } from './app.js';
 import { waitUntil } from './cluster.js';
 import type { CrashScenario, WriteDriver } from './crash.js';
 import { FakeTelegram } from './fake-telegram.js';
-import { newChatId, noticeKey, textUpdateOf } from './telegram-updates.js';
+import { newChatId, noticeKey } from './bot-notices.js';
+import { textUpdate } from './messaging.js';
 
 const WEBHOOK_SECRET = 'crash-webhook-secret';
 const USERS = 4;
@@ -244,7 +245,7 @@ export async function betScenario(): Promise<BetCrashScenario> {
         const hook = await fetch(`${base}/chat/webhook`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET },
-          body: JSON.stringify(textUpdateOf(chatId, `/start ${code.body.code}`)),
+          body: JSON.stringify(textUpdate(chatId, `/start ${code.body.code}`)),
         });
         assert.equal(hook.status, 200);
         traders.push({ id, cookie, chatId });

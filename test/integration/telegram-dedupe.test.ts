@@ -7,8 +7,8 @@ import { UPDATE_RETENTION_MS } from '../../src/services/chat.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakeTelegram } from '../helpers/fake-telegram.js';
-import { linkCode, postUpdate, WEBHOOK_SECRET } from '../helpers/messaging.js';
-import { callbackUpdateOf, newChatId, textUpdateOf } from '../helpers/telegram-updates.js';
+import { newChatId } from '../helpers/bot-notices.js';
+import { callbackUpdate, linkCode, postUpdate, textUpdate, WEBHOOK_SECRET } from '../helpers/messaging.js';
 
 forEachDialect('Telegram updates act once', (dialect) => {
   let t: TestApp;
@@ -31,7 +31,7 @@ forEachDialect('Telegram updates act once', (dialect) => {
     const user = await registerAndLogin(t.app, 'tap');
     const chat = newChatId();
     const { code } = await linkCode(t, user);
-    assert.equal((await postUpdate(t, textUpdateOf(chat, `/start ${code}`))).statusCode, 200);
+    assert.equal((await postUpdate(t, textUpdate(chat, `/start ${code}`))).statusCode, 200);
     return { user, chat };
   }
 
@@ -50,7 +50,7 @@ forEachDialect('Telegram updates act once', (dialect) => {
 
   test('a Tail tap delivered twice opens one bet, says so once, and answers both deliveries alike', async () => {
     const { user, chat } = await linked();
-    const tap = callbackUpdateOf(chat, `tail:${await sourceBet()}`);
+    const tap = callbackUpdate(chat, `tail:${await sourceBet()}`);
     const first = await postUpdate(t, tap);
     const second = await postUpdate(t, tap);
     assert.equal(first.statusCode, 200);
@@ -64,7 +64,7 @@ forEachDialect('Telegram updates act once', (dialect) => {
 
   test('copies of one tap arriving together open one bet', async () => {
     const { user, chat } = await linked();
-    const tap = callbackUpdateOf(chat, `fade:${await sourceBet()}`);
+    const tap = callbackUpdate(chat, `fade:${await sourceBet()}`);
     const answers = await Promise.all(Array.from({ length: 6 }, () => postUpdate(t, tap)));
     for (const a of answers) {
       assert.equal(a.statusCode, 200);
@@ -77,9 +77,9 @@ forEachDialect('Telegram updates act once', (dialect) => {
   test('two taps are two updates: each acts, up to the capacity; a refusal redelivered is said once', async () => {
     const { user, chat } = await linked();
     const source = await sourceBet();
-    for (let i = 0; i < 3; i++) assert.equal((await postUpdate(t, callbackUpdateOf(chat, `tail:${source}`))).statusCode, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await postUpdate(t, callbackUpdate(chat, `tail:${source}`))).statusCode, 200);
     assert.equal(await betsOf(user.id), 3);
-    const refused = callbackUpdateOf(chat, `tail:${source}`);
+    const refused = callbackUpdate(chat, `tail:${source}`);
     const answers = await Promise.all([postUpdate(t, refused), postUpdate(t, refused), postUpdate(t, refused)]);
     for (const a of answers) assert.equal(a.json().text, 'Not opened: you have reached your limit of 3 open bets.');
     assert.equal(await betsOf(user.id), 3);
@@ -90,7 +90,7 @@ forEachDialect('Telegram updates act once', (dialect) => {
     const user = await registerAndLogin(t.app, 'link');
     const chat = newChatId();
     const { code } = await linkCode(t, user);
-    const update = textUpdateOf(chat, `/start ${code}`);
+    const update = textUpdate(chat, `/start ${code}`);
     await Promise.all([postUpdate(t, update), postUpdate(t, update)]);
     await postUpdate(t, update);
     const replies = await repliesTo(chat);
@@ -105,7 +105,7 @@ forEachDialect('Telegram updates act once', (dialect) => {
       .values({ transport: 'telegram', update_key: 'old-one', received_at: now - UPDATE_RETENTION_MS - 1, answer: null })
       .execute();
     const chat = newChatId();
-    const update = textUpdateOf(chat, 'hello');
+    const update = textUpdate(chat, 'hello');
     assert.equal((await postUpdate(t, update)).statusCode, 200);
     const keys = (await t.ctx.db.selectFrom('chat_updates').select('update_key').execute()).map((r) => r.update_key);
     assert.ok(!keys.includes('old-one'), 'the old record is gone');
