@@ -46,7 +46,11 @@ export interface Config {
     webhookSecret: string | null;
     apiUrl: string | null;
   };
-  workers: { enabled: boolean };
+  workers: {
+    enabled: boolean;
+    /** How often each instance looks for bets whose settlement time has passed. */
+    settlementIntervalMs: number;
+  };
   metricsPort: number | null;
   /** How long GET / reuses its database check. */
   healthCacheMs: number;
@@ -203,7 +207,10 @@ export function loadConfig(env: Env = process.env): Config {
       webhookSecret: str(env, 'TELEGRAM_WEBHOOK_SECRET'),
       apiUrl: str(env, 'TELEGRAM_API_URL'),
     },
-    workers: { enabled: (str(env, 'WORKERS') ?? 'on') !== 'off' },
+    workers: {
+      enabled: (str(env, 'WORKERS') ?? 'on') !== 'off',
+      settlementIntervalMs: int(env, 'SETTLEMENT_INTERVAL_SECONDS', 60, 1, 3600) * 1000,
+    },
     metricsPort: metricsPort === null ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
     healthCacheMs: int(env, 'HEALTH_CACHE_MS', 1000, 0, 60_000),
     server: {

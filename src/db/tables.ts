@@ -155,6 +155,13 @@ export interface RecordDayLeavesTable {
   hash: string;
 }
 
+export interface ChatUpdatesTable {
+  transport: ChatTransportName;
+  update_key: string;
+  received_at: number;
+  answer: string | null;
+}
+
 export interface PayEventsTable {
   event_id: string;
   type: string;
@@ -181,6 +188,7 @@ export interface Database {
   chat_links: ChatLinksTable;
   chat_link_codes: ChatLinkCodesTable;
   notifications: NotificationsTable;
+  chat_updates: ChatUpdatesTable;
   record_entries: RecordEntriesTable;
   record_days: RecordDaysTable;
   record_day_leaves: RecordDayLeavesTable;

@@ -2,8 +2,11 @@
 // SKIP LOCKED on PostgreSQL, so several instances never take the same one;
 // SQLite's single connection serialises claims in-process), sends them one by
 // one and records the outcome. A claim is a lease longer than the send
-// timeout, so a notice is only ever sent again if a process dies between the
-// send and its record (documented in README).
+// timeout, renewed just before each send; a notice whose lease ran out while
+// it waited in the batch (and that another worker may have taken) is not sent.
+// So a notice is only ever sent again if a process dies between the send and
+// its record (documented in README); one claimed by a process that died is
+// taken by another worker once the lease has run out.
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Dialect } from '../db/database.js';
@@ -13,7 +16,7 @@ import { backoffMs, MAX_ATTEMPTS } from '../domain/notifications.js';
 import type { Clock } from '../lib/clock.js';
 import type { ChatTransport, SendOutcome } from '../providers/chat/types.js';
 import { deleteLinkOfChat, findLinkOfUser } from '../repositories/chat-links.js';
-import { claimDue, dropPendingOfChat, lockNotification, updateNotification } from '../repositories/notifications.js';
+import { claimDue, dropPendingOfChat, lockNotification, renewClaim, updateNotification } from '../repositories/notifications.js';
 import { enqueueCancelNotice } from '../services/notifications.js';
 import type { ProviderStatus } from '../services/provider-status.js';
 
@@ -29,7 +32,7 @@ export interface OutboxOptions {
   /** Told whether the transport itself works (a chat refusing us says nothing about it). */
   transportStatus?: ProviderStatus;
   batchSize?: number;
-  /** How long a claim lasts; must exceed the transport's send timeout. */
+  /** How long a claim lasts (renewed before each send); must exceed the transport's send timeout. */
   leaseMs?: number;
   /** Pause between runs that found nothing to do. */
   idleMs?: number;
@@ -49,7 +52,7 @@ export class OutboxWorker {
 
   constructor(private readonly o: OutboxOptions) {
     this.batchSize = o.batchSize ?? 20;
-    this.leaseMs = o.leaseMs ?? 120_000;
+    this.leaseMs = o.leaseMs ?? 60_000;
     this.idleMs = o.idleMs ?? 1_000;
   }
 
@@ -66,6 +69,8 @@ export class OutboxWorker {
         await this.release(rows.slice(i), token, row.next_attempt_at);
         break;
       }
+      // Still ours? The lease may have run out while earlier sends of the batch took long.
+      if (!(await renewClaim(db, row.id, token, clock.now() + this.leaseMs))) continue;
       if (!(await this.stillWanted(row))) {
         await updateNotification(db, row.id, token, { status: 'dropped', last_error: 'chat unlinked', claim_token: null });
         continue;

@@ -1,7 +1,7 @@
 // Automatic settlement: closes, at the current price, every OPEN bet whose
 // settlement time (DESIGN: first NYSE close on or after the target date for
 // stocks and ETFs, 00:00 UTC after it for crypto) has passed. Runs at start
-// and every minute in each instance; bets are claimed one by one with
+// and every SETTLEMENT_INTERVAL_SECONDS (a minute by default) in each instance; bets are claimed one by one with
 // FOR UPDATE SKIP LOCKED, so instances sharing PostgreSQL never close a bet
 // twice. A ticker whose price cannot be fetched waits for the next run.
 import type { AppContext } from '../context.js';
@@ -23,7 +23,6 @@ export interface SettlementResult {
 }
 
 const BATCH = 200;
-export const SETTLEMENT_INTERVAL_MS = 60_000;
 
 export class SettlementWorker {
   private timer: NodeJS.Timeout | null = null;
@@ -91,7 +90,7 @@ export class SettlementWorker {
       this.runOnce().catch((err: unknown) => this.log.error({ err }, 'settlement run failed'));
     };
     tick();
-    this.timer = setInterval(tick, SETTLEMENT_INTERVAL_MS);
+    this.timer = setInterval(tick, this.ctx.config.workers.settlementIntervalMs);
     this.timer.unref();
   }
 

@@ -116,6 +116,18 @@ export async function claimDue(
   return rows.sort((a, b) => a.id - b.id);
 }
 
+/** Extends a claim that is still this worker's (same token, still pending); false when another worker has taken the notice. */
+export async function renewClaim(db: Db, id: number, token: string, until: number): Promise<boolean> {
+  const r = await db
+    .updateTable('notifications')
+    .set({ claimed_until: until })
+    .where('id', '=', id)
+    .where('claim_token', '=', token)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 export async function lockNotification(db: Db, dialect: Dialect, id: number): Promise<NotificationRow | undefined> {
   const q = db.selectFrom('notifications').selectAll().where('id', '=', id);
   return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();

@@ -52,7 +52,16 @@ export interface BetSource {
   kind: 'tail' | 'fade';
 }
 
-export async function openBet(ctx: AppContext, userId: number, req: OpenBetRequest, source?: BetSource): Promise<OpenBetResponse> {
+/** Runs inside the opening's transaction once the bet is in (a chat update's dedupe record, the reply to the chat). */
+export type OpenedHook = (trx: Db, opened: OpenBetResponse) => Promise<void>;
+
+export async function openBet(
+  ctx: AppContext,
+  userId: number,
+  req: OpenBetRequest,
+  source?: BetSource,
+  within?: OpenedHook,
+): Promise<OpenBetResponse> {
   const ticker = tickerOrBadRequest(req.ticker);
   const targetDate = req.target_date ?? null;
   if (targetDate !== null) {
@@ -89,7 +98,9 @@ export async function openBet(ctx: AppContext, userId: number, req: OpenBetReque
       benchmark_entry: benchmarkEntry,
     });
     await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now });
-    return { message: `Opened ${bet.direction} ${ticker} at ${entryPrice}`, bet_id: bet.id, entry_price: entryPrice };
+    const opened = { message: `Opened ${bet.direction} ${ticker} at ${entryPrice}`, bet_id: bet.id, entry_price: entryPrice };
+    await within?.(trx, opened);
+    return opened;
   });
 }
 

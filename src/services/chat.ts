@@ -19,8 +19,35 @@ import {
   upsertLink,
 } from '../repositories/chat-links.js';
 import { dropPendingOfChat, dropPendingOfUser, enqueueNotification } from '../repositories/notifications.js';
+import { claimUpdate, deleteUpdatesBefore, findUpdate, type UpdateKey } from '../repositories/chat-updates.js';
 import { findUserById } from '../repositories/users.js';
 import { type CopyKind, tailOrFadeOutcome } from './tail-fade.js';
+
+/** Telegram redelivers an update for up to a day; a week of keys is kept. */
+export const UPDATE_RETENTION_MS = 7 * 24 * 3600_000;
+
+/**
+ * Records the update being handled, inside the transaction that acts on it
+ * (with the answer to a button press); false when it was handled before, and
+ * then that transaction must do nothing. Handlers called for anything but an
+ * update (the local link page) get `anyUpdate`.
+ */
+export type Once = (trx: AppContext['db'], answer?: string | null) => Promise<boolean>;
+const anyUpdate: Once = async () => true;
+
+function onceFor(ctx: AppContext, key: UpdateKey): Once {
+  return async (trx, answer = null) => {
+    const now = ctx.clock.now();
+    if (!(await claimUpdate(trx, key, now, answer))) return false;
+    await deleteUpdatesBefore(trx, now - UPDATE_RETENTION_MS);
+    return true;
+  };
+}
+
+/** Thrown inside a transaction to roll it back: the update was handled by another delivery meanwhile. */
+class AlreadyHandled extends Error {}
+
+const HANDLED_BEFORE = 'Already done.';
 
 export function hashCode(code: string): string {
   return createHash('sha256').update(code).digest('hex');
@@ -63,8 +90,9 @@ async function reply(ctx: AppContext, trx: AppContext['db'], chat: ChatAddress, 
 }
 
 /** Links the chat with a one-time code and queues the answer to the chat. Returns the linked user, or null for a bad code. */
-export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: string): Promise<number | null> {
+export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: string, once: Once = anyUpdate): Promise<number | null> {
   return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    if (!(await once(trx))) return null;
     const now = ctx.clock.now();
     const userId = await takeLinkCode(trx, hashCode(code), now);
     const user = userId === null ? undefined : await findUserById(trx, userId);
@@ -79,8 +107,9 @@ export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: str
 }
 
 /** /stop in the chat: unlinks it and says so. */
-export async function stopChat(ctx: AppContext, chat: ChatAddress): Promise<void> {
+export async function stopChat(ctx: AppContext, chat: ChatAddress, once: Once = anyUpdate): Promise<void> {
   await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    if (!(await once(trx))) return;
     const userId = await deleteLinkOfChat(trx, chat);
     if (userId !== null) await dropPendingOfUser(trx, userId);
     await reply(ctx, trx, chat, userId, userId === null ? REPLIES.notLinked : REPLIES.stopped);
@@ -95,29 +124,37 @@ export async function forgetUser(trx: AppContext['db'], userId: number): Promise
 }
 
 /** The chat blocked the bot (or removed it): unlink silently, nothing can reach it. */
-export async function forgetChat(ctx: AppContext, chat: ChatAddress, reason: string): Promise<void> {
+export async function forgetChat(ctx: AppContext, chat: ChatAddress, reason: string, once: Once = anyUpdate): Promise<void> {
   await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    if (!(await once(trx))) return;
     await deleteLinkOfChat(trx, chat);
     await dropPendingOfChat(trx, chat, reason);
   });
 }
 
-export async function handleChatText(ctx: AppContext, chat: ChatAddress, text: string): Promise<void> {
+/** A reply and nothing else, unless the update was handled before. */
+async function replyOnce(ctx: AppContext, chat: ChatAddress, userId: number | null, text: string, once: Once): Promise<void> {
+  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    if (await once(trx)) await reply(ctx, trx, chat, userId, text);
+  });
+}
+
+export async function handleChatText(ctx: AppContext, chat: ChatAddress, text: string, once: Once = anyUpdate): Promise<void> {
   const cmd = parseChatText(text);
   switch (cmd.kind) {
     case 'start':
-      if (cmd.code) await linkWithCode(ctx, chat, cmd.code);
-      else await withTransaction(ctx.db, ctx.dialect, (trx) => reply(ctx, trx, chat, null, REPLIES.noCode));
+      if (cmd.code) await linkWithCode(ctx, chat, cmd.code, once);
+      else await replyOnce(ctx, chat, null, REPLIES.noCode, once);
       return;
     case 'code':
-      await linkWithCode(ctx, chat, cmd.code);
+      await linkWithCode(ctx, chat, cmd.code, once);
       return;
     case 'stop':
-      await stopChat(ctx, chat);
+      await stopChat(ctx, chat, once);
       return;
     default: {
       const linked = await findLinkOfChat(ctx.db, chat);
-      await withTransaction(ctx.db, ctx.dialect, (trx) => reply(ctx, trx, chat, linked ? linked.user_id : null, REPLIES.help));
+      await replyOnce(ctx, chat, linked ? linked.user_id : null, REPLIES.help, once);
     }
   }
 }
@@ -133,21 +170,34 @@ export interface CallbackAnswer {
   text: string;
 }
 
-/** Handles one Telegram update. Private chats only: a group cannot be a person's notification channel. */
+/**
+ * Handles one Telegram update, once: a redelivery of the same update_id (a
+ * webhook call Telegram retries, a poll repeated after a crash), even one
+ * handled concurrently by another instance, acts no more; a button press is
+ * answered again as the first time. Private chats only: a group cannot be a
+ * person's notification channel.
+ */
 export async function handleTelegramUpdate(ctx: AppContext, update: Update): Promise<CallbackAnswer | null> {
+  const key: UpdateKey = { transport: 'telegram', key: String(update.update_id) };
+  const cb = update.callback_query;
+  const answerOf = async (): Promise<CallbackAnswer | null> =>
+    cb ? { callbackQueryId: cb.id, text: (await findUpdate(ctx.db, key))?.answer ?? HANDLED_BEFORE } : null;
+  // The common redelivery ends here; the record written with each action is what decides.
+  if (await findUpdate(ctx.db, key)) return answerOf();
+  const once = onceFor(ctx, key);
   if (update.message?.text !== undefined && update.message.chat.type === 'private') {
-    await handleChatText(ctx, { transport: 'telegram', chatId: String(update.message.chat.id) }, update.message.text);
+    await handleChatText(ctx, { transport: 'telegram', chatId: String(update.message.chat.id) }, update.message.text, once);
     return null;
   }
   const member = update.my_chat_member;
   if (member && (member.new_chat_member.status === 'kicked' || member.new_chat_member.status === 'left')) {
-    await forgetChat(ctx, { transport: 'telegram', chatId: String(member.chat.id) }, 'bot blocked by the user');
+    await forgetChat(ctx, { transport: 'telegram', chatId: String(member.chat.id) }, 'bot blocked by the user', once);
     return null;
   }
-  const cb = update.callback_query;
   if (cb) {
     const chat: ChatAddress = { transport: 'telegram', chatId: String(cb.message?.chat.id ?? cb.from.id) };
-    return { callbackQueryId: cb.id, text: await pressButton(ctx, chat, cb.data ?? '') };
+    const text = await pressButton(ctx, chat, cb.data ?? '', once);
+    return text === null ? answerOf() : { callbackQueryId: cb.id, text };
   }
   return null;
 }
@@ -164,14 +214,26 @@ const BUTTON = /^(tail|fade):(\d{1,15})$/;
 
 /**
  * A Tail or Fade button under an opening notice: the tap is the linked user's
- * explicit instruction. The outcome is answered at once and also said in the chat.
+ * explicit instruction. The outcome is answered at once and also said in the
+ * chat; the bet, the reply and the update's record commit together. Null when
+ * another delivery of the update did it.
  */
-async function pressButton(ctx: AppContext, chat: ChatAddress, data: string): Promise<string> {
+async function pressButton(ctx: AppContext, chat: ChatAddress, data: string, once: Once): Promise<string | null> {
   const m = BUTTON.exec(data);
   if (!m) return 'This button is no longer supported.';
   const link = await findLinkOfChat(ctx.db, chat);
   if (!link) return REPLIES.notLinked;
-  const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind);
-  await withTransaction(ctx.db, ctx.dialect, (trx) => reply(ctx, trx, chat, link.user_id, outcome));
-  return outcome;
+  const record = async (trx: AppContext['db'], text: string) => {
+    if (!(await once(trx, text))) throw new AlreadyHandled();
+    await reply(ctx, trx, chat, link.user_id, text);
+  };
+  try {
+    const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind, record);
+    // Refused: nothing was written, so the refusal is recorded (and said) on its own.
+    if (!outcome.recorded) await withTransaction(ctx.db, ctx.dialect, (trx) => record(trx, outcome.text));
+    return outcome.text;
+  } catch (err) {
+    if (err instanceof AlreadyHandled) return null;
+    throw err;
+  }
 }

@@ -7,13 +7,14 @@ import type { Direction } from '../db/tables.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import { findBetById } from '../repositories/bets.js';
 import type { OpenBetResponse } from '../schemas/bets.js';
-import { openBet } from './bets.js';
+import { type OpenedHook, openBet } from './bets.js';
+import type { Db } from '../db/database.js';
 
 export type CopyKind = 'tail' | 'fade';
 
 const OPPOSITE: Record<Direction, Direction> = { LONG: 'SHORT', SHORT: 'LONG' };
 
-export async function tailOrFade(ctx: AppContext, userId: number, betId: number, kind: CopyKind): Promise<OpenBetResponse> {
+export async function tailOrFade(ctx: AppContext, userId: number, betId: number, kind: CopyKind, within?: OpenedHook): Promise<OpenBetResponse> {
   const source = await findBetById(ctx.db, betId);
   if (!source) throw notFound('Bet not found');
   if (source.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -27,23 +28,45 @@ export async function tailOrFade(ctx: AppContext, userId: number, betId: number,
       ...(source.target_date !== null ? { target_date: source.target_date } : {}),
     },
     { betId, kind },
+    within,
   );
 }
 
-/** What the chat is told after a Tail or Fade button press. */
-export async function tailOrFadeOutcome(ctx: AppContext, userId: number, betId: number, kind: CopyKind): Promise<string> {
+/** What the chat is told after a Tail or Fade button press, and whether `record` ran (in the opening's transaction). */
+export interface CopyOutcome {
+  text: string;
+  recorded: boolean;
+}
+
+/**
+ * A Tail or Fade from the chat. When the bet opens, record(trx, text) runs
+ * inside the opening's transaction; when it is refused, the caller records
+ * the outcome itself.
+ */
+export async function tailOrFadeOutcome(
+  ctx: AppContext,
+  userId: number,
+  betId: number,
+  kind: CopyKind,
+  record: (trx: Db, text: string) => Promise<void>,
+): Promise<CopyOutcome> {
   try {
-    const opened = await tailOrFade(ctx, userId, betId, kind);
-    return `${kind === 'tail' ? 'Tailed' : 'Faded'}: ${opened.message}.`;
+    const verb = kind === 'tail' ? 'Tailed' : 'Faded';
+    const opened = await tailOrFade(ctx, userId, betId, kind, (trx, o) => record(trx, `${verb}: ${o.message}.`));
+    return { text: `${verb}: ${opened.message}.`, recorded: true };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    const body = err.body;
-    if ('limit' in body) return `Not opened: you have reached your limit of ${body.limit} open bets.`;
-    if (err.statusCode === 404) return 'Not opened: that bet no longer exists.';
-    if (err.statusCode === 503) return 'Not opened: prices are unavailable right now, try again shortly.';
-    if (err.statusCode === 400) {
-      return body.error === 'Bet is not open' ? 'Not opened: that bet is already closed.' : `Not opened. ${body.error}.`;
-    }
-    throw err;
+    return { text: refusal(err), recorded: false };
   }
+}
+
+function refusal(err: AppError): string {
+  const body = err.body;
+  if ('limit' in body) return `Not opened: you have reached your limit of ${body.limit} open bets.`;
+  if (err.statusCode === 404) return 'Not opened: that bet no longer exists.';
+  if (err.statusCode === 503) return 'Not opened: prices are unavailable right now, try again shortly.';
+  if (err.statusCode === 400) {
+    return body.error === 'Bet is not open' ? 'Not opened: that bet is already closed.' : `Not opened. ${body.error}.`;
+  }
+  throw err;
 }

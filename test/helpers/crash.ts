@@ -1,7 +1,9 @@
 // The crash-and-restart loop shared by the quick and the long suite: the real
 // server on a SQLite file, clients driving writes, SIGKILL at random moments
 // (during start-up and migrations too), restart, and checks that every write
-// the client saw acknowledged is there and whole.
+// the client saw acknowledged is there and whole. A scenario adds its own
+// writes, set-up, steps while the server is down, and final checks of what
+// the workers did (test/helpers/crash-bets.ts).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +11,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { migrations } from '../../src/db/migrations/index.js';
 import { PASSWORD } from './app.js';
-import { startServer } from './server-process.js';
+import { type ServerProcess, startServer } from './server-process.js';
 
 /** One kind of write the loop drives. Extend the list as features land. */
 export interface WriteDriver {
@@ -51,6 +53,21 @@ export const registrations: WriteDriver = {
   },
 };
 
+/** What a crash loop drives besides registrations. */
+export interface CrashScenario {
+  drivers: WriteDriver[];
+  /** More environment for the server. */
+  env?: Record<string, string>;
+  /** Once, on the first start, before the first kill. */
+  setup?(baseUrl: string): Promise<void>;
+  /** While the server is down between rounds (nothing holds the database file). */
+  whileDown?(file: string, rand: () => number): void;
+  /** Right after each kill, once the process is gone. */
+  killed?(): void;
+  /** On the last, clean start: waits for the workers to catch up and checks what they did. */
+  finish?(baseUrl: string, file: string): Promise<void>;
+}
+
 /** mulberry32: a small seeded generator, so a failing run can be replayed with CRASH_SEED. */
 function random(seed: number): () => number {
   let a = seed >>> 0;
@@ -89,8 +106,11 @@ function checkDatabase(file: string, drivers: WriteDriver[], acked: Map<string, 
   }
 }
 
-export async function crashLoop(opts: { rounds: number; drivers?: WriteDriver[]; clients?: number }): Promise<CrashReport> {
-  const drivers = opts.drivers ?? [registrations];
+export async function crashLoop(opts: { rounds: number; scenario?: CrashScenario; clients?: number }): Promise<CrashReport> {
+  const scenario = opts.scenario;
+  const drivers = [registrations, ...(scenario?.drivers ?? [])];
+  let current = null as ServerProcess | null;
+  const start = () => (current = startServer({ DATABASE_URL: `sqlite:${file}`, ...scenario?.env }));
   const seed = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : Math.floor(Math.random() * 2 ** 31);
   const rand = random(seed);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bets-crash-'));
@@ -101,18 +121,21 @@ export async function crashLoop(opts: { rounds: number; drivers?: WriteDriver[];
   try {
     for (let round = 0; round < opts.rounds; round++) {
       const context = `seed ${seed} round ${round}`;
-      const server = startServer({ DATABASE_URL: `sqlite:${file}` });
+      if (round > 0) scenario?.whileDown?.(file, rand);
+      const server = start();
       // Every third kill lands during start-up: module loading, opening, migrating.
       if (round % 3 === 2) {
         const at = rand() * 2500;
         const outcome = await Promise.race([server.ready.then(() => 'ready' as const, () => 'exited' as const), pause(at).then(() => 'timer' as const)]);
         server.child.kill('SIGKILL');
         await server.exited;
+        scenario?.killed?.();
         if (outcome !== 'ready') killedBeforeReady++;
         continue;
       }
       const base = await server.ready;
       checkDatabase(file, drivers, acked, `${context} after restart`);
+      if (round === 0) await scenario?.setup?.(base);
       let killed = false;
       const client = async () => {
         while (!killed) {
@@ -138,13 +161,17 @@ export async function crashLoop(opts: { rounds: number; drivers?: WriteDriver[];
       killed = true;
       server.child.kill('SIGKILL');
       const { signal } = await server.exited;
+      scenario?.killed?.();
       assert.equal(signal, 'SIGKILL', `${context}: the server died of the kill`);
       await Promise.all(clients);
     }
-    // A last clean start: everything acknowledged is there, and the service works and stops cleanly.
-    const server = startServer({ DATABASE_URL: `sqlite:${file}` });
+    // A last clean start: everything acknowledged is there, the workers catch up, and the service works and stops cleanly.
+    scenario?.whileDown?.(file, rand);
+    const server = start();
     const base = await server.ready;
     checkDatabase(file, drivers, acked, `seed ${seed} final`);
+    await scenario?.finish?.(base, file);
+    checkDatabase(file, drivers, acked, `seed ${seed} after the workers caught up`);
     const health = await fetch(`${base}/`).then((r) => r.json());
     assert.equal(health.status, 'ok');
     const again = acked.get('registration')?.[0];
@@ -153,6 +180,11 @@ export async function crashLoop(opts: { rounds: number; drivers?: WriteDriver[];
     assert.equal((await server.exited).code, 0);
     return { seed, rounds: opts.rounds, killedBeforeReady, acknowledged: counted(acked) };
   } finally {
+    // A failed check leaves no server behind.
+    if (current && current.child.exitCode === null && current.child.signalCode === null) {
+      current.child.kill('SIGKILL');
+      await current.exited;
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -78,6 +78,21 @@ export function textUpdate(chatId: number, text: string) {
   };
 }
 
+/** A tap on an inline button under a message in the chat. */
+export function callbackUpdate(chatId: number, data: string) {
+  const id = updateId++;
+  return {
+    update_id: id,
+    callback_query: {
+      id: `cb${id}`,
+      from: { id: chatId, is_bot: false, first_name: 'Tester' },
+      chat_instance: `ci${chatId}`,
+      message: { message_id: messageId++, date: 1_700_000_000, chat: { id: chatId, type: 'private', first_name: 'Tester' }, text: 'notice' },
+      data,
+    },
+  };
+}
+
 export function postUpdate(t: TestApp, update: object, secret: string | null = WEBHOOK_SECRET) {
   return t.app.inject({
     method: 'POST',

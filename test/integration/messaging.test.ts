@@ -499,6 +499,42 @@ forEachDialect('outbox workers racing', (dialect) => {
     await drainOutbox(t);
   });
 
+  test('a batch that outlasts its lease: the rows another worker took meanwhile are not sent again', async () => {
+    const { OutboxWorker } = await import('../../src/jobs/outbox.js');
+    const leader = await registerAndLogin(t.app, 'lead');
+    const followers = await Promise.all([1, 2, 3].map(() => registerAndLogin(t.app)));
+    for (const f of followers) {
+      await linkTelegram(t, f, newChatId());
+      await follow(t, f, leader);
+    }
+    await drainOutbox(t);
+    const bet = await insertOpenBet(t, leader.id);
+    const real = t.ctx.chatTransport;
+    const sent: string[] = [];
+    const options = { db: t.ctx.db, dialect, clock: t.clock, log: t.app.log, webUrl: t.ctx.config.webUrl, leaseMs: 1000, batchSize: 10 };
+    const other = new OutboxWorker({ ...options, transport: { name: real.name, send: async (n) => (sent.push(n.chatId), real.send(n)) } });
+    let sends = 0;
+    const slow = new OutboxWorker({
+      ...options,
+      transport: {
+        name: real.name,
+        send: async (n) => {
+          sent.push(n.chatId);
+          // Each send takes 0.6 s, within the 1 s lease, but the batch outlasts it: during
+          // the second send the third row's lease has run out and another worker takes it.
+          t.clock.advance(600);
+          if (++sends === 2) while ((await other.runOnce()) > 0);
+          return real.send(n);
+        },
+      },
+    });
+    assert.equal(await slow.runOnce(), 3);
+    assert.equal(sent.length, 3, `each notice sent once: ${sent.join(', ')}`);
+    assert.equal(new Set(sent).size, 3);
+    const rows = await t.ctx.db.selectFrom('notifications').select('status').where('bet_id', '=', bet.id).execute();
+    assert.deepEqual(rows.map((r) => r.status), ['sent', 'sent', 'sent']);
+  });
+
   test('link-code without a bot username: no deep link', async () => {
     const u = await registerAndLogin(t.app);
     assert.equal((await linkCode(t, u)).deep_link, null);

@@ -154,7 +154,7 @@ forEachDialect('automatic settlement', (dialect) => {
     const u = await userAt('2026-09-01T15:00:00Z');
     const id = await openAt(u, '2026-09-01T15:00:00Z', { ticker: 'AAPL', direction: 'LONG', target_date: '2026-09-01' });
     t.clock.set('2026-09-01T20:00:00Z');
-    const app = await buildApp(testConfig({ workers: { enabled: true } }), { logger: false, database: t.database, clock: t.clock, prices });
+    const app = await buildApp(testConfig({ workers: { enabled: true, settlementIntervalMs: 60_000 } }), { logger: false, database: t.database, clock: t.clock, prices });
     await app.close(); // waits for the pass that started with the app
     assert.equal(await status(id), 'CLOSED');
   });

@@ -5,11 +5,10 @@ import { after, before, test } from 'node:test';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakeTelegram } from '../helpers/fake-telegram.js';
-import { drainOutbox, follow, isLinked, linkTelegram, postUpdate, WEBHOOK_SECRET } from '../helpers/messaging.js';
+import { callbackUpdate, drainOutbox, follow, isLinked, linkTelegram, postUpdate, WEBHOOK_SECRET } from '../helpers/messaging.js';
 import { FakePriceProvider } from '../helpers/prices.js';
 
 let nextChat = 7_000_000;
-let nextUpdate = 7_000_000;
 
 forEachDialect('tail and fade', (dialect) => {
   let t: TestApp;
@@ -38,17 +37,7 @@ forEachDialect('tail and fade', (dialect) => {
     assert.equal(res.statusCode, 200, res.body);
     return res.json().bet_id as number;
   };
-  const press = (chatId: number, data: string) =>
-    postUpdate(t, {
-      update_id: nextUpdate++,
-      callback_query: {
-        id: `cb${nextUpdate}`,
-        chat_instance: 'ci',
-        from: { id: chatId, is_bot: false, first_name: 'Tester' },
-        message: { message_id: 1, date: 1_700_000_000, chat: { id: chatId, type: 'private', first_name: 'Tester' }, text: 'notice' },
-        data,
-      },
-    });
+  const press = (chatId: number, data: string) => postUpdate(t, callbackUpdate(chatId, data));
 
   async function setup(): Promise<{ leader: TestUser; fan: TestUser; chat: number }> {
     const leader = await registerAndLogin(t.app, 'lead');

@@ -18,7 +18,7 @@ test('without a webhook secret the bot long-polls; the link reply goes out throu
   const bot = await new FakeTelegram().start();
   const t = await createTestApp('sqlite', {
     config: {
-      workers: { enabled: true },
+      workers: { enabled: true, settlementIntervalMs: 60_000 },
       telegram: { botToken: bot.token, botUsername: 'paper_bot', webhookSecret: null, apiUrl: bot.url },
     },
   });
@@ -42,7 +42,7 @@ test('with a webhook secret and an https public URL the webhook is registered at
   const t = await createTestApp('sqlite', {
     config: {
       publicUrl: 'https://bets.example',
-      workers: { enabled: true },
+      workers: { enabled: true, settlementIntervalMs: 60_000 },
       telegram: { botToken: bot.token, botUsername: 'paper_bot', webhookSecret: 'the-secret', apiUrl: bot.url },
     },
   });

@@ -49,6 +49,12 @@ describe('login throttle', () => {
     assert.equal(await t.claim('1.1.1.1', 'a@x', 2000), 0);
     assert.equal(await t.claim('1.1.1.1', 'a@x', 2000), 0);
   });
+
+  test('an attempt counts when it starts: parallel attempts beyond the free ones wait', async () => {
+    const t = new MemoryLoginThrottle(3);
+    const waits = await Promise.all(Array.from({ length: 8 }, () => t.claim('1.1.1.1', 'a@x', 0)));
+    assert.deepEqual(waits, [0, 0, 0, 1000, 1000, 1000, 1000, 1000]);
+  });
 });
 
 describe('configuration', () => {
@@ -60,6 +66,7 @@ describe('configuration', () => {
     assert.equal(c.webUrl, 'http://localhost:3000/app/');
     assert.equal(c.prices.provider, 'simulated');
     assert.equal(c.rateLimits.enabled, true);
+    assert.equal(c.workers.settlementIntervalMs, 60_000);
   });
 
   test('bad values fail fast with a clear message', () => {
@@ -69,6 +76,9 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ PRICE_PROVIDER: 'yahoo' }), /PRICE_PROVIDER/);
     assert.throws(() => loadConfig({ RATE_LIMITS: 'maybe' }), /RATE_LIMITS/);
     assert.throws(() => loadConfig({ JWT_SECRET: 'short' }), /at least 32/);
+    assert.throws(() => loadConfig({ SETTLEMENT_INTERVAL_SECONDS: '0' }), /SETTLEMENT_INTERVAL_SECONDS must be between 1 and 3600/);
+    assert.throws(() => loadConfig({ SETTLEMENT_INTERVAL_SECONDS: '1.5' }), /SETTLEMENT_INTERVAL_SECONDS must be an integer/);
+    assert.equal(loadConfig({ SETTLEMENT_INTERVAL_SECONDS: '5' }).workers.settlementIntervalMs, 5000);
     assert.doesNotThrow(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }));
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database.dialect, 'postgres');

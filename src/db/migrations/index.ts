@@ -9,6 +9,7 @@ import * as m0006 from './0006_messaging.js';
 import * as m0010 from './0010_bets_user_id_idx.js';
 import * as m0011 from './0011_record.js';
 import * as m0012 from './0012_rankings.js';
+import * as m0013 from './0013_chat_updates.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0010_bets_user_id_idx': m0010,
   '0011_record': m0011,
   '0012_rankings': m0012,
+  '0013_chat_updates': m0013,
 };
