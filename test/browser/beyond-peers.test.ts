@@ -5,10 +5,21 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { TraderStats as Stats } from '../../src/schemas/stats.js';
 import { formatDuration, formatGain, formatPoints, formatRate } from '../../web/src/lib/format.js';
 import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, publishRecordToday, screenshot, skipReason } from './harness.js';
+
+/** Navigations render in a React transition, after the URL has changed: poll the field rather than read it once. */
+async function waitForValue(field: Locator, expected: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let seen = await field.inputValue();
+  while (seen !== expected && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    seen = await field.inputValue();
+  }
+  assert.equal(seen, expected);
+}
 
 if (skipReason) console.log(skipReason);
 
@@ -123,19 +134,22 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
     await suite.withPage(async (page, context) => {
       await viewer.signIn(context);
       await page.goto('/app/');
+      // The app's root sends a signed-in user to the portfolio: let that land
+      // first, or the redirect can overtake the click below on a slow machine.
+      await page.waitForURL(/\/app\/portfolio$/);
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Rankings' }).click();
       await page.waitForURL(/\/app\/rankings$/);
       const table = page.getByTestId('rankings-table');
       const row = (u: ApiUser) => table.locator('tr', { has: page.getByRole('link', { name: u.username, exact: true }) });
       await row(steady).waitFor();
       await row(once).waitFor();
-      assert.equal(await page.getByRole('button', { name: '90 days' }).getAttribute('aria-pressed'), 'true');
+      await page.getByRole('button', { name: '90 days', pressed: true }).waitFor();
       assert.equal((await row(steady).locator('td[data-label=Trades]').innerText()).trim(), '3');
       await page.getByTestId('rank-none').waitFor();
 
       await page.getByRole('button', { name: '7 days' }).click();
       await page.waitForURL(/\/app\/rankings\?period=7d$/);
-      assert.equal(await page.getByRole('button', { name: '7 days' }).getAttribute('aria-pressed'), 'true');
+      await page.getByRole('button', { name: '7 days', pressed: true }).waitFor();
       await row(steady).waitFor();
 
       await page.getByLabel('Minimum trades').fill('2');
@@ -147,14 +161,14 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       await page.goBack();
       await page.waitForURL(/\/app\/rankings\?period=7d$/);
       await row(once).waitFor();
-      assert.equal(await page.getByLabel('Minimum trades').inputValue(), '');
+      await waitForValue(page.getByLabel('Minimum trades'), '');
 
       // A link carries the window.
       await page.goto('/app/rankings?period=all&min_trades=3');
       await row(steady).waitFor();
       assert.equal(await row(once).count(), 0);
-      assert.equal(await page.getByLabel('Minimum trades').inputValue(), '3');
-      assert.equal(await page.getByRole('button', { name: 'All time' }).getAttribute('aria-pressed'), 'true');
+      await waitForValue(page.getByLabel('Minimum trades'), '3');
+      await page.getByRole('button', { name: 'All time', pressed: true }).waitFor();
 
       // Ranked below the top rows, the caller's own row follows them (the service's answer, with the viewer far down).
       await page.route('**/rankings?*', async (route) => {
@@ -177,6 +191,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       assert.equal(await board.getByRole('link', { name: once.username, exact: true }).count(), 0);
       await page.getByRole('button', { name: 'All time' }).click();
       await page.waitForURL(/\/app\/leaderboard\?min_trades=2$/);
+      await page.getByRole('button', { name: 'All time', pressed: true }).waitFor();
       await page.getByLabel('Minimum trades').fill('');
       await page.getByRole('button', { name: 'Apply' }).click();
       await page.waitForURL(/\/app\/leaderboard$/);
