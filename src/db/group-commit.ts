@@ -31,20 +31,26 @@ export class GroupCommitter {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
         this.running = true;
-        void this.drain();
+        // Started on the next turn of the event loop, not now: requests that
+        // are already readable get to queue their transactions and join.
+        setImmediate(() => void this.drain());
       }
     });
   }
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) await this.batch();
+      while (this.queue.length > 0) {
+        await this.batch();
+        // Requests held back by the batch (the connection was taken) queue up meanwhile.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     } finally {
       this.running = false;
       // A caller may have queued between the loop's last check and the flag reset.
       if (this.queue.length > 0) {
         this.running = true;
-        void this.drain();
+        setImmediate(() => void this.drain());
       }
     }
   }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { groupCommitterFor } from '../../src/db/group-commit.js';
 import { migrateToLatest } from '../../src/db/database.js';
@@ -33,6 +35,44 @@ describe('SQLite group commit', () => {
       assert.equal(results[i].status, failed ? 'rejected' : 'fulfilled', k);
       assert.equal(stored.has(k), !failed, k);
     });
+  });
+
+  test('requests arriving over the network together share commits (each reads first, as a handler does)', async () => {
+    // Each request is handled in its own I/O callback, its microtasks run to the
+    // end before the next one's: a batch started at once would hold one member.
+    const server = http.createServer(async (req, res) => {
+      const key = `net${req.url!.slice(1)}`;
+      await d.db.selectFrom('settings').select('key').where('key', '=', key).execute();
+      await put(key);
+      res.end('ok');
+    });
+    let accepted = 0;
+    server.on('connection', () => (accepted += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const before = { ...groupCommitterFor(d.db).stats };
+    try {
+      // Connected (and accepted) first, then every request written in one go: they arrive together.
+      const sockets = await Promise.all(
+        Array.from({ length: 40 }, () => new Promise<net.Socket>((resolve) => { const s = net.connect(port, '127.0.0.1', () => resolve(s)); })),
+      );
+      while (accepted < sockets.length) await new Promise((resolve) => setTimeout(resolve, 5));
+      const answers = sockets.map(
+        (s) =>
+          new Promise<string>((resolve) => {
+            let text = '';
+            s.on('data', (chunk) => (text += chunk));
+            s.on('end', () => resolve(text));
+          }),
+      );
+      sockets.forEach((s, i) => s.write(`GET /${i} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`));
+      for (const text of await Promise.all(answers)) assert.match(text, /^HTTP\/1\.1 200[\s\S]*ok$/);
+    } finally {
+      server.close();
+    }
+    const stats = groupCommitterFor(d.db).stats;
+    assert.equal(stats.transactions - before.transactions, 40);
+    assert.ok(stats.batches - before.batches <= 20, `40 transactions in ${stats.batches - before.batches} commits`);
   });
 
   test('a constraint error in one member leaves the batch usable', async () => {
