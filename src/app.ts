@@ -13,10 +13,10 @@ import { installAuth } from './http/auth.js';
 import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installGracefulClose } from './http/graceful-close.js';
-import { logSerializers } from './http/logging.js';
+import { lazyChildLogger, logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
+import { installResponseHeaders } from './http/response-headers.js';
 import { installOpenApi } from './http/openapi.js';
-import { installSecurityHeaders } from './http/security-headers.js';
 import './http/types.js';
 import { installValidators } from './http/validation.js';
 import { installWebApp } from './http/web-app.js';
@@ -53,6 +53,7 @@ import { ANSWER_CACHE_MS, installAnswerInvalidation } from './services/answers.j
 import { rankingsListener } from './services/rankings.js';
 import { publishYesterday, recordListener } from './services/record.js';
 import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
+import { LiveSessionCache } from './services/session-cache.js';
 import { SessionTokens } from './services/tokens.js';
 import { SettlementWorker } from './jobs/settlement.js';
 
@@ -88,6 +89,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
             serializers: logSerializers,
             ...(typeof deps.logger === 'object' ? deps.logger : {}),
           },
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     // x-request-id is echoed when it is a sane value, else replaced (see requestIdOf).
@@ -136,6 +138,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       clock,
       passwords: new PasswordHasher(config.hashConcurrency),
       tokens: new SessionTokens(jwtSecret),
+      sessionCache: database.dialect === 'sqlite' ? new LiveSessionCache() : null,
       loginThrottle: redis
         ? new RedisLoginThrottle(redis, config.rateLimits.loginFailuresBeforeDelay)
         : new MemoryLoginThrottle(config.rateLimits.loginFailuresBeforeDelay),
@@ -193,11 +196,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // HTML forms cannot send application/json: JSON routes accept nothing else.
     app.removeContentTypeParser(['text/plain']);
 
-    installSecurityHeaders(app, config.publicUrl);
     await app.register(cookie);
-    // After the cookie plugin, whose onSend hook writes Set-Cookie, so this one sees it.
+    installResponseHeaders(app, config.publicUrl, installGracefulClose(app));
     installObservability(app, ctx.metrics);
-    installGracefulClose(app);
     await app.register(rateLimit, {
       global: false,
       ...(redis ? { redis, nameSpace: 'rate-limit:' } : {}),

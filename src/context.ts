@@ -15,6 +15,7 @@ import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { BetEvents } from './services/bet-events.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { PasswordHasher } from './services/passwords.js';
+import type { LiveSessionCache } from './services/session-cache.js';
 import type { SessionTokens } from './services/tokens.js';
 
 export interface AppContext {
@@ -25,6 +26,8 @@ export interface AppContext {
   clock: Clock;
   passwords: PasswordHasher;
   tokens: SessionTokens;
+  /** Live sessions in memory: SQLite only, where this process makes every change to them. */
+  sessionCache: LiveSessionCache | null;
   loginThrottle: LoginThrottle;
   redis: Redis | null;
   /** Listeners run inside each bet transaction (outbox, record, statistics). */

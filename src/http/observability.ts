@@ -1,4 +1,4 @@
-// Request ids, request metrics and the no-store rule for private responses.
+// Request ids and request metrics.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -13,16 +13,7 @@ export function requestIdOf(req: IncomingMessage): string {
 }
 
 export function installObservability(app: FastifyInstance, metrics: Metrics): void {
-  // Callback hooks rather than async ones: they run on every request.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    // Anything answered for a session, or setting one, is the caller's own:
-    // no shared cache (proxy, CDN, browser back/forward) may keep it.
-    if (request.routeOptions.config?.auth === true || reply.hasHeader('set-cookie')) {
-      reply.header('cache-control', 'no-store');
-    }
-    done(null, payload);
-  });
+  // A callback hook rather than an async one: it runs on every request.
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });

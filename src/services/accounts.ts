@@ -74,15 +74,21 @@ export async function authenticate(ctx: AppContext, token: string): Promise<Prin
   const now = ctx.clock.now();
   const claims = await ctx.tokens.verify(token, now);
   if (!claims) return null;
+  const cache = ctx.sessionCache;
+  if (cache?.userOf(claims.sessionId, now) === claims.userId) return claims;
+  const ticket = cache?.ticket();
   const session = await findLiveSession(ctx.db, claims.sessionId, now);
   if (!session || session.user_id !== claims.userId) return null;
+  if (cache && ticket !== undefined) cache.remember(ticket, session.id, session.user_id, session.expires_at, now);
   return claims;
 }
 
 export async function logout(ctx: AppContext, token: string | undefined): Promise<void> {
   if (!token) return;
   const claims = await ctx.tokens.verify(token, ctx.clock.now());
-  if (claims) await deleteSession(ctx.db, claims.sessionId);
+  if (!claims) return;
+  await deleteSession(ctx.db, claims.sessionId);
+  ctx.sessionCache?.forget(claims.sessionId);
 }
 
 export async function currentUser(ctx: AppContext, userId: number): Promise<User> {

@@ -63,9 +63,20 @@ forEachDialect('HTTP edges: bad input and headers', (dialect) => {
     onlyError(res.body);
   });
 
-  test('security headers are set', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/' });
-    assert.equal(res.headers['x-content-type-options'], 'nosniff');
-    assert.ok(res.headers['content-security-policy']);
+  test('security headers are set: the short API set on JSON (answers and errors), the page set on HTML', async () => {
+    for (const url of ['/', '/nope']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+      assert.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'", url);
+      assert.equal(res.headers['x-frame-options'], 'DENY', url);
+      assert.equal(res.headers['cross-origin-resource-policy'], 'same-origin', url);
+      assert.equal(res.headers['referrer-policy'], undefined, url);
+    }
+    const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(docs.statusCode, 200);
+    assert.match(String(docs.headers['content-type']), /text\/html/);
+    assert.match(String(docs.headers['content-security-policy']), /default-src 'self'/);
+    assert.equal(docs.headers['referrer-policy'], 'no-referrer');
+    assert.equal(docs.headers['x-content-type-options'], 'nosniff');
   });
 });
