@@ -14,7 +14,8 @@ import { setupRunDatabase } from './lib/database-setup.js';
 import { presetNamed } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
 import { loginMix, type Scenario, scenarios } from './lib/scenarios.js';
-import { type ChildServer, startServer, withMemorySampling } from './lib/server.js';
+import { type ChildServer, serviceCommand, startServer, withMemorySampling } from './lib/server.js';
+import { buildServer } from '../scripts/build-server.mjs';
 import { meets, PEAK_RSS_TARGET_MB, TARGET_CONDITIONS, TARGETS } from './lib/targets.js';
 
 const { values } = parseArgs({
@@ -66,9 +67,12 @@ const serviceEnv = {
 };
 // --profile: each service process writes a V8 CPU profile when it stops (open it in Chrome DevTools).
 const profileDir = path.join(values.out!, 'profiles', startedAt.toISOString().replace(/[:.]/g, '-'));
-const nodeArgs = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+// The service runs as npm start runs it: built to JavaScript, with the start script's flags.
+await buildServer({ quiet: true });
+const service = serviceCommand();
+const nodeArgs = [...service.nodeArgs, ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
 const startService = async (name: string, extra: Record<string, string> = {}) => {
-  const s = await startServer(name, 'src/main.ts', { ...serviceEnv, ...extra }, { nodeArgs });
+  const s = await startServer(name, service.entry, { ...serviceEnv, ...extra }, { nodeArgs });
   running.add(s);
   return s;
 };

@@ -27,9 +27,10 @@ const origPrepare = sqlite.prepare.bind(sqlite);
   return st;
 };
 const app = await buildApp(config, { database, logger: false });
-const login = await app.inject({ method: 'POST', url: '/login', payload: { email: emailOf(5), password: BENCH_PASSWORD } });
+const login = await app.inject({ method: 'POST', url: '/login', payload: { email: emailOf(Number(process.env.ROLE_ID ?? 5)), password: BENCH_PASSWORD } });
 const cookie = login.headers['set-cookie']!.toString().split(';')[0];
 const PAIRS = Number(process.argv[2] ?? 2000), CONC = 64;
+{ const mu = process.memoryUsage(); console.log('mem0', Object.fromEntries(Object.entries(mu).map(([k, v]) => [k, Math.round(v / 1048576)]))); }
 times.clear();
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
@@ -43,6 +44,7 @@ await Promise.all(Array.from({ length: CONC }, async () => {
   }
 }));
 const wall = performance.now() - t0;
+const mu = process.memoryUsage(); console.log('mem', Object.fromEntries(Object.entries(mu).map(([k, v]) => [k, Math.round(v / 1048576)])));
 const cpu = process.cpuUsage(cpu0);
 console.log(`${PAIRS} pairs in ${wall.toFixed(0)} ms: ${(PAIRS / wall * 1000).toFixed(0)} pairs/s; cpu user ${(cpu.user / 1000).toFixed(0)} sys ${(cpu.system / 1000).toFixed(0)} ms`);
 let total = 0;

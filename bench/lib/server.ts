@@ -3,6 +3,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ChildServer {
@@ -27,7 +28,22 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node [NODE_ARGS] --import tsx ENTRY` on a free loopback port and waits until GET / answers 200. */
+/**
+ * The service as `npm start` runs it (package.json's start script: node, its
+ * flags, the built entry point), so the suite measures what is deployed.
+ */
+export function serviceCommand(packageJson = path.resolve('package.json')): { nodeArgs: string[]; entry: string } {
+  const start = (JSON.parse(fs.readFileSync(packageJson, 'utf8')) as { scripts?: Record<string, string> }).scripts?.start ?? '';
+  const words = start.trim().split(/\s+/);
+  const entry = words.at(-1) ?? '';
+  if (words[0] !== 'node' || !entry.endsWith('.js')) throw new Error(`package.json's start script is not "node [flags] FILE.js": ${start}`);
+  return { nodeArgs: words.slice(1, -1), entry };
+}
+
+/**
+ * Starts `node [NODE_ARGS] ENTRY` on a free loopback port (with tsx for a
+ * TypeScript ENTRY) and waits until GET / answers 200.
+ */
 export async function startServer(
   name: string,
   entry: string,
@@ -36,7 +52,8 @@ export async function startServer(
 ): Promise<ChildServer> {
   const port = await freePort();
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  return startProcess(name, process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', entry], {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  return startProcess(name, process.execPath, [...(opts.nodeArgs ?? []), ...loader, entry], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port), HOST: '127.0.0.1' },
     url: `http://127.0.0.1:${port}`,
     timeoutMs,

@@ -1,11 +1,11 @@
 // Answers served from an AnswerCache: made and serialized once per key and
 // period with the route's own serializer (its 200 response schema), then sent
-// as they are. Fastify sends a string with a JSON content type untouched; the
+// as they are (UTF-8 bytes). Fastify sends a string or a Buffer untouched; the
 // typed reply only knows the schema's object shape, hence the cast.
 import type { FastifyReply } from 'fastify';
 import type { AnswerCache } from '../lib/answer-cache.js';
 
-export function sendSerialized(reply: FastifyReply, json: string): FastifyReply {
+export function sendSerialized(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json as never);
 }
 
@@ -23,7 +23,7 @@ export async function sendCached<T>(
   make: () => Promise<Answer<T>>,
 ): Promise<FastifyReply> {
   const serialize = (reply.getSerializationFunction('200') as ((v: unknown) => string) | undefined) ?? JSON.stringify;
-  const json = await cache.get(
+  const body = await cache.get(
     key,
     async () => {
       const { value, deps } = await make();
@@ -31,5 +31,5 @@ export async function sendCached<T>(
     },
     knownDeps,
   );
-  return sendSerialized(reply, json);
+  return sendSerialized(reply, body);
 }

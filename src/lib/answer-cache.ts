@@ -14,7 +14,7 @@ export interface LoadedAnswer {
 }
 
 interface Entry {
-  fresh: FreshValue<string>;
+  fresh: FreshValue<Buffer>;
   deps: Set<number>;
   bytes: number;
 }
@@ -37,7 +37,7 @@ export class AnswerCache {
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(key: string, load: () => Promise<LoadedAnswer>, knownDeps: readonly number[] = []): Promise<string> {
+  get(key: string, load: () => Promise<LoadedAnswer>, knownDeps: readonly number[] = []): Promise<Buffer> {
     const existing = this.entries.get(key);
     if (existing) return existing.fresh.get();
     // Failed loads keep no bytes, so the count is bounded too (requests for ids that do not exist).
@@ -69,29 +69,31 @@ export class AnswerCache {
     this.bytes = 0;
   }
 
-  /** Total size of the kept answers (characters). */
+  /** Total size of the kept answers (bytes). */
   get size(): number {
     return this.bytes;
   }
 
-  private async loadInto(key: string, entry: Entry, load: () => Promise<LoadedAnswer>): Promise<string> {
+  private async loadInto(key: string, entry: Entry, load: () => Promise<LoadedAnswer>): Promise<Buffer> {
     const started = this.seq;
     const { json, deps = [] } = await load();
-    if (this.entries.get(key) !== entry) return json;
+    // Kept encoded: each answer then goes out without re-encoding or measuring the text.
+    const body = Buffer.from(json, 'utf8');
+    if (this.entries.get(key) !== entry) return body;
     const changed = started < this.floor || [...entry.deps, ...deps].some((d) => (this.invalidatedAt.get(d) ?? 0) > started);
     if (changed) {
       this.drop(key);
-      return json;
+      return body;
     }
     this.index(key, entry, deps);
-    this.bytes += json.length - entry.bytes;
-    entry.bytes = json.length;
+    this.bytes += body.length - entry.bytes;
+    entry.bytes = body.length;
     // Oldest first; the answer just made stays even when alone over the bound.
     for (const oldest of this.entries.keys()) {
       if (this.bytes <= this.maxBytes) break;
       if (oldest !== key) this.drop(oldest);
     }
-    return json;
+    return body;
   }
 
   private index(key: string, entry: Entry, deps: readonly number[]): void {

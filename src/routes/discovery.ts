@@ -2,6 +2,7 @@
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '../http/openapi.js';
+import { sendSerialized } from '../http/serialized.js';
 import { ref } from '../schemas/common.js';
 import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';
 import { healthMonitor } from '../services/health.js';
@@ -12,6 +13,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const base = config.publicUrl;
   const catalogLink = `<${base}/.well-known/api-catalog>; rel="api-catalog"`;
   const health = healthMonitor(app.ctx, [app.ctx.providerStatus.prices, app.ctx.providerStatus.chat]);
+  const serializedHealth = new WeakMap<object, Buffer>();
 
   app.get(
     '/',
@@ -25,9 +27,16 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(HealthResponseSchema) },
       },
     },
-    (_request, reply) => {
+    async (_request, reply) => {
       reply.header('link', catalogLink).header('cache-control', 'no-store');
-      return health.get();
+      // The answer changes at most once per check: serialized once per check, not per poll.
+      const now = await health.get();
+      let body = serializedHealth.get(now);
+      if (!body) {
+        const serialize = reply.getSerializationFunction('200') as (v: unknown) => string;
+        serializedHealth.set(now, (body = Buffer.from(serialize(now))));
+      }
+      return sendSerialized(reply, body);
     },
   );
 
