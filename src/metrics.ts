@@ -4,25 +4,14 @@
 // separate port (METRICS_PORT) so they never sit on the public API.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { RequestMetrics } from './lib/request-metrics.js';
 
 export class Metrics {
   readonly registry = new Registry();
 
-  /** Requests by route pattern (never the raw URL: ids would explode the label set). */
-  readonly httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  /** Requests by route pattern (never the raw URL: ids would explode the label set) and their latency. */
+  readonly http = new RequestMetrics(this.registry);
   /** How late the settlement worker runs: now minus the oldest due, unsettled bet's settle_at. */
   readonly settlementLag = new Gauge({
     name: 'settlement_lag_seconds',

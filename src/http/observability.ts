@@ -15,9 +15,7 @@ export function requestIdOf(req: IncomingMessage): string {
 export function installObservability(app: FastifyInstance, metrics: Metrics): void {
   // A callback hook rather than an async one: it runs on every request.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    metrics.http.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 }
