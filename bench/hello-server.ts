@@ -4,5 +4,14 @@ import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });
 app.get('/', async () => ({ hello: 'world' }));
+// The same bare server sending a JSON body of exactly n bytes: how fast any
+// server on this machine can answer with a body of an endpoint's size.
+const bodies = new Map<number, Buffer>();
+app.get<{ Params: { n: string } }>('/bytes/:n', (request, reply) => {
+  const n = Math.min(Math.max(Number.parseInt(request.params.n, 10) || 2, 2), 10_000_000);
+  let body = bodies.get(n);
+  if (!body) bodies.set(n, (body = Buffer.from(`"${'x'.repeat(n - 2)}"`)));
+  return reply.type('application/json; charset=utf-8').send(body);
+});
 await app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '127.0.0.1' });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void app.close().then(() => process.exit(0)));

@@ -54,6 +54,8 @@ const only = values.only ? new Set(values.only.split(',')) : null;
 const log = (line: string) => console.log(line);
 
 const startedAt = new Date();
+const HELLO_STEPS: Step[] = [{ method: 'GET', path: '/' }];
+let helloUrl = '';
 const database = await setupRunDatabase({ db: dialect, preset, throwAway: quick, regenerate: values.regenerate!, log });
 const running = new Set<ChildServer>();
 const serviceEnv = {
@@ -82,19 +84,17 @@ const stop = async (s: ChildServer) => {
 };
 try {
   log(`\nBaseline: bare Fastify hello world, ${connections} connections × ${durationS} s`);
+  // Kept running (idle between its runs): each scenario is paired with a hello-world run just before it.
   const hello = await startServer('hello-world server', 'bench/hello-server.ts', {});
-  let baseline: LoadResult;
-  try {
-    baseline = await measure(hello.url, [{ method: 'GET', path: '/' }], undefined, connections);
-  } finally {
-    await hello.stop();
-  }
+  running.add(hello);
+  helloUrl = hello.url;
+  const baseline = await measure(hello.url, HELLO_STEPS, undefined, connections);
   log(`  ${Math.round(baseline.rps).toLocaleString('en-US')} req/s, p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
 
   log(`\nService on ${dialect} (${preset.name} data)`);
   const server = await startService('service');
   const all = scenarios(preset.users).filter((s) => !only || only.has(s.key));
-  const results = await runScenarios(server, all, baseline.rps);
+  const results = await runScenarios(server, all);
   const loginMixResult: Report['loginMix'] =
     !only || only.has('login-mix')
       ? await runLoginMix(server, baseline.rps)
@@ -108,7 +108,7 @@ try {
   const sampled = Math.max(0, ...results.map((r) => r.measured?.peakRssMb ?? 0), loginMixResult.leaderboard?.peakRssMb ?? 0);
   const peakRssMb = Math.max(server.memory().peakMb, sampled);
   await stop(server);
-  const scaleOutResult = scaleOut ? await runScaleOut(all, results, baseline.rps) : undefined;
+  const scaleOutResult = scaleOut ? await runScaleOut(all, results) : undefined;
 
   const report: Report = {
     meta: {
@@ -145,11 +145,11 @@ try {
   await database.cleanup();
 }
 
-async function runScenarios(server: ChildServer, list: Scenario[], baselineRps: number): Promise<ScenarioResult[]> {
+async function runScenarios(server: ChildServer, list: Scenario[]): Promise<ScenarioResult[]> {
   const cookies = await logInRoles(server.url, list);
   const results: ScenarioResult[] = [];
   for (const scenario of list) {
-    const result = await runScenario(server, scenario, cookies, baselineRps);
+    const result = await runScenario(server, scenario, cookies);
     results.push(result);
     log(resultLine(result));
   }
@@ -157,7 +157,7 @@ async function runScenarios(server: ChildServer, list: Scenario[], baselineRps: 
 }
 
 /** Two instances on the same PostgreSQL database behind nginx (deploy/nginx/), beside one instance's figures. */
-async function runScaleOut(list: Scenario[], single: ScenarioResult[], baselineRps: number): Promise<ScaleOutResult> {
+async function runScaleOut(list: Scenario[], single: ScenarioResult[]): Promise<ScaleOutResult> {
   const binary = findNginx();
   if (!binary) {
     log('\nScale-out skipped: nginx is not installed (Debian: apt-get update && apt-get install -y nginx).');
@@ -176,7 +176,7 @@ async function runScaleOut(list: Scenario[], single: ScenarioResult[], baselineR
     },
   };
   try {
-    const results = await runScenarios(front, list, baselineRps);
+    const results = await runScenarios(front, list);
     return { status: 'ok', instances: instances.length, results, single };
   } finally {
     await stop(proxy);
@@ -213,6 +213,7 @@ function measured(load: LoadResult, peakRssMb: number, perUnit: number, baseline
     p50Ms: load.p50Ms,
     p99Ms: load.p99Ms,
     ratio: perSecond / baselineRps,
+    baselineRps,
     peakRssMb,
     statusCounts: load.statusCounts,
     errors: load.errors,
@@ -228,7 +229,7 @@ function failures(load: LoadResult): string {
   return parts.join(', ');
 }
 
-async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleName, string>, baselineRps: number): Promise<ScenarioResult> {
+async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleName, string>): Promise<ScenarioResult> {
   const base = { key: s.key, label: s.label, unit: s.unit, target: s.target, ...(s.note ? { note: s.note } : {}) };
   const cookie = s.role ? cookies.get(s.role) : undefined;
   const p = await probe(server.url, s.steps, cookie);
@@ -240,16 +241,28 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
       pass: p.notAvailable ? null : false,
     };
   }
+  const paired = (await measure(helloUrl, HELLO_STEPS, undefined, connections)).rps;
   const { value: load, peakRssMb } = await withMemorySampling(server, () => measure(server.url, s.steps, cookie, connections));
-  const m = measured(load, peakRssMb, s.unit === 'pair' ? 2 : 1, baselineRps);
+  const m = measured(load, peakRssMb, s.unit === 'pair' ? 2 : 1, paired);
   const failed = failures(load);
+  const pass = failed ? false : meets(s.target, m.ratio, m.p99Ms);
+  const single = s.steps.length === 1 && s.steps[0].method === 'GET';
+  const missedRatio = s.target?.minRatio !== undefined && m.ratio < s.target.minRatio;
+  const bodyCeiling = single && missedRatio ? await ceilingFor(p.lastBodyBytes, paired) : undefined;
   return {
     ...base,
     status: failed ? 'errors' : 'ok',
     ...(failed ? { detail: failed } : {}),
-    pass: failed ? false : meets(s.target, m.ratio, m.p99Ms),
+    pass,
     measured: m,
+    ...(bodyCeiling ? { bodyCeiling } : {}),
   };
+}
+
+/** The bare hello-world server answering with a body of this size, beside the paired hello world. */
+async function ceilingFor(bodyBytes: number, pairedRps: number): Promise<ScenarioResult['bodyCeiling']> {
+  const load = await measure(helloUrl, [{ method: 'GET', path: `/bytes/${bodyBytes}` }], undefined, connections);
+  return { bodyBytes, requestsPerSecond: load.rps, ratio: load.rps / pairedRps };
 }
 
 async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Report['loginMix']> {

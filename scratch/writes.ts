@@ -11,6 +11,7 @@ for (const s of ['-wal', '-shm']) fs.rmSync('/tmp/w.db' + s, { force: true });
 const config = loadConfig({ DATABASE_URL: 'sqlite:/tmp/w.db', RATE_LIMITS: 'off', WORKERS: 'off', LOG_LEVEL: 'warn', NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(64) });
 const database = openDatabase(config.database);
 const sqlite = database.sqlite!;
+if (process.env.CACHE_KB) sqlite.pragma(`cache_size = -${process.env.CACHE_KB}`);
 const times = new Map<string, { n: number; ms: number }>();
 const origPrepare = sqlite.prepare.bind(sqlite);
 (sqlite as any).prepare = (text: string) => {

@@ -81,11 +81,13 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   };
 }
 
-export type ProbeOutcome = { ok: true } | { ok: false; notAvailable: boolean; step: string; status: number; body: string };
+/** ok with the size in bytes of the last step's answer body, or why a step failed. */
+export type ProbeOutcome = { ok: true; lastBodyBytes: number } | { ok: false; notAvailable: boolean; step: string; status: number; body: string };
 
 /** Plays the steps once with fetch: is the endpoint there (not 404/501), and does it answer 2xx? */
 export async function probe(url: string, steps: Step[], cookie?: string): Promise<ProbeOutcome> {
   const context: SeqContext = {};
+  let lastBodyBytes = 0;
   for (const step of steps) {
     const body = step.body?.(context);
     const res = await fetch(url + step.path, {
@@ -94,6 +96,7 @@ export async function probe(url: string, steps: Step[], cookie?: string): Promis
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();
+    lastBodyBytes = Buffer.byteLength(text);
     step.onResponse?.(res.status, text, context);
     if (res.status < 200 || res.status > 299) {
       return {
@@ -105,5 +108,5 @@ export async function probe(url: string, steps: Step[], cookie?: string): Promis
       };
     }
   }
-  return { ok: true };
+  return { ok: true, lastBodyBytes };
 }

@@ -13,7 +13,7 @@ function run(ratio: number, p99Ms: number, rss: number): Report {
     status: 'ok',
     target: TARGETS.leaderboard,
     pass: null,
-    measured: { perSecond: ratio * 1000, requestsPerSecond: ratio * 1000, p50Ms: 1, p99Ms, ratio, peakRssMb: rss, statusCounts: {}, errors: 0 },
+    measured: { perSecond: ratio * 1000, requestsPerSecond: ratio * 1000, p50Ms: 1, p99Ms, ratio, baselineRps: 1000, peakRssMb: rss, statusCounts: {}, errors: 0 },
   };
   const feed: ScenarioResult = { key: 'feed', label: 'GET /feed', unit: 'request', status: 'not available', target: TARGETS.deepRead, pass: null };
   return {
