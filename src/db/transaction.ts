@@ -51,3 +51,12 @@ export async function lockUser(trx: Db, dialect: Dialect, userId: number): Promi
   const row = await (dialect === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * Holds a user's row lock until the transaction ends, where there is one to
+ * take: PostgreSQL (as lockUser). On SQLite the immediate transaction already
+ * holds the database's write lock, so nothing is read.
+ */
+export async function holdUserLock(trx: Db, dialect: Dialect, userId: number): Promise<void> {
+  if (dialect === 'postgres') await lockUser(trx, dialect, userId);
+}

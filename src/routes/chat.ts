@@ -11,7 +11,7 @@ import { principalOf } from '../http/types.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { findUserById } from '../repositories/users.js';
 import { ChatLinkCodeResponseSchema, ChatStatusResponseSchema, ChatUnlinkResponseSchema } from '../schemas/chat.js';
-import { errorResponses, ref } from '../schemas/common.js';
+import { errorResponses, ref, Text } from '../schemas/common.js';
 import { chatStatus, codeOwner, createLinkCode, handleTelegramUpdate, linkWithCode, localChat, unlinkChat } from '../services/chat.js';
 
 function sameSecret(given: string | string[] | undefined, expected: string): boolean {
@@ -103,7 +103,7 @@ function linkPage(title: string, content: SafeHtml): string {
   return page(title, html`<h1>${title}</h1>${STAND_IN}${content}`);
 }
 
-const CodeParams = Type.Object({ code: Type.String({ maxLength: 64 }) });
+const CodeParams = Type.Object({ code: Text({ maxLength: 64 }) });
 const HTML = { content: { 'text/html': { schema: Type.String() } } };
 
 /** Encapsulated: only here is a form body (application/x-www-form-urlencoded) accepted. */

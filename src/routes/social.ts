@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
-import { errorResponses, Limit403, PageQuerySchema, ref } from '../schemas/common.js';
+import { errorResponses, Limit403, PageQuerySchema, ref, Text } from '../schemas/common.js';
 import {
   FeedItemSchema,
   FollowRequestSchema,
@@ -91,7 +91,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['social'],
         summary: 'Find users by username substring',
         security: COOKIE_AUTH,
-        querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 100 })) }),
+        querystring: Type.Object({ q: Type.Optional(Text({ maxLength: 100 })) }),
         response: { 200: Type.Array(ref(PublicUserSchema)), ...errorResponses(400, 401) },
       },
     },

@@ -11,6 +11,11 @@ export function ref<T extends TSchema>(schema: T) {
 export function StringEnum<const T extends string[]>(values: [...T], options: Record<string, unknown> = {}) {
   return Type.Unsafe<T[number]>({ [Kind]: 'StringEnum', type: 'string', enum: values, ...options });
 }
+/** Free text from a client, without NUL characters: PostgreSQL can neither store nor compare them (400, never 500). */
+export function Text(options: { minLength?: number; maxLength?: number; description?: string } = {}) {
+  return Type.String({ ...options, pattern: '^[^\\u0000]*$' });
+}
+
 // So TypeBox's own Value.Check understands it too (Ajv reads `enum`).
 TypeRegistry.Set<{ enum: string[] }>('StringEnum', (schema, value) => typeof value === 'string' && schema.enum.includes(value));
 

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
-import { lockUser, withTransaction } from '../db/transaction.js';
+import { holdUserLock, withTransaction } from '../db/transaction.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
 import { settlementTime } from '../domain/market-calendar.js';
@@ -72,7 +72,7 @@ export async function openBet(
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return withTransaction(ctx.db, ctx.dialect, async (trx) => {
     // The user row lock serialises this user's opens, so the count below stays true until commit.
-    if (!(await lockUser(trx, ctx.dialect, userId))) throw notFound('User not found');
+    await holdUserLock(trx, ctx.dialect, userId);
     const user = await findUserById(trx, userId);
     if (!user) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.

@@ -3,7 +3,7 @@
 // root over all chain heads, published once.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { lockUser, withTransaction } from '../db/transaction.js';
+import { holdUserLock, withTransaction } from '../db/transaction.js';
 import { canonicalJson, entryHash, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import {
@@ -29,7 +29,7 @@ const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 /** The bet-event listener: one chain entry per event, under the user's row lock (other users never wait). */
 export function recordListener(ctx: AppContext) {
   return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
-    await lockUser(trx, ctx.dialect, bet.user_id);
+    await holdUserLock(trx, ctx.dialect, bet.user_id);
     const last = await lastEntry(trx, bet.user_id);
     const seq = (last?.seq ?? 0) + 1;
     const prev = last?.hash ?? GENESIS;

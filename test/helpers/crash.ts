@@ -93,6 +93,9 @@ export interface CrashReport {
 
 function checkDatabase(file: string, drivers: WriteDriver[], acked: Map<string, string[]>, context: string): void {
   const db = new SQLite(file, { readonly: true });
+  // One read transaction: the server may be running (its settlement worker
+  // commits right after start), and every check must see the same snapshot.
+  db.exec('begin');
   try {
     const applied = (db.prepare('select name from kysely_migration order by name').all() as Array<{ name: string }>).map((r) => r.name);
     assert.deepEqual(applied, Object.keys(migrations).sort(), `${context}: every migration applied`);
@@ -102,6 +105,7 @@ function checkDatabase(file: string, drivers: WriteDriver[], acked: Map<string, 
       assert.deepEqual(d.broken(db), [], `${context}: half-written ${d.name}s visible`);
     }
   } finally {
+    db.exec('commit');
     db.close();
   }
 }

@@ -35,6 +35,14 @@ forEachDialect('user search', (dialect) => {
     assert.equal(typeof rows[0]!.id, 'number');
   });
 
+  test('a q with a NUL character → 400 (PostgreSQL cannot compare it), never 500', async () => {
+    for (const q of ['a%00b', '%00']) {
+      const res = await t.app.inject({ method: 'GET', url: `/users/search?q=${q}`, headers: { cookie: me.cookie } });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.deepEqual(Object.keys(res.json()), ['error']);
+    }
+  });
+
   test('missing, empty or blank q → []', async () => {
     assert.deepEqual(await search(), []);
     assert.deepEqual(await search(''), []);
