@@ -42,7 +42,8 @@ const errorPages = (...codes: number[]) => Object.fromEntries(codes.map((c) => [
 const redirect = { description: 'See Other: back to the web app or the portal', type: 'null' };
 const IdParams = {
   type: 'object',
-  properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
+  // No NUL characters: PostgreSQL cannot compare them (a 400 page, never a 500 one).
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^\\u0000]*$' } },
   required: ['id'],
   additionalProperties: false,
 } as const;

@@ -120,6 +120,14 @@ forEachDialect('payments: local provider', (dialect) => {
     assert.equal((await form(`${path}/confirm`)).statusCode, 401);
   });
 
+  test('a checkout id with a NUL character is a 400 page on view and confirm, never a 500', async () => {
+    const u = await registerAndLogin(t.app);
+    const seen = await t.app.inject({ method: 'GET', url: '/pay/local/checkout/a%00b', headers: { cookie: u.cookie } });
+    assert.equal(seen.statusCode, 400);
+    assert.match(String(seen.headers['content-type']), /^text\/html/);
+    assert.equal((await form('/pay/local/checkout/a%00b/confirm', u.cookie)).statusCode, 400);
+  });
+
   test('confirm refuses cross-site posts, JSON bodies and expired checkouts', async () => {
     const u = await registerAndLogin(t.app);
     const path = await startCheckout(u);
