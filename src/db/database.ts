@@ -12,8 +12,6 @@ import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 export type Db = Kysely<Database>;
-
-export const SQLITE_CACHE_KIB = 32 * 1024;
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
@@ -29,6 +27,9 @@ export interface DatabaseHandle {
 // int8 (counts, bigint ids and timestamps) as JS numbers: every value we keep
 // there is far below 2^53.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+
+/** SQLite's page cache per connection, in KiB (see openDatabase). */
+export const SQLITE_CACHE_KIB = 32 * 1024;
 
 export interface OpenOptions {
   /** PostgreSQL schema to use (tests isolate themselves in a fresh schema). */

@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
+import { NO_NUL_PATTERN } from '../schemas/common.js';
 import type { StripePlan } from '../schemas/payments.js';
 import { checkoutUrls } from '../services/payments.js';
 import { cancelLocalSubscription, confirmLocalCheckout, localCheckoutView, localPortalView } from '../services/local-payments.js';
@@ -42,8 +43,7 @@ const errorPages = (...codes: number[]) => Object.fromEntries(codes.map((c) => [
 const redirect = { description: 'See Other: back to the web app or the portal', type: 'null' };
 const IdParams = {
   type: 'object',
-  // No NUL characters: PostgreSQL cannot compare them (a 400 page, never a 500 one).
-  properties: { id: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^\\u0000]*$' } },
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100, pattern: NO_NUL_PATTERN } },
   required: ['id'],
   additionalProperties: false,
 } as const;

@@ -11,9 +11,12 @@ export function ref<T extends TSchema>(schema: T) {
 export function StringEnum<const T extends string[]>(values: [...T], options: Record<string, unknown> = {}) {
   return Type.Unsafe<T[number]>({ [Kind]: 'StringEnum', type: 'string', enum: values, ...options });
 }
-/** Free text from a client, without NUL characters: PostgreSQL can neither store nor compare them (400, never 500). */
+/** A string without NUL characters: PostgreSQL can neither store nor compare them (400, never 500). */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/** Free text from a client (see NO_NUL_PATTERN). */
 export function Text(options: { minLength?: number; maxLength?: number; description?: string } = {}) {
-  return Type.String({ ...options, pattern: '^[^\\u0000]*$' });
+  return Type.String({ ...options, pattern: NO_NUL_PATTERN });
 }
 
 // So TypeBox's own Value.Check understands it too (Ajv reads `enum`).
