@@ -4,7 +4,7 @@
 // COMMIT (one fsync): each runs in its own SAVEPOINT, so one failing rolls
 // back only its own writes, and every caller is answered only after the
 // shared COMMIT has succeeded, so an acknowledged write is a durable one.
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
 
 interface Pending {
@@ -12,6 +12,14 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
+
+// The batch's own statements, compiled once.
+const BEGIN = CompiledQuery.raw('begin immediate');
+const SAVEPOINT = CompiledQuery.raw('savepoint member');
+const RELEASE = CompiledQuery.raw('release member');
+const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to member');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -59,27 +67,27 @@ export class GroupCommitter {
     const members: Array<{ item: Pending; outcome: Outcome }> = [];
     try {
       await this.db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
+        await conn.executeQuery(BEGIN);
         try {
           // Later arrivals join while the batch is open, up to maxBatch.
           while (this.queue.length > 0 && members.length < this.maxBatch) {
             const item = this.queue.shift()!;
             const entry: { item: Pending; outcome: Outcome } = { item, outcome: { ok: false, error: undefined } };
             members.push(entry);
-            await sql`savepoint member`.execute(conn);
+            await conn.executeQuery(SAVEPOINT);
             try {
               entry.outcome = { ok: true, value: await item.fn(conn) };
-              await sql`release member`.execute(conn);
+              await conn.executeQuery(RELEASE);
             } catch (error) {
               entry.outcome = { ok: false, error };
               // Undo this member's writes only; if even that fails, the batch is lost.
-              await sql`rollback to member`.execute(conn);
-              await sql`release member`.execute(conn);
+              await conn.executeQuery(ROLLBACK_MEMBER);
+              await conn.executeQuery(RELEASE);
             }
           }
-          await sql`commit`.execute(conn);
+          await conn.executeQuery(COMMIT);
         } catch (err) {
-          await sql`rollback`.execute(conn).catch(() => undefined);
+          await conn.executeQuery(ROLLBACK).catch(() => undefined);
           throw err;
         }
       });

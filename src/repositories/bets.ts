@@ -2,15 +2,45 @@
 // the caller's transaction first.
 import type { Db, Dialect } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
+import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
 
-export async function insertBet(db: Db, bet: NewBet): Promise<BetRow> {
-  return db.insertInto('bets').values(bet).returningAll().executeTakeFirstOrThrow();
+// The write path's statements are prepared (src/db/prepared.ts): built once, run with each call's values.
+const insertBetQuery = prepared((db, b: Omit<NewBet, 'id'>) =>
+  db
+    .insertInto('bets')
+    .values({
+      user_id: b.user_id,
+      ticker: b.ticker,
+      direction: b.direction,
+      status: b.status,
+      entry_price: b.entry_price,
+      exit_price: b.exit_price,
+      percentage_gain: b.percentage_gain,
+      target_date: b.target_date,
+      settle_at: b.settle_at,
+      opened_at: b.opened_at,
+      closed_at: b.closed_at,
+      last_event_at: b.last_event_at,
+      close_reason: b.close_reason,
+      source_bet_id: b.source_bet_id,
+      source_kind: b.source_kind,
+      benchmark_entry: b.benchmark_entry,
+      benchmark_exit: b.benchmark_exit,
+    })
+    .returningAll(),
+);
+
+export async function insertBet(db: Db, bet: Omit<NewBet, 'id'>): Promise<BetRow> {
+  const [row] = await insertBetQuery(db, bet);
+  return row!;
 }
+
+const betByIdQuery = prepared((db, p: { id: number }) => db.selectFrom('bets').selectAll().where('id', '=', p.id));
 
 export async function findBetById(db: Db, id: number): Promise<BetRow | undefined> {
   if (!isPossibleId(id)) return undefined;
-  return db.selectFrom('bets').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await betByIdQuery(db, { id }))[0];
 }
 
 /**
@@ -25,14 +55,17 @@ export async function lockBetById(db: Db, dialect: Dialect, id: number, opts: { 
   return (opts.skipLocked ? q.forUpdate().skipLocked() : q.forUpdate()).executeTakeFirst();
 }
 
-export async function countOpenBets(db: Db, userId: number): Promise<number> {
-  const row = await db
+const countOpenQuery = prepared((db, p: { userId: number }) =>
+  db
     .selectFrom('bets')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', userId)
-    .where('status', '=', 'OPEN')
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .where('user_id', '=', p.userId)
+    .where('status', '=', 'OPEN'),
+);
+
+export async function countOpenBets(db: Db, userId: number): Promise<number> {
+  const [row] = await countOpenQuery(db, { userId });
+  return Number(row!.n);
 }
 
 export interface BetExit {
@@ -44,15 +77,26 @@ export interface BetExit {
   benchmark_exit?: number | null;
 }
 
+const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
+  db
+    .updateTable('bets')
+    .set({
+      status: p.status,
+      exit_price: p.exit_price,
+      percentage_gain: p.percentage_gain,
+      closed_at: p.closed_at,
+      close_reason: p.close_reason,
+      benchmark_exit: p.benchmark_exit,
+      last_event_at: p.closed_at,
+    })
+    .where('id', '=', p.id)
+    .where('status', '=', 'OPEN')
+    .returningAll(),
+);
+
 /** Ends a bet that is still OPEN; undefined when it no longer is (another close or cancel won). */
 export async function finishOpenBet(db: Db, id: number, exit: BetExit): Promise<BetRow | undefined> {
-  return db
-    .updateTable('bets')
-    .set({ ...exit, last_event_at: exit.closed_at })
-    .where('id', '=', id)
-    .where('status', '=', 'OPEN')
-    .returningAll()
-    .executeTakeFirst();
+  return (await finishOpenQuery(db, { ...exit, id }))[0];
 }
 
 export async function listOpenBets(db: Db, userId: number): Promise<BetRow[]> {
@@ -103,18 +147,21 @@ export async function listDueBets(db: Db, now: number, afterId: number, limit: n
     .execute();
 }
 
-/** Adds one CLOSED bet's gain to its owner's aggregate row. */
-export async function addToLeaderboard(db: Db, userId: number, gain: number): Promise<void> {
-  await db
+const addToLeaderboardQuery = prepared((db, p: { userId: number; gain: number }) =>
+  db
     .insertInto('leaderboard')
-    .values({ user_id: userId, total_score: gain, total_trades: 1 })
+    .values({ user_id: p.userId, total_score: p.gain, total_trades: 1 })
     .onConflict((oc) =>
       oc.column('user_id').doUpdateSet((eb) => ({
         total_score: eb('leaderboard.total_score', '+', eb.ref('excluded.total_score')),
         total_trades: eb('leaderboard.total_trades', '+', 1),
       })),
-    )
-    .execute();
+    ),
+);
+
+/** Adds one CLOSED bet's gain to its owner's aggregate row. */
+export async function addToLeaderboard(db: Db, userId: number, gain: number): Promise<void> {
+  await addToLeaderboardQuery(db, { userId, gain });
 }
 
 /** The top of the aggregate, in the order of leaderboard_rank_idx (never a scan of bets). */

@@ -1,4 +1,5 @@
 import type { Db, Dialect } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { ChatTransportName, NewNotification, NotificationRow } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
 
@@ -26,16 +27,20 @@ export interface FollowerChat {
   chat_id: string;
 }
 
-/** Followers of a user with a chat linked on the given transport. */
-export async function linkedFollowers(db: Db, followedId: number, transport: ChatTransportName): Promise<FollowerChat[]> {
-  const rows = await db
+// Read by every bet event: prepared (src/db/prepared.ts).
+const linkedFollowersQuery = prepared((db, p: { followedId: number; transport: ChatTransportName }) =>
+  db
     .selectFrom('follows')
     .innerJoin('chat_links', 'chat_links.user_id', 'follows.follower_id')
     .select(['chat_links.user_id', 'chat_links.transport', 'chat_links.chat_id'])
-    .where('follows.followed_id', '=', followedId)
-    .where('chat_links.transport', '=', transport)
-    .orderBy('chat_links.user_id')
-    .execute();
+    .where('follows.followed_id', '=', p.followedId)
+    .where('chat_links.transport', '=', p.transport)
+    .orderBy('chat_links.user_id'),
+);
+
+/** Followers of a user with a chat linked on the given transport. */
+export async function linkedFollowers(db: Db, followedId: number, transport: ChatTransportName): Promise<FollowerChat[]> {
+  const rows = await linkedFollowersQuery(db, { followedId, transport });
   return rows.map((r) => ({ ...r, user_id: Number(r.user_id) }));
 }
 

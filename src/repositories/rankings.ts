@@ -1,6 +1,7 @@
 // Per-user per-day aggregates of closed bets and the window reads over them
 // (user_day_stats_day_idx); never a scan of bets.
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 
 export interface DayStatsDelta {
   userId: number;
@@ -9,33 +10,44 @@ export interface DayStatsDelta {
   alpha: number | null;
 }
 
-/** Adds one CLOSED bet to its owner's row for its exit day. */
+const addToDayStatsQuery = prepared(
+  (db, r: { user_id: number; day: string; score_sum: number; wins: number; alpha_count: number; alpha_sum: number; alpha_sq_sum: number }) =>
+    db
+      .insertInto('user_day_stats')
+      .values({
+        user_id: r.user_id,
+        day: r.day,
+        trades: 1,
+        score_sum: r.score_sum,
+        wins: r.wins,
+        alpha_count: r.alpha_count,
+        alpha_sum: r.alpha_sum,
+        alpha_sq_sum: r.alpha_sq_sum,
+      })
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'day']).doUpdateSet((eb) => ({
+          trades: eb('user_day_stats.trades', '+', eb.ref('excluded.trades')),
+          score_sum: eb('user_day_stats.score_sum', '+', eb.ref('excluded.score_sum')),
+          wins: eb('user_day_stats.wins', '+', eb.ref('excluded.wins')),
+          alpha_count: eb('user_day_stats.alpha_count', '+', eb.ref('excluded.alpha_count')),
+          alpha_sum: eb('user_day_stats.alpha_sum', '+', eb.ref('excluded.alpha_sum')),
+          alpha_sq_sum: eb('user_day_stats.alpha_sq_sum', '+', eb.ref('excluded.alpha_sq_sum')),
+        })),
+      ),
+);
+
+/** Adds one CLOSED bet to its owner's row for its exit day (prepared: every close runs it). */
 export async function addToDayStats(db: Db, d: DayStatsDelta): Promise<void> {
-  const hasAlpha = d.alpha !== null;
   const alpha = d.alpha ?? 0;
-  await db
-    .insertInto('user_day_stats')
-    .values({
-      user_id: d.userId,
-      day: d.day,
-      trades: 1,
-      score_sum: d.gain,
-      wins: d.gain > 0 ? 1 : 0,
-      alpha_count: hasAlpha ? 1 : 0,
-      alpha_sum: alpha,
-      alpha_sq_sum: alpha * alpha,
-    })
-    .onConflict((oc) =>
-      oc.columns(['user_id', 'day']).doUpdateSet((eb) => ({
-        trades: eb('user_day_stats.trades', '+', eb.ref('excluded.trades')),
-        score_sum: eb('user_day_stats.score_sum', '+', eb.ref('excluded.score_sum')),
-        wins: eb('user_day_stats.wins', '+', eb.ref('excluded.wins')),
-        alpha_count: eb('user_day_stats.alpha_count', '+', eb.ref('excluded.alpha_count')),
-        alpha_sum: eb('user_day_stats.alpha_sum', '+', eb.ref('excluded.alpha_sum')),
-        alpha_sq_sum: eb('user_day_stats.alpha_sq_sum', '+', eb.ref('excluded.alpha_sq_sum')),
-      })),
-    )
-    .execute();
+  await addToDayStatsQuery(db, {
+    user_id: d.userId,
+    day: d.day,
+    score_sum: d.gain,
+    wins: d.gain > 0 ? 1 : 0,
+    alpha_count: d.alpha !== null ? 1 : 0,
+    alpha_sum: alpha,
+    alpha_sq_sum: alpha * alpha,
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { NewUser, UserRow } from '../db/tables.js';
+import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
 
 export async function insertUser(db: Db, user: NewUser): Promise<number> {
@@ -7,9 +8,12 @@ export async function insertUser(db: Db, user: NewUser): Promise<number> {
   return Number(row.id);
 }
 
+// Read by every write (capacities): prepared (src/db/prepared.ts).
+const userByIdQuery = prepared((db, p: { id: number }) => db.selectFrom('users').selectAll().where('id', '=', p.id).where('deleted_at', 'is', null));
+
 export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   if (!isPossibleId(id)) return undefined;
-  return db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return (await userByIdQuery(db, { id }))[0];
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {

@@ -22,6 +22,13 @@ describe('SQLite group commit', () => {
       return key;
     });
 
+  test('commits are durable (WAL, synchronous=FULL) and savepoint journals stay in memory (temp_store=MEMORY)', () => {
+    const pragma = (name: string) => d.sqlite!.pragma(name, { simple: true });
+    assert.equal(pragma('journal_mode'), 'wal');
+    assert.equal(pragma('synchronous'), 2); // FULL
+    assert.equal(pragma('temp_store'), 2); // MEMORY
+  });
+
   test('concurrent transactions share commits; a failing one undoes only its own writes', async () => {
     const before = { ...groupCommitterFor(d.db).stats };
     const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
