@@ -32,7 +32,12 @@ export function siteConfig(template: string, upstreams: string[], port: number):
   return withUpstreams.replace(/listen [0-9.]+:\d+;/, `listen 127.0.0.1:${port};`);
 }
 
-export async function startNginx(binary: string, upstreams: string[]): Promise<ChildServer> {
+export interface NginxServer extends ChildServer {
+  /** What nginx wrote to its error log (warnings and worse) so far, line by line. */
+  errorLog(): string[];
+}
+
+export async function startNginx(binary: string, upstreams: string[]): Promise<NginxServer> {
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
   const port = await freePort();
   fs.writeFileSync(path.join(prefix, 'site.conf'), siteConfig(fs.readFileSync(NGINX_SITE, 'utf8'), upstreams, port));
@@ -61,6 +66,10 @@ export async function startNginx(binary: string, upstreams: string[]): Promise<C
   });
   return {
     ...server,
+    errorLog: () => {
+      const file = path.join(prefix, 'error.log');
+      return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+    },
     stop: async () => {
       await server.stop();
       fs.rmSync(prefix, { recursive: true, force: true });

@@ -62,6 +62,8 @@ export interface ScaleOutResult {
   results: ScenarioResult[];
   /** One instance's results, for the side-by-side table. */
   single: ScenarioResult[];
+  /** nginx's error log (warnings and worse) from the run: empty when the proxy saw nothing wrong. */
+  proxyErrors?: string[];
 }
 
 export interface Report {
@@ -113,8 +115,8 @@ export function markdown(report: Report): string {
       (meta.targetConditions ? '' : ' · **not the targets\' conditions (64 connections, 10 s, SQLite, full data): verdicts are indicative**'),
     '',
     `Baseline (bare Fastify hello world): ${num(baseline.requestsPerSecond)} req/s, p50 ${num(baseline.p50Ms, 1)} ms, p99 ${num(baseline.p99Ms, 1)} ms ` +
-      'at the start; each endpoint is divided by the hello world measured just before it (the "hello" column), since the ' +
-      "machine's speed drifts over a run.",
+      'at the start; each endpoint is divided by the mean of the hello world measured just before and just after it ' +
+      '(the "hello" column), since the machine\'s speed drifts over a run.',
     '',
     '| endpoint | throughput | p50 ms | p99 ms | hello req/s | × hello | target | verdict | peak RSS MiB |',
     '|---|---:|---:|---:|---:|---:|---|---|---:|',
