@@ -250,6 +250,19 @@ export async function betScenario(): Promise<BetCrashScenario> {
         assert.equal(hook.status, 200);
         traders.push({ id, cookie, chatId });
       }
+      // Notices from the first write on, whatever the random writes turn out
+      // to be: each trader follows the next, and each opens a bet that may
+      // settle while the server is down.
+      for (const [i, t] of traders.entries()) {
+        const next = traders[(i + 1) % traders.length]!;
+        assert.equal((await call(base, 'POST', '/follow', t.cookie, { followed_id: next.id, action: 'follow' })).status, 200);
+      }
+      const today = new Date().toISOString().slice(0, 10);
+      for (const t of traders) {
+        const res = await call(base, 'POST', '/bet/open', t.cookie, { ticker: pick(TICKERS), direction: 'LONG', target_date: today });
+        assert.equal(res.status, 200);
+        openBets.push({ id: res.body.bet_id, owner: t });
+      }
     },
     whileDown(file, rand) {
       const db = new SQLite(file);

@@ -174,7 +174,12 @@ export async function crashLoop(opts: { rounds: number; scenario?: CrashScenario
     const server = start();
     const base = await server.ready;
     checkDatabase(file, drivers, acked, `seed ${seed} final`);
-    await scenario?.finish?.(base, file);
+    try {
+      await scenario?.finish?.(base, file);
+    } catch (err) {
+      (err as Error).message = `seed ${seed} final: ${(err as Error).message}`;
+      throw err;
+    }
     checkDatabase(file, drivers, acked, `seed ${seed} after the workers caught up`);
     const health = await fetch(`${base}/`).then((r) => r.json());
     assert.equal(health.status, 'ok');
