@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { SearchPathDialect } from './schema-introspector.js';
+import { registerSqliteHandle } from './sqlite-direct.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 
@@ -54,7 +55,9 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     // savepoint's (and a multi-row statement's) undo pages in a temporary
     // file unless told otherwise: that file's writes were half of a write's cost.
     sqlite.pragma('temp_store = MEMORY');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const handle = withStatementCache(sqlite);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+    registerSqliteHandle(db, handle);
     return { db, dialect: 'sqlite', sqlite, pgSchema: null, close: () => db.destroy() };
   }
   const pool = new pg.Pool({

@@ -6,6 +6,7 @@
 // shared COMMIT has succeeded, so an acknowledged write is a durable one.
 import { CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
+import { runOn, sqliteHandleOf } from './sqlite-direct.js';
 
 interface Pending {
   fn: (trx: Db) => Promise<unknown>;
@@ -65,29 +66,32 @@ export class GroupCommitter {
 
   private async batch(): Promise<void> {
     const members: Array<{ item: Pending; outcome: Outcome }> = [];
+    const handle = sqliteHandleOf(this.db);
     try {
       await this.db.connection().execute(async (conn) => {
-        await conn.executeQuery(BEGIN);
+        // The batch holds the connection: its own statements run on it directly where possible.
+        const exec = handle ? async (q: CompiledQuery) => void runOn(handle, q.sql, q.parameters) : async (q: CompiledQuery) => void (await conn.executeQuery(q));
+        await exec(BEGIN);
         try {
           // Later arrivals join while the batch is open, up to maxBatch.
           while (this.queue.length > 0 && members.length < this.maxBatch) {
             const item = this.queue.shift()!;
             const entry: { item: Pending; outcome: Outcome } = { item, outcome: { ok: false, error: undefined } };
             members.push(entry);
-            await conn.executeQuery(SAVEPOINT);
+            await exec(SAVEPOINT);
             try {
               entry.outcome = { ok: true, value: await item.fn(conn) };
-              await conn.executeQuery(RELEASE);
+              await exec(RELEASE);
             } catch (error) {
               entry.outcome = { ok: false, error };
               // Undo this member's writes only; if even that fails, the batch is lost.
-              await conn.executeQuery(ROLLBACK_MEMBER);
-              await conn.executeQuery(RELEASE);
+              await exec(ROLLBACK_MEMBER);
+              await exec(RELEASE);
             }
           }
-          await conn.executeQuery(COMMIT);
+          await exec(COMMIT);
         } catch (err) {
-          await conn.executeQuery(ROLLBACK).catch(() => undefined);
+          await exec(ROLLBACK).catch(() => undefined);
           throw err;
         }
       });

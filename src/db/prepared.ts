@@ -2,9 +2,11 @@
 // more time building and compiling one than SQLite spends running it (a
 // quarter of an open + close pair's CPU). A prepared query is built and
 // compiled once per dialect with named placeholders, then run with each call's
-// values bound in their places.
+// values bound in their places; inside a SQLite group commit, on the
+// connection directly (src/db/sqlite-direct.ts).
 import { type Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
+import { heldHandle, runOn } from './sqlite-direct.js';
 
 const SLOT = '\u0000slot:';
 
@@ -37,6 +39,8 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
       byAdapter.set(adapter, compiled);
     }
     const params = compiled.slots.map((s) => ('name' in s ? ((values as Record<string, unknown>)[s.name] ?? null) : s.constant));
+    const held = heldHandle(db);
+    if (held) return runOn<R>(held, compiled.sql, params);
     const { rows } = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, params));
     return rows;
   };

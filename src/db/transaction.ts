@@ -2,6 +2,7 @@
 // data-access functions, which take the database or transaction first.
 import type { Db, Dialect } from './database.js';
 import { groupCommitterFor } from './group-commit.js';
+import { sqliteHandleOf, whileHolding } from './sqlite-direct.js';
 
 /**
  * Runs fn in a write transaction and resolves once it is durably committed.
@@ -14,12 +15,14 @@ import { groupCommitterFor } from './group-commit.js';
  */
 export async function withTransaction<T>(db: Db, dialect: Dialect, fn: (trx: Db) => Promise<T>): Promise<T> {
   const committed: Array<() => void> = [];
+  const handle = dialect === 'sqlite' ? sqliteHandleOf(db) : undefined;
   const run = (trx: Db) => {
     // SQLite's group commit hands every member the same connection: each
     // gets a handle of its own, so its afterCommit work stays its own.
     const own = dialect === 'postgres' ? trx : trx.withoutPlugins();
     afterCommitWork.set(own, committed);
-    return fn(own);
+    // The member holds the connection while it runs: its prepared queries may skip Kysely's executor.
+    return handle ? whileHolding(own, handle, () => fn(own)) : fn(own);
   };
   const result = dialect === 'postgres' ? await db.transaction().execute(run) : await groupCommitterFor(db).run(run);
   for (const work of committed) work();

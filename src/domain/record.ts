@@ -35,8 +35,16 @@ const sha256 = (...parts: Array<string | Buffer>) => {
 
 /** Each entry commits to the previous entry's hash and to the event's canonical JSON. */
 export function entryHash(prevHash: string, event: RecordEvent): string {
-  return sha256(prevHash, '\n', canonicalJson(event));
+  return hashOfEncoded(prevHash, canonicalJson(event));
 }
+
+/** An entry as stored: the event's canonical JSON (encoded once) and the entry's hash. */
+export function encodeEntry(prevHash: string, event: RecordEvent): { event: string; hash: string } {
+  const json = canonicalJson(event);
+  return { event: json, hash: hashOfEncoded(prevHash, json) };
+}
+
+const hashOfEncoded = (prevHash: string, json: string) => sha256(prevHash, '\n', json);
 
 export interface ChainHead {
   user_id: number;

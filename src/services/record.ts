@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { holdUserLock, withTransaction } from '../db/transaction.js';
-import { canonicalJson, entryHash, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent } from '../domain/record.js';
+import { encodeEntry, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import {
   dayLeaves,
@@ -47,16 +47,7 @@ export function recordListener(ctx: AppContext) {
       percentage_gain: bet.percentage_gain,
       target_date: bet.target_date,
     };
-    await insertEntry(trx, {
-      user_id: bet.user_id,
-      seq,
-      bet_id: bet.id,
-      kind,
-      at,
-      event: canonicalJson(event),
-      prev_hash: prev,
-      hash: entryHash(prev, event),
-    });
+    await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...encodeEntry(prev, event), prev_hash: prev });
   };
 }
 

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   canonicalJson,
   type ChainEntry,
+  encodeEntry,
   entryHash,
   GENESIS,
   inclusionProof,
@@ -42,6 +43,16 @@ function chain(events: RecordEvent[]): ChainEntry[] {
 describe('record: canonical JSON and chains', () => {
   test('canonical JSON sorts keys at every level and has no whitespace', () => {
     assert.equal(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } }), '{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}');
+    // Undefined properties are left out (as JSON.stringify does); events hold no arrays, whose undefined items stay empty as they always were.
+    assert.equal(canonicalJson({ z: undefined, y: [undefined, 'a"b', -0.5], x: {} }), '{"x":{},"y":[,"a\\"b",-0.5]}');
+    assert.equal(canonicalJson([]), '[]');
+  });
+
+  test('an entry as stored is the canonical JSON it hashes', () => {
+    const e = ev(4, { exit_price: null });
+    const stored = encodeEntry('ab'.repeat(32), e);
+    assert.equal(stored.event, canonicalJson(e));
+    assert.equal(stored.hash, entryHash('ab'.repeat(32), e));
   });
 
   test('a clean chain verifies; its bets match', () => {
