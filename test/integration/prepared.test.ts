@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { prepared } from '../../src/db/prepared.js';
+import { heldHandle } from '../../src/db/sqlite-direct.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
@@ -63,6 +64,30 @@ forEachDialect('prepared queries', (dialect) => {
     );
     assert.deepEqual(await between(t.ctx.db, { userId, lo: 2500, hi: 3500 }), []);
     assert.equal(builds, 1);
+  });
+
+  test('members of one group commit each keep their own writes: a failing one is undone, the others commit', async () => {
+    const held: boolean[] = [];
+    const member = (ticker: string, fail: boolean) =>
+      withTransaction(t.ctx.db, t.ctx.dialect, async (trx) => {
+        // On SQLite the member holds the connection while it runs: its prepared queries run on it directly.
+        held.push(heldHandle(trx) !== undefined);
+        await insert(trx, { user_id: userId, ticker, opened_at: 5000 });
+        // It reads its own write (and those of members before it, as if run one after another).
+        assert.ok((await between(trx, { userId, lo: 4999, hi: 5001 })).some((r) => r.ticker === ticker));
+        if (fail) throw new Error(`${ticker} fails`);
+        return ticker;
+      });
+    const outcomes = await Promise.allSettled([member('TSLA', false), member('META', true), member('NFLX', false)]);
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
+      ['TSLA', 'META fails', 'NFLX'],
+    );
+    const kept = await t.ctx.db.selectFrom('bets').select('ticker').where('user_id', '=', userId).where('opened_at', '=', 5000).orderBy('id').execute();
+    assert.deepEqual(kept.map((r) => r.ticker), ['TSLA', 'NFLX']);
+    assert.deepEqual(held, dialect === 'sqlite' ? [true, true, true] : [false, false, false]);
+    // Outside a transaction nothing holds the connection: queries go through Kysely.
+    assert.equal(heldHandle(t.ctx.db), undefined);
   });
 
   test('on a database with plugins the query is built for each call, so every plugin sees it', async () => {
