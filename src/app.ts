@@ -50,6 +50,7 @@ import { PasswordHasher } from './services/passwords.js';
 import { ProviderStatus } from './services/provider-status.js';
 import { AnswerCache } from './lib/answer-cache.js';
 import { ANSWER_CACHE_MS, installAnswerInvalidation } from './services/answers.js';
+import { RecentOpenBets } from './services/open-bets.js';
 import { rankingsListener } from './services/rankings.js';
 import { publishYesterday, recordListener } from './services/record.js';
 import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
@@ -144,6 +145,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         : new MemoryLoginThrottle(config.rateLimits.loginFailuresBeforeDelay),
       redis,
       betEvents: new BetEvents(),
+      openBets: new RecentOpenBets(),
       metrics,
       answers: new AnswerCache(ANSWER_CACHE_MS),
       providerStatus,
@@ -171,6 +173,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     registerNotificationListener(ctx.betEvents, { transport: chatTransport.name, webUrl: config.webUrl });
     ctx.accountDeletionListeners.push(forgetUser);
     installAnswerInvalidation(ctx);
+    ctx.openBets.follow(ctx.betEvents);
     app.decorate('ctx', ctx);
     metrics.onScrape(() => observeQueues(ctx));
     ctx.betEvents.on(recordListener(ctx));

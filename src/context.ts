@@ -14,6 +14,7 @@ import type { StripePaymentProvider } from './providers/payments/stripe.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { BetEvents } from './services/bet-events.js';
 import type { LoginThrottle } from './services/login-throttle.js';
+import type { RecentOpenBets } from './services/open-bets.js';
 import type { PasswordHasher } from './services/passwords.js';
 import type { LiveSessionCache } from './services/session-cache.js';
 import type { SessionTokens } from './services/tokens.js';
@@ -32,6 +33,8 @@ export interface AppContext {
   redis: Redis | null;
   /** Listeners run inside each bet transaction (outbox, record, statistics). */
   betEvents: BetEvents;
+  /** Bets opened by this process and not yet ended: their unchanging fields, for closes. */
+  openBets: RecentOpenBets;
   /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
   metrics: Metrics;
   /** Hot per-user read answers (history, portfolio, feed, profiles), dropped when their users change. */

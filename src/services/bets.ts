@@ -133,7 +133,8 @@ async function closeAt(ctx: AppContext, trx: Db, bet: BetRow, { price, benchmark
 }
 
 export async function closeBet(ctx: AppContext, userId: number, betId: number): Promise<CloseBetResponse> {
-  const bet = await findBetById(ctx.db, betId);
+  // Only unchanging fields are read from a remembered bet; the update below decides whether it is still OPEN.
+  const bet = ctx.openBets.get(betId) ?? (await findBetById(ctx.db, betId));
   // SPEC: a missing bet and another user's bet are both 400 here, with one message.
   if (!bet || bet.user_id !== userId) throw badRequest('Bet not found');
   if (bet.status !== 'OPEN') throw badRequest('Bet is not open');

@@ -133,17 +133,23 @@ forEachDialect('trading', (dialect) => {
     await open(u, { ticker: 'AAPL', direction: 'LONG' });
   });
 
-  test('a failing bet-event listener rolls the open back', async () => {
+  test('a failing bet-event listener rolls the open back (and the bet is not remembered as open)', async () => {
     const u = await registerAndLogin(t.app);
     let fail = true;
+    let failedBet = 0;
     t.ctx.betEvents.on(async (_trx, e) => {
-      if (fail && e.bet.user_id === u.id) throw new Error('listener failed');
+      if (fail && e.bet.user_id === u.id) {
+        failedBet = e.bet.id;
+        throw new Error('listener failed');
+      }
     });
     const res = await call('POST', '/bet/open', u, { ticker: 'AAPL', direction: 'LONG' });
     assert.equal(res.statusCode, 500);
     assert.deepEqual(res.json(), { error: 'Internal server error' });
     fail = false;
     assert.deepEqual((await call('GET', '/portfolio', u)).json(), []);
+    assert.ok(failedBet > 0);
+    assert.equal(t.ctx.openBets.get(failedBet), undefined);
   });
 
   test('POST /bet/close: LONG and SHORT gains, exit price, leaderboard', async () => {
@@ -210,6 +216,28 @@ forEachDialect('trading', (dialect) => {
     const portfolio = (await call('GET', '/portfolio', u)).json();
     assert.deepEqual(portfolio.map((b: { id: number }) => b.id), [id]);
     assert.equal((await call('POST', '/bet/close', u, { bet_id: id })).statusCode, 200);
+  });
+
+  test('POST /bet/close of a bet remembered from its opening but ended elsewhere (another instance): 400, nothing counted', async () => {
+    const u = await registerAndLogin(t.app);
+    const id = await open(u, { ticker: 'AAPL', direction: 'LONG' });
+    assert.equal(t.ctx.openBets.get(id)?.status, 'OPEN', 'remembered once its opening committed');
+    // Another instance cancels it: this process never hears of it.
+    await t.ctx.db.updateTable('bets').set({ status: 'CANCELLED', exit_price: 100, percentage_gain: 0, closed_at: Date.now(), close_reason: 'cancel' }).where('id', '=', id).execute();
+    const res = await call('POST', '/bet/close', u, { bet_id: id });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error, 'Bet is not open');
+    const row = await t.ctx.db.selectFrom('bets').select(['status', 'close_reason']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { status: 'CANCELLED', close_reason: 'cancel' });
+    const board = (await call('GET', '/leaderboard')).json() as Array<{ id: number }>;
+    assert.ok(!board.some((r) => r.id === u.id), 'no trade counted');
+    // A bet ended here is forgotten at once: closed, and cancelled.
+    const closed = await open(u, { ticker: 'AAPL', direction: 'LONG' });
+    assert.equal((await call('POST', '/bet/close', u, { bet_id: closed })).statusCode, 200);
+    assert.equal(t.ctx.openBets.get(closed), undefined);
+    const cancelled = await open(u, { ticker: 'AAPL', direction: 'LONG' });
+    assert.equal((await call('DELETE', `/bet/${cancelled}`, u)).statusCode, 200);
+    assert.equal(t.ctx.openBets.get(cancelled), undefined);
   });
 
   test('DELETE /bet/{id}: 4:59 after opening allowed, kept in history at 0 %, never on the leaderboard', async () => {

@@ -1,0 +1,41 @@
+// Bets this process opened and has not yet seen end. A close reads its bet
+// before the transaction (the ticker decides the price to fetch); for a bet
+// opened here the row comes from memory instead of a query outside any
+// transaction, which on SQLite costs more than the close's own update.
+// Only fields that never change are taken from here (owner, ticker,
+// direction, entry price): whether the bet is still OPEN is decided by the
+// close's update inside its transaction, so a bet another instance (or the
+// settlement worker) ended meanwhile still answers "Bet is not open".
+import type { BetRow } from '../db/tables.js';
+import type { BetEvents } from './bet-events.js';
+
+export const OPEN_BETS_REMEMBERED = 10_000;
+
+export class RecentOpenBets {
+  private readonly bets = new Map<number, BetRow>();
+
+  constructor(private readonly max = OPEN_BETS_REMEMBERED) {}
+
+  get(id: number): BetRow | undefined {
+    return this.bets.get(id);
+  }
+
+  add(bet: BetRow): void {
+    // Oldest first out: Map keeps insertion order.
+    if (this.bets.size >= this.max) this.bets.delete(this.bets.keys().next().value!);
+    this.bets.set(bet.id, bet);
+  }
+
+  forget(id: number): void {
+    this.bets.delete(id);
+  }
+
+  get size(): number {
+    return this.bets.size;
+  }
+
+  /** Remembers each opening once it is committed, forgets the bet once its end is. */
+  follow(events: BetEvents): void {
+    events.onCommitted((e) => (e.kind === 'opened' ? this.add(e.bet) : this.forget(e.bet.id)));
+  }
+}
