@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type LoadResult, probe, runLoad, type Step } from './lib/load.js';
+import { type Answer, type LoadResult, probe, runLoad, type Step } from './lib/load.js';
 import { NGINX_SITE, findNginx, startNginx } from './lib/nginx.js';
 import { type Measured, markdown, type Report, resultLine, type ScaleOutResult, type ScenarioResult, writeReport } from './lib/report.js';
 import { setupRunDatabase } from './lib/database-setup.js';
@@ -266,7 +266,8 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
   const single = s.steps.length === 1 && s.steps[0].method === 'GET';
   const missedRatio = s.target?.minRatio !== undefined && m.ratio < s.target.minRatio;
   const bodyCeiling = single && missedRatio ? await ceilingFor(p.lastBodyBytes, paired) : undefined;
-  // That run came after the hello world just measured: the next endpoint gets a fresh "before".
+  const answerCeiling = single && missedRatio ? await replayCeiling(p.lastAnswer, paired) : undefined;
+  // Those runs came after the hello world just measured: the next endpoint gets a fresh "before".
   if (bodyCeiling) helloAfterLast = undefined;
   return {
     ...base,
@@ -275,6 +276,7 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
     pass,
     measured: m,
     ...(bodyCeiling ? { bodyCeiling } : {}),
+    ...(answerCeiling ? { answerCeiling } : {}),
   };
 }
 
@@ -282,6 +284,14 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
 async function ceilingFor(bodyBytes: number, pairedRps: number): Promise<ScenarioResult['bodyCeiling']> {
   const load = await measure(helloUrl, [{ method: 'GET', path: `/bytes/${bodyBytes}` }], undefined, connections);
   return { bodyBytes, requestsPerSecond: load.rps, ratio: load.rps / pairedRps };
+}
+
+/** The bare hello-world server replaying this endpoint's exact answer (body and headers), beside the paired hello world. */
+async function replayCeiling(answer: Answer, pairedRps: number): Promise<ScenarioResult['answerCeiling']> {
+  const res = await fetch(`${helloUrl}/answers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
+  const { id } = (await res.json()) as { id: string };
+  const load = await measure(helloUrl, [{ method: 'GET', path: `/answers/${id}` }], undefined, connections);
+  return { headers: Object.keys(answer.headers).length, requestsPerSecond: load.rps, ratio: load.rps / pairedRps };
 }
 
 async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Report['loginMix']> {

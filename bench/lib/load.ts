@@ -81,13 +81,25 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   };
 }
 
-/** ok with the size in bytes of the last step's answer body, or why a step failed. */
-export type ProbeOutcome = { ok: true; lastBodyBytes: number } | { ok: false; notAvailable: boolean; step: string; status: number; body: string };
+/** An answer as a server sent it: its body and the headers it chose (not those Node adds to every answer). */
+export interface Answer {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Headers Node sets on every answer (or per connection), left out of a replayed answer. */
+const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/** ok with the size in bytes of the last step's answer body and the answer itself, or why a step failed. */
+export type ProbeOutcome =
+  | { ok: true; lastBodyBytes: number; lastAnswer: Answer }
+  | { ok: false; notAvailable: boolean; step: string; status: number; body: string };
 
 /** Plays the steps once with fetch: is the endpoint there (not 404/501), and does it answer 2xx? */
 export async function probe(url: string, steps: Step[], cookie?: string): Promise<ProbeOutcome> {
   const context: SeqContext = {};
   let lastBodyBytes = 0;
+  let lastAnswer: Answer = { headers: {}, body: '' };
   for (const step of steps) {
     const body = step.body?.(context);
     const res = await fetch(url + step.path, {
@@ -97,6 +109,11 @@ export async function probe(url: string, steps: Step[], cookie?: string): Promis
     });
     const text = await res.text();
     lastBodyBytes = Buffer.byteLength(text);
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      if (!NODE_HEADERS.has(name)) headers[name] = value;
+    });
+    lastAnswer = { headers, body: text };
     step.onResponse?.(res.status, text, context);
     if (res.status < 200 || res.status > 299) {
       return {
@@ -108,5 +125,5 @@ export async function probe(url: string, steps: Step[], cookie?: string): Promis
       };
     }
   }
-  return { ok: true, lastBodyBytes };
+  return { ok: true, lastBodyBytes, lastAnswer };
 }

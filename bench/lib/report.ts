@@ -43,6 +43,13 @@ export interface ScenarioResult {
    * cost of ours from the cost of moving that many bytes on this machine.
    */
   bodyCeiling?: { bodyBytes: number; requestsPerSecond: number; ratio: number };
+  /**
+   * Measured with bodyCeiling: the same bare server replaying the endpoint's
+   * exact answer, its body and the headers it sends (`headers` of them beside
+   * those Node adds to every answer): what any server here reaches answering
+   * with exactly that, so the load generator's cost of reading it shows.
+   */
+  answerCeiling?: { headers: number; requestsPerSecond: number; ratio: number };
 }
 
 export interface LoginMixResult {
@@ -102,7 +109,9 @@ export function resultLine(r: ScenarioResult): string {
     `${head} ${num(m.perSecond).padStart(7)} ${unit.padEnd(7)} p50 ${num(m.p50Ms, 1).padStart(6)} ms  p99 ${num(m.p99Ms, 1).padStart(6)} ms  ` +
     `${num(m.ratio, 2)}×   target ${describeTarget(r.target)}: ${verdict(r.pass)}` +
     (r.status === 'errors' ? `   [${r.detail}]` : '') +
-    (r.bodyCeiling ? `   [bare server, same ${num(r.bodyCeiling.bodyBytes)}-byte body: ${num(r.bodyCeiling.ratio, 2)}×]` : '')
+    (r.bodyCeiling ? `   [bare server, same ${num(r.bodyCeiling.bodyBytes)}-byte body: ${num(r.bodyCeiling.ratio, 2)}×` : '') +
+    (r.answerCeiling ? `; same answer with its ${r.answerCeiling.headers} headers: ${num(r.answerCeiling.ratio, 2)}×` : '') +
+    (r.bodyCeiling ? ']' : '')
   );
 }
 
@@ -154,7 +163,11 @@ export function markdown(report: Report): string {
     const c = r.bodyCeiling;
     notes.push(
       `- ${r.label}: its answer is ${num(c.bodyBytes)} bytes; the bare hello-world server sending a body of that size reaches ` +
-        `${num(c.requestsPerSecond)} req/s = ${num(c.ratio, 2)}× hello (what moving that many bytes costs here, before any work of ours).`,
+        `${num(c.requestsPerSecond)} req/s = ${num(c.ratio, 2)}× hello (what moving that many bytes costs here, before any work of ours)` +
+        (r.answerCeiling
+          ? `; replaying its exact answer, with the ${r.answerCeiling.headers} headers it sends, ${num(r.answerCeiling.requestsPerSecond)} req/s = ` +
+            `${num(r.answerCeiling.ratio, 2)}× hello.`
+          : '.'),
     );
   }
   if (notes.length) lines.push('', ...notes);
