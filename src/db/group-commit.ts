@@ -70,7 +70,9 @@ export class GroupCommitter {
     try {
       await this.db.connection().execute(async (conn) => {
         // The batch holds the connection: its own statements run on it directly where possible.
-        const exec = handle ? async (q: CompiledQuery) => void runOn(handle, q.sql, q.parameters) : async (q: CompiledQuery) => void (await conn.executeQuery(q));
+        const exec = handle
+          ? async (q: CompiledQuery) => void runOn(handle, q.sql, q.parameters)
+          : async (q: CompiledQuery) => void (await conn.executeQuery(q));
         await exec(BEGIN);
         try {
           // Later arrivals join while the batch is open, up to maxBatch.
