@@ -265,33 +265,33 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
   const pass = failed ? false : meets(s.target, m.ratio, m.p99Ms);
   const single = s.steps.length === 1 && s.steps[0].method === 'GET';
   const missedRatio = s.target?.minRatio !== undefined && m.ratio < s.target.minRatio;
-  const bodyCeiling = single && missedRatio ? await ceilingFor(p.lastBodyBytes, paired) : undefined;
-  const answerCeiling = single && missedRatio ? await replayCeiling(p.lastAnswer, paired) : undefined;
+  const ceilings = single && missedRatio ? await ceilingsFor(p.lastAnswer, paired) : undefined;
   // Those runs came after the hello world just measured: the next endpoint gets a fresh "before".
-  if (bodyCeiling) helloAfterLast = undefined;
+  if (ceilings) helloAfterLast = undefined;
   return {
     ...base,
     status: failed ? 'errors' : 'ok',
     ...(failed ? { detail: failed } : {}),
     pass,
     measured: m,
-    ...(bodyCeiling ? { bodyCeiling } : {}),
-    ...(answerCeiling ? { answerCeiling } : {}),
+    ...ceilings,
   };
 }
 
-/** The bare hello-world server answering with a body of this size, beside the paired hello world. */
-async function ceilingFor(bodyBytes: number, pairedRps: number): Promise<ScenarioResult['bodyCeiling']> {
-  const load = await measure(helloUrl, [{ method: 'GET', path: `/bytes/${bodyBytes}` }], undefined, connections);
-  return { bodyBytes, requestsPerSecond: load.rps, ratio: load.rps / pairedRps };
-}
-
-/** The bare hello-world server replaying this endpoint's exact answer (body and headers), beside the paired hello world. */
-async function replayCeiling(answer: Answer, pairedRps: number): Promise<ScenarioResult['answerCeiling']> {
+/**
+ * The bare hello-world server answering with a body of this answer's size,
+ * then replaying the answer itself (body and headers), each beside the paired hello world.
+ */
+async function ceilingsFor(answer: Answer, pairedRps: number): Promise<Pick<ScenarioResult, 'bodyCeiling' | 'answerCeiling'>> {
+  const bodyBytes = Buffer.byteLength(answer.body);
+  const sized = await measure(helloUrl, [{ method: 'GET', path: `/bytes/${bodyBytes}` }], undefined, connections);
   const res = await fetch(`${helloUrl}/answers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
   const { id } = (await res.json()) as { id: string };
-  const load = await measure(helloUrl, [{ method: 'GET', path: `/answers/${id}` }], undefined, connections);
-  return { headers: Object.keys(answer.headers).length, requestsPerSecond: load.rps, ratio: load.rps / pairedRps };
+  const replayed = await measure(helloUrl, [{ method: 'GET', path: `/answers/${id}` }], undefined, connections);
+  return {
+    bodyCeiling: { bodyBytes, requestsPerSecond: sized.rps, ratio: sized.rps / pairedRps },
+    answerCeiling: { headers: Object.keys(answer.headers).length, requestsPerSecond: replayed.rps, ratio: replayed.rps / pairedRps },
+  };
 }
 
 async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Report['loginMix']> {

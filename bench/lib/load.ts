@@ -90,15 +90,14 @@ export interface Answer {
 /** Headers Node sets on every answer (or per connection), left out of a replayed answer. */
 const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
-/** ok with the size in bytes of the last step's answer body and the answer itself, or why a step failed. */
+/** ok with the last step's answer, or why a step failed. */
 export type ProbeOutcome =
-  | { ok: true; lastBodyBytes: number; lastAnswer: Answer }
+  | { ok: true; lastAnswer: Answer }
   | { ok: false; notAvailable: boolean; step: string; status: number; body: string };
 
 /** Plays the steps once with fetch: is the endpoint there (not 404/501), and does it answer 2xx? */
 export async function probe(url: string, steps: Step[], cookie?: string): Promise<ProbeOutcome> {
   const context: SeqContext = {};
-  let lastBodyBytes = 0;
   let lastAnswer: Answer = { headers: {}, body: '' };
   for (const step of steps) {
     const body = step.body?.(context);
@@ -108,7 +107,6 @@ export async function probe(url: string, steps: Step[], cookie?: string): Promis
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();
-    lastBodyBytes = Buffer.byteLength(text);
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => {
       if (!NODE_HEADERS.has(name)) headers[name] = value;
@@ -125,5 +123,5 @@ export async function probe(url: string, steps: Step[], cookie?: string): Promis
       };
     }
   }
-  return { ok: true, lastBodyBytes, lastAnswer };
+  return { ok: true, lastAnswer };
 }
