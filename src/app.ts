@@ -1,7 +1,6 @@
 // buildApp(config, deps) makes the whole service; main.ts alone listens and
 // handles signals. Tests build it with fakes and close it after.
 import type { ServerOptions } from 'node:http';
-import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -199,7 +198,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // HTML forms cannot send application/json: JSON routes accept nothing else.
     app.removeContentTypeParser(['text/plain']);
 
-    await app.register(cookie);
     installResponseHeaders(app, config.publicUrl, installGracefulClose(app));
     installObservability(app, ctx.metrics);
     await app.register(rateLimit, {

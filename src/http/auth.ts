@@ -3,13 +3,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../errors.js';
 import { authenticate, type Principal } from '../services/accounts.js';
+import { addSetCookie, cookieOf } from './cookies.js';
 
 export const COOKIE = 'auth_token';
 
 export function installAuth(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.decorate('authenticate', async (request) => {
-    const token = request.cookies[COOKIE];
+    const token = cookieOf(request, COOKIE);
     const principal = token ? await authenticate(app.ctx, token) : null;
     if (!principal) throw unauthorized();
     request.principal = principal;
@@ -17,7 +18,9 @@ export function installAuth(app: FastifyInstance): void {
 }
 
 export function setSessionCookie(app: FastifyInstance, reply: FastifyReply, token: string): void {
-  reply.setCookie(COOKIE, token, {
+  addSetCookie(reply, {
+    name: COOKIE,
+    value: token,
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
@@ -27,16 +30,20 @@ export function setSessionCookie(app: FastifyInstance, reply: FastifyReply, toke
 }
 
 export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): void {
-  reply.clearCookie(COOKIE, {
+  addSetCookie(reply, {
+    name: COOKIE,
+    value: '',
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
     secure: app.ctx.config.publicUrl.startsWith('https:'),
+    expires: new Date(0),
+    maxAge: 0,
   });
 }
 
 /** The caller of a public route that answers more with a session: null without one or with a dead one, never 401. */
 export async function optionalPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal | null> {
-  const token = request.cookies[COOKIE];
+  const token = cookieOf(request, COOKIE);
   return token ? authenticate(app.ctx, token) : null;
 }

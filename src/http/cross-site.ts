@@ -4,7 +4,7 @@
 // (login CSRF) or register in someone's name. Clients that send neither
 // Sec-Fetch-Site nor Origin (non-browser clients, the providers' webhooks)
 // are unaffected.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { forbidden } from '../errors.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -19,9 +19,27 @@ export function isCrossSite(headers: Record<string, string | string[] | undefine
   return false;
 }
 
+/**
+ * Adds the check to every route with an unsafe method, ahead of the route's
+ * own hooks (so a refusal comes before 401 or a rate limit). Installed before
+ * the routes; GET routes and unknown paths (404) run no check at all.
+ */
 export function installCrossSiteProtection(app: FastifyInstance): void {
   const trusted = new Set(app.ctx.config.trustedOrigins);
-  app.addHook('onRequest', (request, _reply, done) => {
-    done(UNSAFE.has(request.method) && isCrossSite(request.headers, trusted) ? forbidden('Cross-site request refused') : undefined);
+  const refuseCrossSite: onRequestHookHandler = (request, _reply, done) => {
+    done(isCrossSite(request.headers, trusted) ? forbidden('Cross-site request refused') : undefined);
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => UNSAFE.has(m))) return;
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    // A route answering both safe and unsafe methods checks only the unsafe ones.
+    const check: onRequestHookHandler = methods.every((m) => UNSAFE.has(m))
+      ? refuseCrossSite
+      : function (request, reply, done) {
+          if (UNSAFE.has(request.method)) refuseCrossSite.call(this, request, reply, done);
+          else done();
+        };
+    route.onRequest = [check, ...own];
   });
 }

@@ -55,17 +55,28 @@ export async function lockBetById(db: Db, dialect: Dialect, id: number, opts: { 
   return (opts.skipLocked ? q.forUpdate().skipLocked() : q.forUpdate()).executeTakeFirst();
 }
 
-const countOpenQuery = prepared((db, p: { userId: number }) =>
+// An opening's capacity check in one statement: the user's plan extras and their open bets.
+const openingStateQuery = prepared((db, p: { userId: number }) =>
   db
-    .selectFrom('bets')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', p.userId)
-    .where('status', '=', 'OPEN'),
+    .selectFrom('users')
+    .select(['extra_bets', 'extra_slots'])
+    .select((eb) =>
+      eb
+        .selectFrom('bets')
+        .select((b) => b.fn.countAll<number>().as('n'))
+        .where('bets.user_id', '=', p.userId)
+        .where('bets.status', '=', 'OPEN')
+        .as('open_bets'),
+    )
+    .where('users.id', '=', p.userId)
+    .where('users.deleted_at', 'is', null),
 );
 
-export async function countOpenBets(db: Db, userId: number): Promise<number> {
-  const [row] = await countOpenQuery(db, { userId });
-  return Number(row!.n);
+/** A live user's plan extras and open-bet count; undefined for a missing or deleted user. */
+export async function openingState(db: Db, userId: number): Promise<{ extra_bets: number; extra_slots: number; open_bets: number } | undefined> {
+  if (!isPossibleId(userId)) return undefined;
+  const [row] = await openingStateQuery(db, { userId });
+  return row && { extra_bets: row.extra_bets, extra_slots: row.extra_slots, open_bets: Number(row.open_bets) };
 }
 
 export interface BetExit {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { clearSessionCookie, COOKIE, setSessionCookie } from '../http/auth.js';
+import { cookieOf } from '../http/cookies.js';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
@@ -62,7 +63,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await logout(ctx, request.cookies[COOKIE]);
+      await logout(ctx, cookieOf(request, COOKIE));
       clearSessionCookie(app, reply);
       return { message: 'Logged out' };
     },

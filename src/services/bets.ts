@@ -11,13 +11,13 @@ import { settlementTime } from '../domain/market-calendar.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
 import {
   addToLeaderboard,
-  countOpenBets,
   findBetById,
   finishOpenBet,
   insertBet,
   listFinishedBets,
   listOpenBets,
   lockBetById,
+  openingState,
 } from '../repositories/bets.js';
 import { findUserById } from '../repositories/users.js';
 import type {
@@ -73,12 +73,12 @@ export async function openBet(
   return withTransaction(ctx.db, ctx.dialect, async (trx) => {
     // The user row lock serialises this user's opens, so the count below stays true until commit.
     await holdUserLock(trx, ctx.dialect, userId);
-    const user = await findUserById(trx, userId);
-    if (!user) throw notFound('User not found');
+    const state = await openingState(trx, userId);
+    if (!state) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
     if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');
-    const capacity = capacitiesOf(ctx.config.capacities, user).bet_capacity;
-    const open = await countOpenBets(trx, userId);
+    const capacity = capacitiesOf(ctx.config.capacities, state).bet_capacity;
+    const open = state.open_bets;
     if (open >= capacity) {
       throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
     }
