@@ -50,6 +50,7 @@ import { ProviderStatus } from './services/provider-status.js';
 import { AnswerCache } from './lib/answer-cache.js';
 import { ANSWER_CACHE_MS, installAnswerInvalidation } from './services/answers.js';
 import { RecentOpenBets } from './services/open-bets.js';
+import { RecordHeads } from './services/record-heads.js';
 import { rankingsListener } from './services/rankings.js';
 import { publishYesterday, recordListener } from './services/record.js';
 import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
@@ -145,6 +146,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       redis,
       betEvents: new BetEvents(),
       openBets: new RecentOpenBets(),
+      recordHeads: database.dialect === 'sqlite' ? new RecordHeads() : null,
       metrics,
       answers: new AnswerCache(ANSWER_CACHE_MS),
       providerStatus,

@@ -15,6 +15,7 @@ import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { BetEvents } from './services/bet-events.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { RecentOpenBets } from './services/open-bets.js';
+import type { RecordHeads } from './services/record-heads.js';
 import type { PasswordHasher } from './services/passwords.js';
 import type { LiveSessionCache } from './services/session-cache.js';
 import type { SessionTokens } from './services/tokens.js';
@@ -35,6 +36,8 @@ export interface AppContext {
   betEvents: BetEvents;
   /** Bets opened by this process and not yet ended: their unchanging fields, for closes. */
   openBets: RecentOpenBets;
+  /** Record chain heads as the write connection sees them: SQLite only (this process makes every append). */
+  recordHeads: RecordHeads | null;
   /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
   metrics: Metrics;
   /** Hot per-user read answers (history, portfolio, feed, profiles), dropped when their users change. */

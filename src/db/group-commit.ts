@@ -10,6 +10,8 @@ import { runOn, sqliteHandleOf } from './sqlite-direct.js';
 
 interface Pending {
   fn: (trx: Db) => Promise<unknown>;
+  /** Told at once (before the next member runs) when this member's writes are undone. */
+  undone: () => void;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -35,9 +37,16 @@ export class GroupCommitter {
     private readonly maxBatch = 64,
   ) {}
 
-  run<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+  /**
+   * Runs fn as a member of the next batch; resolves after the shared commit.
+   * `undone` is called synchronously as soon as fn's writes are rolled back
+   * (fn failed, or the whole batch did), before any other transaction runs
+   * on the connection: in-memory state that mirrors fn's writes is dropped
+   * before another member could read it.
+   */
+  run<T>(fn: (trx: Db) => Promise<T>, undone: () => void = () => undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, undone, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
         this.running = true;
         // Started on the next turn of the event loop, not now: requests that
@@ -88,12 +97,14 @@ export class GroupCommitter {
               entry.outcome = { ok: false, error };
               // Undo this member's writes only; if even that fails, the batch is lost.
               await exec(ROLLBACK_MEMBER);
+              item.undone();
               await exec(RELEASE);
             }
           }
           await exec(COMMIT);
         } catch (err) {
           await exec(ROLLBACK).catch(() => undefined);
+          for (const m of members) m.item.undone();
           throw err;
         }
       });

@@ -15,21 +15,45 @@ import { sqliteHandleOf, whileHolding } from './sqlite-direct.js';
  */
 export async function withTransaction<T>(db: Db, dialect: Dialect, fn: (trx: Db) => Promise<T>): Promise<T> {
   const committed: Array<() => void> = [];
+  const undone: Array<() => void> = [];
+  const runUndone = () => {
+    for (const work of undone.splice(0)) work();
+  };
   const handle = dialect === 'sqlite' ? sqliteHandleOf(db) : undefined;
   const run = (trx: Db) => {
     // SQLite's group commit hands every member the same connection: each
     // gets a handle of its own, so its afterCommit work stays its own.
     const own = dialect === 'postgres' ? trx : trx.withoutPlugins();
     afterCommitWork.set(own, committed);
+    rollbackWork.set(own, undone);
     // The member holds the connection while it runs: its prepared queries may skip Kysely's executor.
     return handle ? whileHolding(own, handle, () => fn(own)) : fn(own);
   };
-  const result = dialect === 'postgres' ? await db.transaction().execute(run) : await groupCommitterFor(db).run(run);
+  let result: T;
+  try {
+    result = dialect === 'postgres' ? await db.transaction().execute(run) : await groupCommitterFor(db).run(run, runUndone);
+  } catch (err) {
+    // PostgreSQL: the transaction has rolled back by now (SQLite's group commit has already called it).
+    runUndone();
+    throw err;
+  }
   for (const work of committed) work();
   return result;
 }
 
 const afterCommitWork = new WeakMap<Db, Array<() => void>>();
+const rollbackWork = new WeakMap<Db, Array<() => void>>();
+
+/**
+ * Runs work when trx's writes are undone (never when it commits): on
+ * SQLite synchronously at the rollback, before any other transaction runs
+ * on the connection. For memory that mirrors writes made inside trx
+ * (record chain heads). Nothing to do outside a transaction of
+ * withTransaction: there every write is committed at once.
+ */
+export function onRollback(trx: Db, work: () => void): void {
+  rollbackWork.get(trx)?.push(work);
+}
 
 /**
  * Runs work once trx has committed (never when it rolls back); at once when

@@ -3,7 +3,7 @@
 // root over all chain heads, published once.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { holdUserLock, withTransaction } from '../db/transaction.js';
+import { holdUserLock, onRollback, withTransaction } from '../db/transaction.js';
 import { encodeEntry, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import {
@@ -30,7 +30,10 @@ const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 export function recordListener(ctx: AppContext) {
   return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
     await holdUserLock(trx, ctx.dialect, bet.user_id);
-    const last = await lastEntry(trx, bet.user_id);
+    const heads = ctx.recordHeads;
+    // Registered first: whatever undoes this transaction also drops the head it may set.
+    if (heads) onRollback(trx, () => heads.forget(bet.user_id));
+    const last = heads?.get(bet.user_id) ?? (await lastEntry(trx, bet.user_id));
     const seq = (last?.seq ?? 0) + 1;
     const prev = last?.hash ?? GENESIS;
     const event: RecordEvent = {
@@ -47,7 +50,9 @@ export function recordListener(ctx: AppContext) {
       percentage_gain: bet.percentage_gain,
       target_date: bet.target_date,
     };
-    await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...encodeEntry(prev, event), prev_hash: prev });
+    const entry = encodeEntry(prev, event);
+    await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...entry, prev_hash: prev });
+    heads?.set(bet.user_id, { seq, hash: entry.hash });
   };
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { groupCommitterFor } from '../../src/db/group-commit.js';
 import { migrateToLatest } from '../../src/db/database.js';
 import { withTransaction } from '../../src/db/transaction.js';
@@ -98,5 +99,41 @@ describe('SQLite group commit', () => {
     const count = raw.prepare("select count(*) as n from settings where key like 'durable%'").get() as { n: number };
     raw.close();
     assert.equal(count.n, 10);
+  });
+
+  test('a member whose writes are undone is told at once, before the next member runs; all are when the batch fails', async () => {
+    const events: string[] = [];
+    const committer = groupCommitterFor(d.db);
+    const member = (name: string, body: (trx: Parameters<Parameters<typeof committer.run>[0]>[0]) => Promise<void>) =>
+      committer.run(async (trx) => {
+        events.push(`run ${name}`);
+        await body(trx);
+      }, () => events.push(`undone ${name}`));
+    const insert = (key: string) => async (trx: Parameters<Parameters<typeof committer.run>[0]>[0]) => {
+      await trx.insertInto('settings').values({ key, value: 'v' }).execute();
+    };
+    const one = await Promise.allSettled([
+      member('a', insert('u-a')),
+      member('b', async (trx) => {
+        await insert('u-b')(trx);
+        throw new Error('b fails');
+      }),
+      member('c', insert('u-c')),
+    ]);
+    assert.deepEqual(one.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(events, ['run a', 'run b', 'undone b', 'run c']);
+
+    // A member that ends the shared transaction itself breaks the batch: every member is undone.
+    events.length = 0;
+    const two = await Promise.allSettled([
+      member('d', insert('u-d')),
+      member('e', async (trx) => {
+        await sql`rollback`.execute(trx);
+      }),
+    ]);
+    assert.deepEqual(two.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(events.filter((e) => e.startsWith('undone')).sort(), ['undone d', 'undone e']);
+    const stored = (await d.db.selectFrom('settings').select('key').where('key', 'like', 'u-%').execute()).map((r) => r.key).sort();
+    assert.deepEqual(stored, ['u-a', 'u-c']);
   });
 });

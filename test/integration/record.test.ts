@@ -108,4 +108,24 @@ forEachDialect('verifiable record', (dialect) => {
     assert.equal(rec.entries.length, 8);
     assert.deepEqual(verifyUserRecord(rec), []);
   });
+
+  test('an append undone with its transaction leaves no trace for the next append, in the same commit or the next', async () => {
+    const u = await registerAndLogin(t.app);
+    await change(openBet(u.id), 'opened');
+    // Queued together, so on SQLite they share one batch: the middle one appends, then fails.
+    const failing = withTransaction(t.ctx.db, t.ctx.dialect, async (trx) => {
+      const row = await trx.insertInto('bets').values(openBet(u.id)).returningAll().executeTakeFirstOrThrow();
+      await t.ctx.betEvents.emit(trx, { kind: 'opened', bet: row, at: t.clock.now() });
+      throw new Error('refused after the append');
+    });
+    const [before, undone, afterIt] = await Promise.allSettled([change(openBet(u.id), 'opened'), failing, change(openBet(u.id), 'opened')]);
+    assert.equal(before.status, 'fulfilled');
+    assert.equal(undone.status, 'rejected');
+    assert.equal(afterIt.status, 'fulfilled');
+    await change(openBet(u.id), 'opened');
+    const rec = await getRecord(u.id);
+    assert.deepEqual(rec.entries.map((e: { seq: number }) => e.seq), [1, 2, 3, 4]);
+    assert.deepEqual(verifyUserRecord(rec), []);
+    if (t.ctx.recordHeads) assert.equal(t.ctx.recordHeads.get(u.id)?.seq, 4, 'the head in memory is the stored one');
+  });
 });
