@@ -9,6 +9,7 @@ test('the benchmark starts the service as npm start does: the built entry point 
   const { nodeArgs, entry } = serviceCommand();
   assert.equal(entry, 'dist/main.js');
   assert.ok(nodeArgs.some((a) => a.startsWith('--max-old-space-size=')), nodeArgs.join(' '));
+  assert.ok(nodeArgs.includes('--single-threaded-gc'), nodeArgs.join(' '));
 });
 
 test('a start script that is not node running a built file is refused with the reason', () => {
