@@ -1,6 +1,7 @@
 // buildApp(config, deps) makes the whole service; main.ts alone listens and
 // handles signals. Tests build it with fakes and close it after.
 import type { ServerOptions } from 'node:http';
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -200,6 +201,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // HTML forms cannot send application/json: JSON routes accept nothing else.
     app.removeContentTypeParser(['text/plain']);
 
+    // No parsing hook: the routes that need the session cookie read it (src/http/cookies.ts).
+    await app.register(cookie, { hook: false });
     installResponseHeaders(app, config.publicUrl, installGracefulClose(app));
     installObservability(app, ctx.metrics);
     await app.register(rateLimit, {

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../errors.js';
 import { authenticate, type Principal } from '../services/accounts.js';
-import { addSetCookie, cookieOf } from './cookies.js';
+import { cookieOf } from './cookies.js';
 
 export const COOKIE = 'auth_token';
 
@@ -18,9 +18,7 @@ export function installAuth(app: FastifyInstance): void {
 }
 
 export function setSessionCookie(app: FastifyInstance, reply: FastifyReply, token: string): void {
-  addSetCookie(reply, {
-    name: COOKIE,
-    value: token,
+  reply.setCookie(COOKIE, token, {
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
@@ -30,15 +28,11 @@ export function setSessionCookie(app: FastifyInstance, reply: FastifyReply, toke
 }
 
 export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): void {
-  addSetCookie(reply, {
-    name: COOKIE,
-    value: '',
+  reply.clearCookie(COOKIE, {
     httpOnly: true,
     sameSite: 'lax',
     path: '/',
     secure: app.ctx.config.publicUrl.startsWith('https:'),
-    expires: new Date(0),
-    maxAge: 0,
   });
 }
 

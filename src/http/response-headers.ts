@@ -8,6 +8,7 @@ import { securityHeadersFor } from './security-headers.js';
 
 export function installResponseHeaders(app: FastifyInstance, publicUrl: string, shutdown: ClosingState): void {
   const securityHeaders = securityHeadersFor(publicUrl);
+  // Registered after the cookie plugin, whose onSend hook writes Set-Cookie, so this one sees it.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(securityHeaders(reply.getHeader('content-type'), reply.hasHeader('content-security-policy')));
     reply.header('x-request-id', request.id);
