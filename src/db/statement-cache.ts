@@ -5,25 +5,20 @@
 // and better-sqlite3 re-prepares a statement itself after a schema change.
 import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { BoundedMap } from '../lib/bounded-map.js';
 
 export const STATEMENT_CACHE_SIZE = 500;
 
 export function withStatementCache(sqlite: SQLite.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
+  const cache = new BoundedMap<string, SqliteStatement>(size);
   return {
     close: () => {
       cache.clear();
       sqlite.close();
     },
     prepare: (text: string) => {
-      let stmt = cache.get(text);
-      if (stmt) {
-        // Map keeps insertion order: re-inserting marks it most recently used.
-        cache.delete(text);
-      } else {
-        stmt = sqlite.prepare(text) as unknown as SqliteStatement;
-        if (cache.size >= size) cache.delete(cache.keys().next().value!);
-      }
+      // Set again on every use: the least recently used statement is the one dropped.
+      const stmt = cache.get(text) ?? (sqlite.prepare(text) as unknown as SqliteStatement);
       cache.set(text, stmt);
       return stmt;
     },

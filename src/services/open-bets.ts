@@ -7,22 +7,23 @@
 // close's update inside its transaction, so a bet another instance (or the
 // settlement worker) ended meanwhile still answers "Bet is not open".
 import type { BetRow } from '../db/tables.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 import type { BetEvents } from './bet-events.js';
 
 export const OPEN_BETS_REMEMBERED = 10_000;
 
 export class RecentOpenBets {
-  private readonly bets = new Map<number, BetRow>();
+  private readonly bets: BoundedMap<number, BetRow>;
 
-  constructor(private readonly max = OPEN_BETS_REMEMBERED) {}
+  constructor(max = OPEN_BETS_REMEMBERED) {
+    this.bets = new BoundedMap(max);
+  }
 
   get(id: number): BetRow | undefined {
     return this.bets.get(id);
   }
 
   add(bet: BetRow): void {
-    // Oldest first out: Map keeps insertion order.
-    if (this.bets.size >= this.max) this.bets.delete(this.bets.keys().next().value!);
     this.bets.set(bet.id, bet);
   }
 

@@ -3,6 +3,7 @@
 // burst of requests for one ticker makes one upstream call, and the last known
 // price for marks when the provider fails.
 import type { Redis } from 'ioredis';
+import { BoundedMap } from '../lib/bounded-map.js';
 import type { Clock } from '../lib/clock.js';
 import {
   type HistoryRange,
@@ -68,7 +69,7 @@ const SLOW_CACHE_ENTRIES = 2000;
 
 /** A small in-memory cache with expiry, bounded by dropping the oldest entry. */
 class ExpiringMemo<V> {
-  private readonly map = new Map<string, { value: V; until: number }>();
+  private readonly map = new BoundedMap<string, { value: V; until: number }>(SLOW_CACHE_ENTRIES);
   get(key: string, now: number): V | undefined {
     const hit = this.map.get(key);
     if (hit && hit.until > now) return hit.value;
@@ -76,9 +77,7 @@ class ExpiringMemo<V> {
     return undefined;
   }
   set(key: string, value: V, until: number): void {
-    this.map.delete(key);
     this.map.set(key, { value, until });
-    if (this.map.size > SLOW_CACHE_ENTRIES) this.map.delete(this.map.keys().next().value as string);
   }
   delete(key: string): void {
     this.map.delete(key);

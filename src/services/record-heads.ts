@@ -5,6 +5,8 @@
 // dropped as soon as that transaction's writes are undone (onRollback runs
 // before any other transaction touches the connection), so a later append
 // never builds on an entry that is not there.
+import { BoundedMap } from '../lib/bounded-map.js';
+
 export const RECORD_HEADS_REMEMBERED = 10_000;
 
 export interface RecordHead {
@@ -13,18 +15,17 @@ export interface RecordHead {
 }
 
 export class RecordHeads {
-  private readonly heads = new Map<number, RecordHead>();
+  private readonly heads: BoundedMap<number, RecordHead>;
 
-  constructor(private readonly max = RECORD_HEADS_REMEMBERED) {}
+  constructor(max = RECORD_HEADS_REMEMBERED) {
+    this.heads = new BoundedMap(max);
+  }
 
   get(userId: number): RecordHead | undefined {
     return this.heads.get(userId);
   }
 
   set(userId: number, head: RecordHead): void {
-    // Re-inserted to count as the most recent; the oldest goes past the bound.
-    this.heads.delete(userId);
-    if (this.heads.size >= this.max) this.heads.delete(this.heads.keys().next().value!);
     this.heads.set(userId, head);
   }
 

@@ -9,6 +9,8 @@
 // A lookup that raced a revocation is not kept: every drop bumps a
 // generation, and a row read before the latest drop is not remembered.
 
+import { BoundedMap } from '../lib/bounded-map.js';
+
 export const SESSION_CACHE_SIZE = 10_000;
 export const SESSION_CACHE_MAX_AGE_MS = 60_000;
 
@@ -19,13 +21,15 @@ interface Entry {
 }
 
 export class LiveSessionCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedMap<string, Entry>;
   private generation = 0;
 
   constructor(
-    private readonly size = SESSION_CACHE_SIZE,
+    size = SESSION_CACHE_SIZE,
     private readonly maxAgeMs = SESSION_CACHE_MAX_AGE_MS,
-  ) {}
+  ) {
+    this.entries = new BoundedMap(size);
+  }
 
   /** The cached session's user, when the session is cached and live at now. */
   userOf(sessionId: string, now: number): number | undefined {
@@ -46,7 +50,6 @@ export class LiveSessionCache {
   /** Keeps a live session read at ticket, unless something was dropped since. */
   remember(ticket: number, sessionId: string, userId: number, expiresAt: number, now: number): void {
     if (ticket !== this.generation) return;
-    if (this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(sessionId, { userId, expiresAt, cachedAt: now });
   }
 

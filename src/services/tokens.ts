@@ -2,6 +2,7 @@
 // logout (deleting the row) revokes every copy of the cookie at once.
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import { BoundedMap } from '../lib/bounded-map.js';
 
 export interface TokenClaims {
   userId: number;
@@ -15,7 +16,7 @@ export class SessionTokens {
   private readonly key: Uint8Array;
   // Keyed by the whole token: any change to it is another key, so only
   // signatures already checked are skipped; expiry is checked on every use.
-  private readonly verified = new Map<string, TokenClaims & { expMs: number }>();
+  private readonly verified = new BoundedMap<string, TokenClaims & { expMs: number }>(VERIFIED_CACHE_SIZE);
 
   constructor(secret: string) {
     this.key = new TextEncoder().encode(secret);
@@ -51,7 +52,6 @@ export class SessionTokens {
       const userId = Number(payload.sub);
       if (!Number.isSafeInteger(userId) || userId <= 0 || typeof payload.sid !== 'string') return null;
       if (typeof payload.exp !== 'number') return null;
-      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, { userId, sessionId: payload.sid, expMs: payload.exp * 1000 });
       return { userId, sessionId: payload.sid };
     } catch {
