@@ -14,7 +14,7 @@ import { setupRunDatabase } from './lib/database-setup.js';
 import { presetNamed } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
 import { loginMix, type Scenario, scenarios } from './lib/scenarios.js';
-import { type ChildServer, serviceCommand, startServer, withMemorySampling } from './lib/server.js';
+import { type ChildServer, serviceCommand, startServer, withSampling } from './lib/server.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { meets, PEAK_RSS_TARGET_MB, TARGET_CONDITIONS, TARGETS } from './lib/targets.js';
 
@@ -218,7 +218,7 @@ async function logInRoles(url: string, list: Scenario[]): Promise<Map<RoleName, 
   return cookies;
 }
 
-function measured(load: LoadResult, peakRssMb: number, perUnit: number, baselineRps: number): Measured {
+function measured(load: LoadResult, peakRssMb: number, perUnit: number, baselineRps: number, sharedCorePct: number | null = null): Measured {
   const perSecond = load.rps / perUnit;
   return {
     perSecond,
@@ -228,6 +228,7 @@ function measured(load: LoadResult, peakRssMb: number, perUnit: number, baseline
     ratio: perSecond / baselineRps,
     baselineRps,
     peakRssMb,
+    sharedCorePct,
     statusCounts: load.statusCounts,
     errors: load.errors,
   };
@@ -255,12 +256,12 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
     };
   }
   const before = await helloBefore();
-  const { value: load, peakRssMb } = await withMemorySampling(server, () => measure(server.url, s.steps, cookie, connections));
+  const { value: load, peakRssMb, sharedCorePct } = await withSampling(server, () => measure(server.url, s.steps, cookie, connections));
   const after = await measureHello();
   helloAfterLast = after;
   // The mean of hello world just before and just after: a drift over the endpoint's run cancels out.
   const paired = (before + after) / 2;
-  const m = measured(load, peakRssMb, s.unit === 'pair' ? 2 : 1, paired);
+  const m = measured(load, peakRssMb, s.unit === 'pair' ? 2 : 1, paired, sharedCorePct);
   const failed = failures(load);
   const pass = failed ? false : meets(s.target, m.ratio, m.p99Ms);
   const single = s.steps.length === 1 && s.steps[0].method === 'GET';
@@ -303,7 +304,7 @@ async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Re
       return { status: p.notAvailable ? 'not available' : 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, target, pass: null };
     }
   }
-  const { value, peakRssMb } = await withMemorySampling(server, () =>
+  const { value, peakRssMb, sharedCorePct } = await withSampling(server, () =>
     Promise.all([
       runLoad({ url: server.url, steps: logins, connections: loginConnections, durationS }),
       runLoad({ url: server.url, steps: reads, connections, durationS }),
@@ -313,7 +314,7 @@ async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Re
   const failed = [failures(loginLoad) && `logins: ${failures(loginLoad)}`, failures(readLoad) && `leaderboard: ${failures(readLoad)}`]
     .filter(Boolean)
     .join('; ');
-  const leaderboard = measured(readLoad, peakRssMb, 1, baselineRps);
+  const leaderboard = measured(readLoad, peakRssMb, 1, baselineRps, sharedCorePct);
   return {
     status: failed ? 'errors' : 'ok',
     ...(failed ? { detail: failed } : {}),

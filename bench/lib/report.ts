@@ -22,6 +22,8 @@ export interface Measured {
    */
   baselineRps: number;
   peakRssMb: number;
+  /** How often the server ran on the load generator's core during the run, in % of samples (server.ts, withSampling). */
+  sharedCorePct?: number | null;
   statusCounts: Record<string, number>;
   errors: number;
 }
@@ -100,6 +102,11 @@ export interface Report {
 const num = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const verdict = (pass: boolean | null) => (pass === null ? '—' : pass ? 'pass' : 'FAIL');
 
+/** From this share of samples on, a run is flagged: the server mostly waited for the load generator's core. */
+export const SHARED_CORE_FLAG_PCT = 50;
+const sharedCore = (m: Measured | undefined): number | null =>
+  m?.sharedCorePct !== undefined && m.sharedCorePct !== null && m.sharedCorePct >= SHARED_CORE_FLAG_PCT ? m.sharedCorePct : null;
+
 export function resultLine(r: ScenarioResult): string {
   const head = r.label.padEnd(46);
   if (!r.measured) return `${head} ${r.status}${r.detail ? `: ${r.detail}` : ''}`;
@@ -111,7 +118,8 @@ export function resultLine(r: ScenarioResult): string {
     (r.status === 'errors' ? `   [${r.detail}]` : '') +
     (r.bodyCeiling ? `   [bare server, same ${num(r.bodyCeiling.bodyBytes)}-byte body: ${num(r.bodyCeiling.ratio, 2)}×` : '') +
     (r.answerCeiling ? `; same answer with its ${r.answerCeiling.headers} headers: ${num(r.answerCeiling.ratio, 2)}×` : '') +
-    (r.bodyCeiling ? ']' : '')
+    (r.bodyCeiling ? ']' : '') +
+    (sharedCore(m) !== null ? `   [on the load generator's core ${num(sharedCore(m)!)} % of the time]` : '')
   );
 }
 
@@ -168,6 +176,15 @@ export function markdown(report: Report): string {
           ? `; replaying its exact answer, with the ${r.answerCeiling.headers} headers it sends, ${num(r.answerCeiling.requestsPerSecond)} req/s = ` +
             `${num(r.answerCeiling.ratio, 2)}× hello.`
           : '.'),
+    );
+  }
+  const shared = [...report.results.map((r) => ({ label: r.label, m: r.measured })), { label: 'GET /leaderboard during logins', m: mix.leaderboard }]
+    .filter((x) => sharedCore(x.m) !== null)
+    .map((x) => `${x.label} (${num(sharedCore(x.m)!)} %)`);
+  if (shared.length) {
+    notes.push(
+      `- The service ran on the load generator's core for most of: ${shared.join(', ')}. There it waits for that core ` +
+        'and its figures drop (README, Performance): compare with another run.',
     );
   }
   if (notes.length) lines.push('', ...notes);

@@ -134,15 +134,56 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   }
 }
 
-/** Samples a server's memory while fn runs; returns fn's result and the largest resident size seen (MiB). */
-export async function withMemorySampling<T>(server: ChildServer, fn: () => Promise<T>): Promise<{ value: T; peakRssMb: number }> {
+/**
+ * The CPU a thread last ran on: field 39 of a /proc/<pid>/task/<tid>/stat
+ * line. The command name (field 2) may hold spaces and parentheses, so the
+ * fields are counted from its last closing parenthesis.
+ */
+export function lastCpuOf(stat: string): number | null {
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+  // rest[0] is field 3 (state): field 39 is rest[36].
+  const cpu = Number(rest[36]);
+  return Number.isInteger(cpu) && cpu >= 0 ? cpu : null;
+}
+
+function readLastCpu(pid: number, tid = pid): number | null {
+  try {
+    return lastCpuOf(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+export interface Sampled<T> {
+  value: T;
+  /** The largest resident size seen (MiB). */
+  peakRssMb: number;
+  /**
+   * Of the samples, the percentage in which the server's main thread had
+   * last run on the core the load generator (this process's main thread,
+   * where autocannon runs) was running on: when the kernel keeps the two on
+   * one core, the server waits for it and every figure drops (README,
+   * Performance). Null where /proc cannot tell.
+   */
+  sharedCorePct: number | null;
+}
+
+/** Samples a server's memory, and where it runs beside the load generator, every 100 ms while fn runs. */
+export async function withSampling<T>(server: ChildServer, fn: () => Promise<T>): Promise<Sampled<T>> {
   let peak = server.memory().rssMb;
+  let samples = 0;
+  let shared = 0;
   const timer = setInterval(() => {
     peak = Math.max(peak, server.memory().rssMb);
+    const mine = readLastCpu(process.pid);
+    const theirs = readLastCpu(server.pid);
+    if (mine === null || theirs === null) return;
+    samples += 1;
+    if (mine === theirs) shared += 1;
   }, 100);
   try {
     const value = await fn();
-    return { value, peakRssMb: Math.max(peak, server.memory().rssMb) };
+    return { value, peakRssMb: Math.max(peak, server.memory().rssMb), sharedCorePct: samples > 0 ? (shared / samples) * 100 : null };
   } finally {
     clearInterval(timer);
   }
