@@ -103,9 +103,11 @@ const num = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 const verdict = (pass: boolean | null) => (pass === null ? '—' : pass ? 'pass' : 'FAIL');
 
 /** From this share of samples on, a run is flagged: the server mostly waited for the load generator's core. */
-export const SHARED_CORE_FLAG_PCT = 50;
-const sharedCore = (m: Measured | undefined): number | null =>
-  m?.sharedCorePct !== undefined && m.sharedCorePct !== null && m.sharedCorePct >= SHARED_CORE_FLAG_PCT ? m.sharedCorePct : null;
+const SHARED_CORE_FLAG_PCT = 50;
+const sharedCore = (m: Measured | undefined): number | null => {
+  const pct = m?.sharedCorePct ?? null;
+  return pct !== null && pct >= SHARED_CORE_FLAG_PCT ? pct : null;
+};
 
 export function resultLine(r: ScenarioResult): string {
   const head = r.label.padEnd(46);

@@ -146,9 +146,10 @@ export function lastCpuOf(stat: string): number | null {
   return Number.isInteger(cpu) && cpu >= 0 ? cpu : null;
 }
 
-function readLastCpu(pid: number, tid = pid): number | null {
+/** The CPU a process's main thread last ran on; null without /proc. */
+function readLastCpu(pid: number): number | null {
   try {
-    return lastCpuOf(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    return lastCpuOf(fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }

@@ -12,27 +12,18 @@ import type { BetEvents } from './bet-events.js';
 
 export const OPEN_BETS_REMEMBERED = 10_000;
 
-export class RecentOpenBets {
-  private readonly bets: BoundedMap<number, BetRow>;
-
+/** Open bets by id; the oldest remembered is dropped past the bound. */
+export class RecentOpenBets extends BoundedMap<number, BetRow> {
   constructor(max = OPEN_BETS_REMEMBERED) {
-    this.bets = new BoundedMap(max);
-  }
-
-  get(id: number): BetRow | undefined {
-    return this.bets.get(id);
+    super(max);
   }
 
   add(bet: BetRow): void {
-    this.bets.set(bet.id, bet);
+    this.set(bet.id, bet);
   }
 
   forget(id: number): void {
-    this.bets.delete(id);
-  }
-
-  get size(): number {
-    return this.bets.size;
+    this.delete(id);
   }
 
   /** Remembers each opening once it is committed, forgets the bet once its end is. */

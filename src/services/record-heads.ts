@@ -14,26 +14,13 @@ export interface RecordHead {
   hash: string;
 }
 
-export class RecordHeads {
-  private readonly heads: BoundedMap<number, RecordHead>;
-
+/** Chain heads by user id; the oldest set is dropped past the bound. */
+export class RecordHeads extends BoundedMap<number, RecordHead> {
   constructor(max = RECORD_HEADS_REMEMBERED) {
-    this.heads = new BoundedMap(max);
-  }
-
-  get(userId: number): RecordHead | undefined {
-    return this.heads.get(userId);
-  }
-
-  set(userId: number, head: RecordHead): void {
-    this.heads.set(userId, head);
+    super(max);
   }
 
   forget(userId: number): void {
-    this.heads.delete(userId);
-  }
-
-  get size(): number {
-    return this.heads.size;
+    this.delete(userId);
   }
 }
