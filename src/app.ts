@@ -1,6 +1,5 @@
 // buildApp(config, deps) makes the whole service; main.ts alone listens and
 // handles signals. Tests build it with fakes and close it after.
-import type { ServerOptions } from 'node:http';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -12,7 +11,9 @@ import { migrateToLatest, openDatabase } from './db/database.js';
 import { installAuth } from './http/auth.js';
 import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
+import { FrontAnswers } from './http/front-answers.js';
 import { installGracefulClose } from './http/graceful-close.js';
+import { httpServerFactory } from './http/server.js';
 import { lazyChildLogger, logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
 import { installResponseHeaders } from './http/response-headers.js';
@@ -81,7 +82,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const ownsRedis = deps.redis === undefined && config.redisUrl !== null;
   const redis = deps.redis !== undefined ? deps.redis : config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
 
-  const options: FastifyServerOptions & { http: ServerOptions } = {
+  const front = new FrontAnswers();
+  const options: FastifyServerOptions = {
     logger:
       deps.logger === false
         ? false
@@ -97,16 +99,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // x-request-id is echoed when it is a sane value, else replaced (see requestIdOf).
     requestIdHeader: false,
     genReqId: requestIdOf,
-    // Slow clients cannot hold connections open forever, nor send endless headers.
-    connectionTimeout: config.server.connectionTimeoutMs,
-    requestTimeout: config.server.requestTimeoutMs,
-    keepAliveTimeout: config.server.keepAliveTimeoutMs,
-    maxRequestsPerSocket: config.server.maxRequestsPerSocket,
-    http: {
-      headersTimeout: Math.min(config.server.headersTimeoutMs, config.server.requestTimeoutMs),
-      connectionsCheckingInterval: config.server.timeoutCheckIntervalMs,
-      maxHeaderSize: config.server.maxHeaderBytes,
-    },
+    // Time-outs and limits live on the server; hot cached answers are tried before routing.
+    serverFactory: httpServerFactory(config.server, front),
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: frameworkErrors as FastifyServerOptions['frameworkErrors'],
     onProtoPoisoning: 'error',
@@ -203,8 +197,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
     // No parsing hook: the routes that need the session cookie read it (src/http/cookies.ts).
     await app.register(cookie, { hook: false });
-    installResponseHeaders(app, config.publicUrl, installGracefulClose(app));
+    const closing = installGracefulClose(app);
+    installResponseHeaders(app, config.publicUrl, closing);
     installObservability(app, ctx.metrics);
+    front.install(app, { metrics: ctx.metrics.http, closing, log: app.log });
     await app.register(rateLimit, {
       global: false,
       ...(redis ? { redis, nameSpace: 'rate-limit:' } : {}),

@@ -48,6 +48,11 @@ export class AnswerCache {
     return entry.fresh.get();
   }
 
+  /** The answer's bytes when the cache holds a fresh one for key; never loads. */
+  peek(key: string): Buffer | undefined {
+    return this.entries.get(key)?.fresh.peek();
+  }
+
   /** Drops every answer that depends on this user. */
   invalidate(dep: number): void {
     this.seq++;

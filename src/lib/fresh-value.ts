@@ -10,6 +10,11 @@ export class FreshValue<T> {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  /** The value when one is held and still fresh; never loads. */
+  peek(): T | undefined {
+    return this.value && this.now() - this.value.at < this.maxAgeMs ? this.value.v : undefined;
+  }
+
   get(): Promise<T> {
     if (this.value && this.now() - this.value.at < this.maxAgeMs) return Promise.resolve(this.value.v);
     if (!this.loading) {

@@ -27,8 +27,12 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(HealthResponseSchema) },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       reply.header('link', catalogLink).header('cache-control', 'no-store');
+      app.front.offer(request, reply, () => {
+        const fresh = health.peek();
+        return fresh === undefined ? undefined : serializedHealth.get(fresh);
+      });
       // The answer changes at most once per check: serialized once per check, not per poll.
       const now = await health.get();
       let body = serializedHealth.get(now);

@@ -215,7 +215,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Array(ref(LeaderboardUserSchema)), ...errorResponses(400, 429) },
       },
     },
-    async (request, reply) =>
-      sendCached(reply, leaderboards, leaderboardKey(ctx, request.query), [], async () => ({ value: await windowedLeaderboard(ctx, request.query) })),
+    async (request, reply) => {
+      const query = request.query;
+      app.front.offer(request, reply, () => leaderboards.peek(leaderboardKey(ctx, query)));
+      return sendCached(reply, leaderboards, leaderboardKey(ctx, query), [], async () => ({ value: await windowedLeaderboard(ctx, query) }));
+    },
   );
 };

@@ -84,3 +84,23 @@ test('answers are kept as UTF-8 bytes and their size counted in bytes', async ()
   assert.equal(body.toString('utf8'), '{"name":"Zoë €"}');
   assert.equal(cache.size, Buffer.byteLength('{"name":"Zoë €"}'));
 });
+
+test('peek() gives the kept bytes while fresh and never loads: nothing while loading, after a drop or once expired', async () => {
+  const cache = new AnswerCache(40);
+  assert.equal(cache.peek('k'), undefined);
+  const slow = gated('v', [1]);
+  const pending = cache.get('k', slow.load, [1]);
+  assert.equal(cache.peek('k'), undefined, 'still loading');
+  slow.release();
+  await pending;
+  assert.equal(cache.peek('k')?.toString('utf8'), 'v');
+  cache.invalidate(1);
+  assert.equal(cache.peek('k'), undefined, 'dropped by a change');
+  await get(cache, 'k', answer('w'));
+  cache.clear();
+  assert.equal(cache.peek('k'), undefined, 'cleared');
+  await get(cache, 'k', answer('x'));
+  assert.equal(cache.peek('k')?.toString('utf8'), 'x');
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(cache.peek('k'), undefined, 'expired');
+});

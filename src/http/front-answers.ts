@@ -1,0 +1,133 @@
+// Hot public answers served straight from the HTTP server's request event,
+// before Fastify routes the request. A route offers an answer it serves from
+// a cache (GET /, the leaderboard); the offer remembers the exact URL, the
+// answer's headers as the routed request sent them, and how to read the
+// cache. The next GET of that exact URL is answered with the cached bytes and
+// the same headers, for as long as the cache holds the answer: the cache's own
+// expiry and invalidation decide freshness, so nothing is served that the
+// routed request would not have served.
+//
+// Only what routing would add nothing to is served here: GET without a body,
+// on a route without rate limit, while no per-request log line is wanted and
+// the server is not closing. Anything else, and any URL not offered, goes to
+// Fastify unchanged. Each answer is counted in the request metrics under its
+// route, and carries its own request id, like a routed one.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { levels } from 'pino';
+import { BoundedMap } from '../lib/bounded-map.js';
+import type { RequestMetrics } from '../lib/request-metrics.js';
+import type { ClosingState } from './graceful-close.js';
+import { requestIdOf } from './observability.js';
+
+/** Reads the cached answer's bytes, or undefined when the cache no longer holds a fresh one. */
+export type PeekAnswer = () => Buffer | undefined;
+
+interface Offer {
+  route: string;
+  peek: PeekAnswer;
+  /** Name, value, name, value: the routed answer's headers but those written per answer. */
+  headers: string[];
+}
+
+interface PendingOffer {
+  url: string;
+  route: string;
+  peek: PeekAnswer;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Hot cached answers served before routing. */
+    front: FrontAnswers;
+  }
+  interface FastifyReply {
+    /** Set by FrontAnswers.offer(); kept once the answer went out as a plain 200. */
+    frontOffer: PendingOffer | null;
+  }
+}
+
+/** Headers that differ per answer or that Node writes itself: never replayed. */
+const PER_ANSWER = new Set(['content-length', 'x-request-id', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** Distinct URLs remembered (the query string is part of the URL): the oldest offer is dropped past it. */
+const MAX_URLS = 1_000;
+
+export interface FrontAnswersWiring {
+  metrics: RequestMetrics;
+  closing: ClosingState;
+  log: FastifyBaseLogger;
+}
+
+export class FrontAnswers {
+  private readonly offers = new BoundedMap<string, Offer>(MAX_URLS);
+  private wiring: FrontAnswersWiring | null = null;
+
+  /**
+   * A route answering request from a cache offers that answer for the
+   * request's exact URL; peek reads the cache without loading. Call it before
+   * sending: the offer is kept only if the answer goes out as a 200 without
+   * cookies, with the headers it went out with.
+   */
+  offer(request: FastifyRequest, reply: FastifyReply, peek: PeekAnswer): void {
+    if (request.method !== 'GET' || request.routeOptions.config.rateLimit !== undefined) return;
+    const url = request.raw.url;
+    const route = request.routeOptions.url;
+    if (url !== undefined && route !== undefined) reply.frontOffer = { url, route, peek };
+  }
+
+  /** The request listener's first step: true when the request was answered here. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const wiring = this.wiring;
+    if (req.method !== 'GET' || wiring === null || wiring.closing.closing) return false;
+    const offer = this.offers.get(req.url ?? '');
+    if (offer === undefined) return false;
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
+    // Fastify logs every routed request at info: those go to it.
+    if ((levels.values[wiring.log.level] ?? Infinity) <= levels.values.info!) return false;
+    const body = offer.peek();
+    if (body === undefined) return false;
+    const started = performance.now();
+    try {
+      res.writeHead(200, [...offer.headers, 'x-request-id', requestIdOf(req), 'content-length', String(body.length)]);
+    } catch (err) {
+      // Nothing was sent: the router answers instead, and the offer is not tried again.
+      wiring.log.error({ err, route: offer.route }, 'front answer failed');
+      this.offers.delete(req.url ?? '');
+      return false;
+    }
+    res.end(body);
+    wiring.metrics.record('GET', offer.route, 200, (performance.now() - started) / 1000);
+    return true;
+  }
+
+  /** How many URLs have an offer (tests, diagnostics). */
+  get size(): number {
+    return this.offers.size;
+  }
+
+  install(app: FastifyInstance, wiring: FrontAnswersWiring): void {
+    const front: FrontAnswers = this;
+    app.decorate('front', front);
+    app.decorateReply('frontOffer', null);
+    // onResponse: the answer's headers are final and it went out whole.
+    app.addHook('onResponse', (_request, reply, done) => {
+      const pending = reply.frontOffer;
+      if (pending !== null && reply.statusCode === 200 && !reply.hasHeader('set-cookie')) {
+        this.offers.set(pending.url, { route: pending.route, peek: pending.peek, headers: headerList(reply.getHeaders()) });
+      }
+      done();
+    });
+    this.wiring = wiring;
+  }
+}
+
+function headerList(headers: Record<string, string | number | string[] | undefined>): string[] {
+  const list: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || PER_ANSWER.has(name)) continue;
+    if (Array.isArray(value)) for (const v of value) list.push(name, v);
+    else list.push(name, String(value));
+  }
+  return list;
+}
