@@ -142,6 +142,10 @@ try {
   log(`\n${markdown(report)}`);
   log(`Report: ${files.json}\n        ${files.md}\n        ${files.svg}`);
   if (values.profile) log(`CPU profiles: ${profileDir}`);
+} catch (err) {
+  // A server that died mid-run says why in its last lines.
+  for (const s of running) log(`\n${s.name}, its last output:\n${s.output() || '(none)'}`);
+  throw err;
 } finally {
   for (const s of running) await s.stop();
   await database.cleanup();
