@@ -76,29 +76,32 @@ export class FrontAnswers {
     if (url !== undefined && route !== undefined) reply.frontOffer = { url, route, peek };
   }
 
-  /** The request listener's first step: true when the request was answered here. */
+  /** The request listener's first step: true when the request was answered here. Never throws. */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     const wiring = this.wiring;
     if (req.method !== 'GET' || wiring === null || wiring.closing.closing) return false;
-    const offer = this.offers.get(req.url ?? '');
+    const url = req.url ?? '';
+    const offer = this.offers.get(url);
     if (offer === undefined) return false;
-    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
-    // Fastify logs every routed request at info: those go to it.
-    if ((levels.values[wiring.log.level] ?? Infinity) <= levels.values.info!) return false;
-    const body = offer.peek();
-    if (body === undefined) return false;
-    const started = performance.now();
     try {
+      if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
+      // Fastify logs every routed request at info: those go to it.
+      if ((levels.values[wiring.log.level] ?? Infinity) <= levels.values.info!) return false;
+      const body = offer.peek();
+      if (body === undefined) return false;
+      const started = performance.now();
       res.writeHead(200, [...offer.headers, 'x-request-id', requestIdOf(req), 'content-length', String(body.length)]);
+      res.end(body);
+      wiring.metrics.record('GET', offer.route, 200, (performance.now() - started) / 1000);
+      return true;
     } catch (err) {
-      // Nothing was sent: the router answers instead, and the offer is not tried again.
+      // The offer is not tried again; a request nothing was sent for goes to the router.
       wiring.log.error({ err, route: offer.route }, 'front answer failed');
-      this.offers.delete(req.url ?? '');
-      return false;
+      this.offers.delete(url);
+      if (!res.headersSent) return false;
+      res.destroy();
+      return true;
     }
-    res.end(body);
-    wiring.metrics.record('GET', offer.route, 200, (performance.now() - started) / 1000);
-    return true;
   }
 
   /** How many URLs have an offer (tests, diagnostics). */

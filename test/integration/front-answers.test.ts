@@ -148,6 +148,30 @@ forEachDialect('front answers', (dialect) => {
     assert.equal(front.served, before, 'none of these were answered before routing');
   });
 
+  test('an offer that fails is dropped and its request routed: the router answers, the process lives on', async () => {
+    const url = '/leaderboard?period=30d';
+    await get(base, url);
+    const offers = t.app.front.size;
+    const now = t.clock.now.bind(t.clock);
+    // The 30-day window's key reads the clock: make the front's read (and the router's) fail once.
+    let failures = 0;
+    t.clock.now = () => {
+      if (failures++ < 2) throw new Error('clock broke');
+      return now();
+    };
+    try {
+      const before = front.served;
+      const res = await get(base, url);
+      assert.equal(front.served, before, 'routed');
+      assert.equal(res.status, 500);
+      assert.deepEqual(Object.keys(JSON.parse(res.body)), ['error']);
+      assert.equal(t.app.front.size, offers - 1, 'the failing offer is forgotten');
+    } finally {
+      t.clock.now = now;
+    }
+    assert.equal((await get(base, url)).status, 200);
+  });
+
   test('front answers are counted in the request metrics under their route', async () => {
     await get(base, '/leaderboard');
     const count = async () => {
