@@ -14,7 +14,6 @@
 // route, and carries its own request id, like a routed one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { levels } from 'pino';
 import { BoundedMap } from '../lib/bounded-map.js';
 import type { RequestMetrics } from '../lib/request-metrics.js';
 import type { ClosingState } from './graceful-close.js';
@@ -49,6 +48,9 @@ declare module 'fastify' {
 
 /** Headers that differ per answer or that Node writes itself: never replayed. */
 const PER_ANSWER = new Set(['content-length', 'x-request-id', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** pino's number for the info level. */
+const PINO_INFO = 30;
 
 /** Distinct URLs remembered (the query string is part of the URL): the oldest offer is dropped past it. */
 const MAX_URLS = 1_000;
@@ -85,8 +87,8 @@ export class FrontAnswers {
     if (offer === undefined) return false;
     try {
       if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
-      // Fastify logs every routed request at info: those go to it.
-      if ((levels.values[wiring.log.level] ?? Infinity) <= levels.values.info!) return false;
+      // Fastify logs every routed request at info: those go to it. (pino's levelVal; none when logging is off.)
+      if (((wiring.log as { levelVal?: number }).levelVal ?? Infinity) <= PINO_INFO) return false;
       const body = offer.peek();
       if (body === undefined) return false;
       const started = performance.now();
