@@ -8,7 +8,7 @@
 // routed request would not have served.
 //
 // Only what routing would add nothing to is served here: GET without a body,
-// on a route without rate limit, while no per-request log line is wanted and
+// on a route without session or rate limit, while no per-request log line is wanted and
 // the server is not closing. Anything else, and any URL not offered, goes to
 // Fastify unchanged. Each answer is counted in the request metrics under its
 // route, and carries its own request id, like a routed one.
@@ -72,7 +72,9 @@ export class FrontAnswers {
    * cookies, with the headers it went out with.
    */
   offer(request: FastifyRequest, reply: FastifyReply, peek: PeekAnswer): void {
-    if (request.method !== 'GET' || request.routeOptions.config.rateLimit !== undefined) return;
+    const config = request.routeOptions.config;
+    // A session's answer is the caller's own, and a rate limit must count every request: both stay routed.
+    if (request.method !== 'GET' || config.auth === true || config.rateLimit !== undefined || !this.answering()) return;
     const url = request.raw.url;
     const route = request.routeOptions.url;
     if (url !== undefined && route !== undefined) reply.frontOffer = { url, route, peek };
@@ -81,14 +83,12 @@ export class FrontAnswers {
   /** The request listener's first step: true when the request was answered here. Never throws. */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     const wiring = this.wiring;
-    if (req.method !== 'GET' || wiring === null || wiring.closing.closing) return false;
+    if (req.method !== 'GET' || wiring === null || !this.answering()) return false;
     const url = req.url ?? '';
     const offer = this.offers.get(url);
     if (offer === undefined) return false;
     try {
       if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
-      // Fastify logs every routed request at info: those go to it. (pino's levelVal; none when logging is off.)
-      if (((wiring.log as { levelVal?: number }).levelVal ?? Infinity) <= PINO_INFO) return false;
       const body = offer.peek();
       if (body === undefined) return false;
       const started = performance.now();
@@ -104,6 +104,16 @@ export class FrontAnswers {
       res.destroy();
       return true;
     }
+  }
+
+  /**
+   * Whether anything is answered here now: not while the server closes (Fastify tells clients to
+   * close), nor while Fastify logs every routed request at info (pino's levelVal; none when off).
+   */
+  private answering(): boolean {
+    const wiring = this.wiring;
+    if (wiring === null || wiring.closing.closing) return false;
+    return ((wiring.log as { levelVal?: number }).levelVal ?? Infinity) > PINO_INFO;
   }
 
   /** How many URLs have an offer (tests, diagnostics). */

@@ -10,13 +10,18 @@ export class FreshValue<T> {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  private held(): { v: T } | null {
+    return this.value && this.now() - this.value.at < this.maxAgeMs ? this.value : null;
+  }
+
   /** The value when one is held and still fresh; never loads. */
   peek(): T | undefined {
-    return this.value && this.now() - this.value.at < this.maxAgeMs ? this.value.v : undefined;
+    return this.held()?.v;
   }
 
   get(): Promise<T> {
-    if (this.value && this.now() - this.value.at < this.maxAgeMs) return Promise.resolve(this.value.v);
+    const held = this.held();
+    if (held) return Promise.resolve(held.v);
     if (!this.loading) {
       const started = this.now();
       this.loading = this.load()

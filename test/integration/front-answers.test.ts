@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { testConfig } from '../../src/config.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
@@ -170,6 +170,16 @@ forEachDialect('front answers', (dialect) => {
       t.clock.now = now;
     }
     assert.equal((await get(base, url)).status, 200);
+  });
+
+  test('an answer offered on a route that needs a session is never kept: it is the caller\'s own', async () => {
+    const reply = { frontOffer: null } as FastifyReply;
+    const request = { method: 'GET', raw: { url: '/portfolio' }, routeOptions: { url: '/portfolio', config: { auth: true } } } as unknown as FastifyRequest;
+    t.app.front.offer(request, reply, () => Buffer.from('[]'));
+    assert.equal(reply.frontOffer, null);
+    const publicRequest = { ...request, routeOptions: { url: '/portfolio', config: {} } } as unknown as FastifyRequest;
+    t.app.front.offer(publicRequest, reply, () => Buffer.from('[]'));
+    assert.notEqual(reply.frontOffer, null, 'the same request on a public route is offered');
   });
 
   test('front answers are counted in the request metrics under their route', async () => {
