@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { AppContext, AppDeps } from './context.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
-import { installAuth } from './http/auth.js';
+import { installAuth, knownSession } from './http/auth.js';
 import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { FrontAnswers } from './http/front-answers.js';
@@ -200,7 +200,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const closing = installGracefulClose(app);
     installResponseHeaders(app, config.publicUrl, closing);
     installObservability(app, ctx.metrics);
-    front.install(app, { metrics: ctx.metrics.http, closing, log: app.log });
+    front.install(app, { metrics: ctx.metrics.http, closing, log: app.log, sessionKnown: (req) => knownSession(app, req) });
     await app.register(rateLimit, {
       global: false,
       ...(redis ? { redis, nameSpace: 'rate-limit:' } : {}),

@@ -1,8 +1,9 @@
 // Cookie sessions: sets and clears auth_token, and the authenticate hook that
 // "Auth: yes" routes run before anything else (so 401 comes before 400).
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../errors.js';
-import { authenticate, type Principal } from '../services/accounts.js';
+import { authenticate, knownPrincipal, type Principal } from '../services/accounts.js';
 import { cookieOf } from './cookies.js';
 
 export const COOKIE = 'auth_token';
@@ -40,4 +41,16 @@ export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): v
 export async function optionalPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal | null> {
   const token = cookieOf(request, COOKIE);
   return token ? authenticate(app.ctx, token) : null;
+}
+
+/**
+ * Whether a raw request (before routing) carries a session already known live
+ * here, from memory alone (src/http/front-answers.ts). False means "ask the
+ * router": the session may still be valid, or it is not and the router says 401.
+ */
+export function knownSession(app: FastifyInstance, req: IncomingMessage): boolean {
+  const header = req.headers.cookie;
+  if (!header) return false;
+  const token = app.parseCookie(header)[COOKIE];
+  return token !== undefined && knownPrincipal(app.ctx, token) !== undefined;
 }

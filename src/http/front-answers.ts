@@ -8,10 +8,15 @@
 // routed request would not have served.
 //
 // Only what routing would add nothing to is served here: GET without a body,
-// on a route without session or rate limit, while no per-request log line is wanted and
-// the server is not closing. Anything else, and any URL not offered, goes to
-// Fastify unchanged. Each answer is counted in the request metrics under its
-// route, and carries its own request id, like a routed one.
+// on a route without rate limit, while no per-request log line is wanted and
+// the server is not closing. A route that needs a session offers only an
+// answer that is the same for every caller (a price), and it is served here
+// only to a caller whose session is already known live in memory (the
+// router's own check, without its I/O); any other caller, with a session not
+// yet known, an expired one or none, is routed and gets the router's answer
+// (401 included). Anything else, and any URL not offered, goes to Fastify
+// unchanged. Each answer is counted in the request metrics under its route,
+// and carries its own request id, like a routed one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BoundedMap } from '../lib/bounded-map.js';
@@ -22,9 +27,20 @@ import { requestIdOf } from './observability.js';
 /** Reads the cached answer's bytes, or undefined when the cache no longer holds a fresh one. */
 export type PeekAnswer = () => Buffer | undefined;
 
+export interface OfferOptions {
+  /**
+   * The route needs a session, but its answer is the same whoever asks: it may
+   * be served here to callers whose session is known live. Without it, a
+   * session route's answer is the caller's own and is never offered.
+   */
+  sameForEverySession?: boolean;
+}
+
 interface Offer {
   route: string;
   peek: PeekAnswer;
+  /** Served only to a caller whose session is known live. */
+  session: boolean;
   /** Name, value, name, value: the routed answer's headers but those written per answer. */
   headers: string[];
 }
@@ -33,6 +49,7 @@ interface PendingOffer {
   url: string;
   route: string;
   peek: PeekAnswer;
+  session: boolean;
 }
 
 declare module 'fastify' {
@@ -59,6 +76,8 @@ export interface FrontAnswersWiring {
   metrics: RequestMetrics;
   closing: ClosingState;
   log: FastifyBaseLogger;
+  /** Whether the request's session is known live, from memory alone (false: the router decides). */
+  sessionKnown: (req: IncomingMessage) => boolean;
 }
 
 export class FrontAnswers {
@@ -71,13 +90,15 @@ export class FrontAnswers {
    * sending: the offer is kept only if the answer goes out as a 200 without
    * cookies, with the headers it went out with.
    */
-  offer(request: FastifyRequest, reply: FastifyReply, peek: PeekAnswer): void {
+  offer(request: FastifyRequest, reply: FastifyReply, peek: PeekAnswer, options: OfferOptions = {}): void {
     const config = request.routeOptions.config;
-    // A session's answer is the caller's own, and a rate limit must count every request: both stay routed.
-    if (request.method !== 'GET' || config.auth === true || config.rateLimit !== undefined || !this.answering()) return;
+    const session = config.auth === true;
+    // A session's answer is the caller's own unless the route says otherwise, and a rate limit must count every request.
+    if (session && options.sameForEverySession !== true) return;
+    if (request.method !== 'GET' || config.rateLimit !== undefined || !this.answering()) return;
     const url = request.raw.url;
     const route = request.routeOptions.url;
-    if (url !== undefined && route !== undefined) reply.frontOffer = { url, route, peek };
+    if (url !== undefined && route !== undefined) reply.frontOffer = { url, route, peek, session };
   }
 
   /** The request listener's first step: true when the request was answered here. Never throws. */
@@ -89,6 +110,7 @@ export class FrontAnswers {
     if (offer === undefined) return false;
     try {
       if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
+      if (offer.session && !wiring.sessionKnown(req)) return false;
       const body = offer.peek();
       if (body === undefined) return false;
       const started = performance.now();
@@ -129,7 +151,8 @@ export class FrontAnswers {
     app.addHook('onResponse', (_request, reply, done) => {
       const pending = reply.frontOffer;
       if (pending !== null && reply.statusCode === 200 && !reply.hasHeader('set-cookie')) {
-        this.offers.set(pending.url, { route: pending.route, peek: pending.peek, headers: headerList(reply.getHeaders()) });
+        const { route, peek, session } = pending;
+        this.offers.set(pending.url, { route, peek, session, headers: headerList(reply.getHeaders()) });
       }
       done();
     });

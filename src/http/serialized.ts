@@ -4,6 +4,7 @@
 // typed reply only knows the schema's object shape, hence the cast.
 import type { FastifyReply } from 'fastify';
 import type { AnswerCache } from '../lib/answer-cache.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 
 export function sendSerialized(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json as never);
@@ -32,4 +33,21 @@ export async function sendCached<T>(
     knownDeps,
   );
   return sendSerialized(reply, body);
+}
+
+/** Each key's answer serialized for its latest value, made again only when the value changes. */
+export class LatestSerialized<V> {
+  private readonly latest: BoundedMap<string, { value: V; body: Buffer }>;
+
+  constructor(maxKeys: number) {
+    this.latest = new BoundedMap(maxKeys);
+  }
+
+  bytes(key: string, value: V, serialize: (value: V) => string): Buffer {
+    const hit = this.latest.get(key);
+    if (hit !== undefined && Object.is(hit.value, value)) return hit.body;
+    const body = Buffer.from(serialize(value));
+    this.latest.set(key, { value, body });
+    return body;
+  }
 }

@@ -17,6 +17,7 @@ import {
   PortfolioBetSchema,
   PriceHistoryResponseSchema,
   TickerPriceResponseSchema,
+  type TickerPriceResponse,
 } from '../schemas/bets.js';
 import { CancelWindow403, errorResponses, Limit403, PageQuerySchema, ref } from '../schemas/common.js';
 import {
@@ -27,10 +28,10 @@ import {
   openBet,
   portfolio,
 } from '../services/bets.js';
-import { tickerHistory, tickerPrice } from '../services/price-requests.js';
+import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { LEADERBOARD_CACHE_MS, leaderboardKey, windowedLeaderboard } from '../services/rankings.js';
 import { AnswerCache } from '../lib/answer-cache.js';
-import { sendCached } from '../http/serialized.js';
+import { LatestSerialized, sendCached, sendSerialized } from '../http/serialized.js';
 import { timeBucket } from '../services/answers.js';
 import { afterCommit } from '../db/transaction.js';
 import { LeaderboardQuerySchema } from '../schemas/rankings.js';
@@ -40,6 +41,9 @@ const PriceUnavailable503 = Type.Unsafe<{ error: string }>({
   ...errorResponses(503)[503],
   headers: { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } },
 });
+
+/** Tickers whose latest price answer is kept serialized (the simulated universe has a few hundred). */
+const PRICE_ANSWER_TICKERS = 2_000;
 
 /** Route config for public reads: the per-client rate limit when limits are on. */
 export function publicRateLimit(ctx: AppContext): { rateLimit?: { max: number; timeWindow: number } } {
@@ -56,6 +60,8 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (e.kind === 'closed' || e.kind === 'settled') leaderboards.clear();
   });
   ctx.accountDeletionListeners.push(async (trx) => afterCommit(trx, () => leaderboards.clear()));
+  // A price answer is the same for every caller: serialized once per ticker and price.
+  const priceAnswers = new LatestSerialized<number>(PRICE_ANSWER_TICKERS);
 
   app.get(
     '/price/:ticker',
@@ -70,7 +76,22 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(TickerPriceResponseSchema), ...errorResponses(400, 401, 404), 503: PriceUnavailable503 },
       },
     },
-    async (request) => tickerPrice(ctx, request.params.ticker),
+    async (request, reply) => {
+      const ticker = tickerOrBadRequest(request.params.ticker);
+      const serialize = reply.getSerializationFunction('200') as (answer: TickerPriceResponse) => string;
+      const answer = (price: number) => priceAnswers.bytes(ticker, price, () => serialize({ ticker, price }));
+      // Polled by every open chart: while the price is cached, callers with a known session get it before routing.
+      app.front.offer(
+        request,
+        reply,
+        () => {
+          const price = ctx.prices.peek?.(ticker);
+          return price === undefined ? undefined : answer(price);
+        },
+        { sameForEverySession: true },
+      );
+      return sendSerialized(reply, answer(await priceOrUnavailable(ctx, ticker)));
+    },
   );
 
   app.get(

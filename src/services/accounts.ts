@@ -83,6 +83,18 @@ export async function authenticate(ctx: AppContext, token: string): Promise<Prin
   return claims;
 }
 
+/**
+ * The principal of a session already known live here, read from memory only:
+ * a token whose signature was checked before and a session in the live-session
+ * cache. Undefined means only authenticate() can tell (it may still be valid).
+ */
+export function knownPrincipal(ctx: AppContext, token: string): Principal | undefined {
+  const now = ctx.clock.now();
+  const claims = ctx.tokens.known(token, now);
+  if (!claims || ctx.sessionCache?.userOf(claims.sessionId, now) !== claims.userId) return undefined;
+  return claims;
+}
+
 export async function logout(ctx: AppContext, token: string | undefined): Promise<void> {
   if (!token) return;
   const claims = await ctx.tokens.verify(token, ctx.clock.now());

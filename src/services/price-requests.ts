@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { normalizeTicker } from '../domain/bets.js';
 import { badRequest, notFound, serviceUnavailable } from '../errors.js';
 import { type HistoryRange, PriceUnavailableError, UnknownTickerError } from '../providers/prices/types.js';
-import type { PriceHistoryResponse, TickerPriceResponse } from '../schemas/bets.js';
+import type { PriceHistoryResponse } from '../schemas/bets.js';
 import { iso } from './bet-views.js';
 
 /** Seconds a client should wait before retrying when the price provider is down. */
@@ -34,11 +34,6 @@ function priceFailure(err: unknown, ticker: string): unknown {
     return serviceUnavailable('Price provider unavailable, retry shortly', PRICE_RETRY_AFTER_SECONDS);
   }
   return err;
-}
-
-export async function tickerPrice(ctx: AppContext, rawTicker: string): Promise<TickerPriceResponse> {
-  const ticker = tickerOrBadRequest(rawTicker);
-  return { ticker, price: await priceOrUnavailable(ctx, ticker) };
 }
 
 export async function tickerHistory(ctx: AppContext, rawTicker: string, range: HistoryRange): Promise<PriceHistoryResponse> {

@@ -23,11 +23,16 @@ interface Stamped {
 export interface PriceStore {
   get(ticker: string): Promise<Stamped | null>;
   put(ticker: string, value: Stamped): Promise<void>;
+  /** The same read without waiting, for stores held in this process (none for a shared store). */
+  getNow?(ticker: string): Stamped | null;
 }
 
 export class MemoryPriceStore implements PriceStore {
   private readonly map = new Map<string, Stamped>();
   async get(ticker: string): Promise<Stamped | null> {
+    return this.getNow(ticker);
+  }
+  getNow(ticker: string): Stamped | null {
     return this.map.get(ticker) ?? null;
   }
   async put(ticker: string, value: Stamped): Promise<void> {
@@ -110,7 +115,7 @@ export class CachedPriceService implements PriceService {
     const now = this.opts.clock.now();
     if (this.unknown.get(ticker, now)) throw new UnknownTickerError(ticker);
     const cached = await this.storeGet(ticker);
-    if (cached && now - cached.at < this.opts.ttlMs && cached.at <= now) {
+    if (this.fresh(cached, now)) {
       this.opts.observer?.hit();
       return cached.price;
     }
@@ -131,6 +136,31 @@ export class CachedPriceService implements PriceService {
     }
     await this.storePut(ticker, { price, at: now });
     return price;
+  }
+
+  /**
+   * The price current() would answer from the cache right now, read without
+   * waiting (counted as a hit); undefined when current() would have to load
+   * it, or when the store is shared and cannot be read without waiting.
+   */
+  peek(ticker: string): number | undefined {
+    const store = this.opts.store;
+    if (!store.getNow) return undefined;
+    const now = this.opts.clock.now();
+    if (this.unknown.get(ticker, now)) return undefined;
+    let cached: Stamped | null;
+    try {
+      cached = store.getNow(ticker);
+    } catch {
+      return undefined;
+    }
+    if (!this.fresh(cached, now)) return undefined;
+    this.opts.observer?.hit();
+    return cached.price;
+  }
+
+  private fresh(cached: Stamped | null, now: number): cached is Stamped {
+    return cached !== null && now - cached.at < this.opts.ttlMs && cached.at <= now;
   }
 
   async marks(tickers: string[]): Promise<Map<string, number>> {

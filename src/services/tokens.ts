@@ -40,10 +40,17 @@ export class SessionTokens {
       .sign(this.key);
   }
 
+  /** The claims of a token whose signature was checked here before; null once it has expired; undefined when never checked. */
+  known(token: string, nowMs: number): TokenClaims | null | undefined {
+    const known = this.verified.get(token);
+    if (!known) return undefined;
+    return nowMs < known.expMs ? { userId: known.userId, sessionId: known.sessionId } : null;
+  }
+
   /** The claims of a valid token, or null for anything tampered, expired, or not HS256. */
   async verify(token: string, nowMs: number): Promise<TokenClaims | null> {
-    const known = this.verified.get(token);
-    if (known) return nowMs < known.expMs ? { userId: known.userId, sessionId: known.sessionId } : null;
+    const known = this.known(token, nowMs);
+    if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],

@@ -253,3 +253,117 @@ forEachDialect('front answers: what keeps requests on the router', (dialect) => 
     }
   });
 });
+
+forEachDialect('front answers: a price to callers with a known session', (dialect) => {
+  let t: TestApp;
+  let base: string;
+  let front: { readonly served: number };
+  const prices = new FakePriceProvider();
+  // Sessions are known live in memory only on SQLite (one process owns the table); on PostgreSQL every check is routed.
+  const fromFront = dialect === 'sqlite' ? 1 : 0;
+  before(async () => {
+    t = await createTestApp(dialect, {
+      deps: { prices },
+      config: { prices: { provider: 'simulated', finnhubApiKey: null, finnhubApiUrl: 'http://127.0.0.1:1', cacheTtlMs: 5_000, timeoutMs: 1000 } },
+    });
+    front = countFrontAnswers(t.app);
+    base = await listen(t.app);
+  });
+  after(() => t.close());
+
+  const price = (user: TestUser | null, ticker = 'AAPL') => get(base, `/price/${ticker}`, user ? { headers: { cookie: user.cookie } } : {});
+
+  test('the answer is the routed one, for every caller whose session the router has seen', async () => {
+    const a = await registerAndLogin(t.app, 'pa');
+    const b = await registerAndLogin(t.app, 'pb');
+    const routed = await price(a);
+    assert.equal(routed.status, 200, routed.body);
+    assert.deepEqual(JSON.parse(routed.body), { ticker: 'AAPL', price: 100 });
+    let before = front.served;
+    const again = await price(a);
+    assert.equal(front.served, before + fromFront);
+    assert.equal(again.status, 200);
+    assert.equal(again.body, routed.body);
+    assert.deepEqual(withoutPerAnswer(again.headers), withoutPerAnswer(routed.headers));
+    // b's session has not been checked yet: routed once, then known.
+    before = front.served;
+    assert.equal((await price(b)).body, routed.body);
+    assert.equal(front.served, before);
+    assert.equal((await price(b)).body, routed.body);
+    assert.equal(front.served, before + fromFront);
+  });
+
+  test('no cookie, a forged one, a logged-out or expired session: routed, 401', async () => {
+    const u = await registerAndLogin(t.app, 'pu');
+    assert.equal((await price(u)).status, 200);
+    assert.equal((await price(u)).status, 200);
+    const before = front.served;
+    assert.equal((await price(null)).status, 401);
+    const [header, , sig] = u.cookie.replace('auth_token=', '').split('.');
+    const forged = `auth_token=${header}.${Buffer.from(JSON.stringify({ sub: '1', sid: 'x', exp: 9e9 })).toString('base64url')}.${sig}`;
+    assert.equal((await get(base, '/price/AAPL', { headers: { cookie: forged } })).status, 401);
+    assert.equal((await get(base, '/price/AAPL', { headers: { cookie: `${u.cookie}x` } })).status, 401);
+    assert.equal(front.served, before);
+
+    const out = await registerAndLogin(t.app, 'po');
+    await price(out);
+    assert.equal((await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie: out.cookie } })).statusCode, 200);
+    assert.equal((await price(out)).status, 401, 'a logout holds at once');
+
+    const old = await registerAndLogin(t.app, 'pe');
+    await price(old);
+    t.clock.advance(t.ctx.config.sessionTtlSeconds * 1000);
+    const expired = await price(old);
+    assert.equal(expired.status, 401);
+    assert.deepEqual(JSON.parse(expired.body), { error: 'Authentication required' });
+    assert.equal(front.served, before, 'none of these was answered before routing');
+  });
+
+  test('a new price shows as soon as the cached one expires; tickers are answered as the router names them', async () => {
+    const u = await registerAndLogin(t.app, 'pn');
+    await price(u, 'MSFT');
+    assert.equal(JSON.parse((await price(u, 'MSFT')).body).price, 400);
+    prices.set('MSFT', 410);
+    try {
+      assert.equal(JSON.parse((await price(u, 'MSFT')).body).price, 400, 'still within the cache time');
+      t.clock.advance(5_000);
+      let before = front.served;
+      assert.equal(JSON.parse((await price(u, 'MSFT')).body).price, 410);
+      assert.equal(front.served, before, 'expired: routed, and loaded again');
+      assert.equal(JSON.parse((await price(u, 'MSFT')).body).price, 410);
+      assert.equal(front.served, before + fromFront);
+      before = front.served;
+      const lower = await price(u, 'msft');
+      assert.deepEqual(JSON.parse(lower.body), { ticker: 'MSFT', price: 410 });
+      assert.deepEqual(JSON.parse((await price(u, 'msft')).body), { ticker: 'MSFT', price: 410 });
+      assert.equal(front.served, before + fromFront);
+    } finally {
+      prices.set('MSFT', 400);
+    }
+  });
+
+  test('errors are never offered: a badly formed ticker 400, an unknown one 404, the provider down 503', async () => {
+    const u = await registerAndLogin(t.app, 'pr');
+    await price(u);
+    const before = front.served;
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await price(u, 'NOPE')).status, 404);
+      assert.equal((await price(u, '-bad')).status, 400);
+    }
+    prices.failing.add('SPY');
+    try {
+      for (let i = 0; i < 2; i++) assert.equal((await price(u, 'SPY')).status, 503);
+    } finally {
+      prices.failing.delete('SPY');
+    }
+    assert.equal(front.served, before);
+  });
+
+  test('a route that needs a session offers only when its answer is the same for every caller', () => {
+    const reply = { frontOffer: null } as FastifyReply;
+    const request = { method: 'GET', raw: { url: '/price/X' }, routeOptions: { url: '/price/:ticker', config: { auth: true } } } as unknown as FastifyRequest;
+    t.app.front.offer(request, reply, () => Buffer.from('{}'), { sameForEverySession: true });
+    assert.equal(reply.frontOffer?.url, '/price/X');
+    assert.equal(reply.frontOffer?.session, true, 'served only to a known session');
+  });
+});

@@ -103,6 +103,44 @@ describe('price service', () => {
     assert.equal(calls, 3);
   });
 
+  test('peek(): the price current() would answer from the cache, without waiting, counted as a hit', async () => {
+    let hits = 0;
+    const provider = new FakePriceProvider();
+    const clock = new FakeClock();
+    const observer = { hit: () => hits++, miss: () => undefined, providerError: () => undefined };
+    const prices = new CachedPriceService({ provider, clock, ttlMs: 5000, store: new MemoryPriceStore(), observer });
+    assert.equal(prices.peek('AAPL'), undefined, 'nothing cached yet');
+    assert.equal(await prices.current('AAPL'), 100);
+    provider.set('AAPL', 101);
+    clock.advance(4999);
+    const before = hits;
+    assert.equal(prices.peek('AAPL'), 100);
+    assert.equal(hits, before + 1);
+    clock.advance(1);
+    assert.equal(prices.peek('AAPL'), undefined, 'expired: current() would load');
+    assert.equal(await prices.current('AAPL'), 101);
+    assert.equal(prices.peek('AAPL'), 101);
+    assert.equal(provider.calls, 2, 'peek never loads');
+  });
+
+  test('peek(): nothing for unknown tickers, a clock gone back, or a store that cannot be read without waiting', async () => {
+    const { provider, clock, prices } = service();
+    await prices.current('AAPL');
+    provider.prices.delete('AAPL');
+    clock.advance(5000);
+    await assert.rejects(prices.current('AAPL'), UnknownTickerError);
+    assert.equal(prices.peek('AAPL'), undefined, 'remembered as unknown, though its old price is still stored');
+    const back = service();
+    await back.prices.current('MSFT');
+    back.clock.advance(-1);
+    assert.equal(back.prices.peek('MSFT'), undefined);
+    const sharedClock = new FakeClock();
+    const shared: PriceStore = { get: async () => ({ price: 5, at: sharedClock.now() }), put: async () => undefined };
+    const remote = service({ store: shared, clock: sharedClock });
+    assert.equal(await remote.prices.current('AAPL'), 5);
+    assert.equal(remote.prices.peek('AAPL'), undefined);
+  });
+
   test('a failing cache store does not stop prices', async () => {
     const store: PriceStore = {
       get: async () => { throw new Error('store down'); },

@@ -25,3 +25,15 @@ test('a verified token in the cache does not let a changed one through', async (
   const otherKey = await new SessionTokens('x'.repeat(40)).sign({ userId: 7, sessionId: 'abc' }, T0, 600);
   for (const forged of [otherSub, algNone, otherKey, `${token}x`, 'garbage']) assert.equal(await tokens.verify(forged, T0), null, forged);
 });
+
+test('known(): only a token whose signature was checked here, until its expiry', async () => {
+  const tokens = new SessionTokens('m'.repeat(40));
+  const token = await tokens.sign({ userId: 9, sessionId: 'sid' }, T0, 60);
+  assert.equal(tokens.known(token, T0), undefined, 'never checked: only verify() can tell');
+  assert.ok(await tokens.verify(token, T0));
+  assert.deepEqual(tokens.known(token, T0 + 59_999), { userId: 9, sessionId: 'sid' });
+  assert.equal(tokens.known(token, T0 + 60_000), null, 'expired');
+  assert.equal(tokens.known(`${token}x`, T0), undefined, 'another string is another token');
+  assert.equal(await tokens.verify(`${token}x`, T0), null);
+  assert.equal(tokens.known(`${token}x`, T0), undefined, 'a refused token is never known');
+});
