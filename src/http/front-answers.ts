@@ -1,6 +1,6 @@
-// Hot public answers served straight from the HTTP server's request event,
-// before Fastify routes the request. A route offers an answer it serves from
-// a cache (GET /, the leaderboard); the offer remembers the exact URL, the
+// Hot answers that are the same for every caller, served straight from the
+// HTTP server's request event, before Fastify routes the request. A route
+// offers an answer it serves from a cache (GET /, the leaderboard, a price); the offer remembers the exact URL, the
 // answer's headers as the routed request sent them, and how to read the
 // cache. The next GET of that exact URL is answered with the cached bytes and
 // the same headers, for as long as the cache holds the answer: the cache's own

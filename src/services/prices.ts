@@ -148,12 +148,7 @@ export class CachedPriceService implements PriceService {
     if (!store.getNow) return undefined;
     const now = this.opts.clock.now();
     if (this.unknown.get(ticker, now)) return undefined;
-    let cached: Stamped | null;
-    try {
-      cached = store.getNow(ticker);
-    } catch {
-      return undefined;
-    }
+    const cached = store.getNow(ticker);
     if (!this.fresh(cached, now)) return undefined;
     this.opts.observer?.hit();
     return cached.price;
