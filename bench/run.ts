@@ -14,7 +14,7 @@ import { setupRunDatabase } from './lib/database-setup.js';
 import { presetNamed } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
 import { loginMix, type Scenario, scenarios } from './lib/scenarios.js';
-import { type ChildServer, serviceCommand, startServer, withSampling } from './lib/server.js';
+import { type ChildServer, type Sampled, serviceCommand, startServer, withSampling } from './lib/server.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { meets, PEAK_RSS_TARGET_MB, TARGET_CONDITIONS, TARGETS } from './lib/targets.js';
 
@@ -55,9 +55,15 @@ const log = (line: string) => console.log(line);
 
 const startedAt = new Date();
 const HELLO_STEPS: Step[] = [{ method: 'GET', path: '/' }];
+/** One hello-world run: its rate, and its main thread's CPU a request (null without /proc). */
+interface HelloRun {
+  rps: number;
+  microsPerRequest: number | null;
+}
 // Hello world measured right after the last endpoint: the next endpoint's "before".
-let helloAfterLast: number | undefined;
+let helloAfterLast: HelloRun | undefined;
 let helloUrl = '';
+let helloServer: ChildServer | undefined;
 const database = await setupRunDatabase({ db: dialect, preset, throwAway: quick, regenerate: values.regenerate!, log });
 const running = new Set<ChildServer>();
 const serviceEnv = {
@@ -90,6 +96,7 @@ try {
   const hello = await startServer('hello-world server', 'bench/hello-server.ts', {});
   running.add(hello);
   helloUrl = hello.url;
+  helloServer = hello;
   const baseline = await measure(hello.url, HELLO_STEPS, undefined, connections);
   log(`  ${Math.round(baseline.rps).toLocaleString('en-US')} req/s, p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
 
@@ -193,11 +200,12 @@ async function runScaleOut(list: Scenario[], single: ScenarioResult[]): Promise<
   }
 }
 
-async function measureHello(): Promise<number> {
-  return (await measure(helloUrl, HELLO_STEPS, undefined, connections)).rps;
+async function measureHello(): Promise<HelloRun> {
+  const { value, cpu } = await withSampling(helloServer!, () => measure(helloUrl, HELLO_STEPS, undefined, connections));
+  return { rps: value.rps, microsPerRequest: cpu && value.rps > 0 ? (cpu.serverThreadPct / 100 / value.rps) * 1e6 : null };
 }
 
-async function helloBefore(): Promise<number> {
+async function helloBefore(): Promise<HelloRun> {
   return helloAfterLast ?? (await measureHello());
 }
 
@@ -222,8 +230,15 @@ async function logInRoles(url: string, list: Scenario[]): Promise<Map<RoleName, 
   return cookies;
 }
 
-function measured(load: LoadResult, peakRssMb: number, perUnit: number, baselineRps: number, sharedCorePct: number | null = null): Measured {
+function measured(
+  load: LoadResult,
+  sampled: Omit<Sampled<unknown>, 'value'>,
+  perUnit: number,
+  baselineRps: number,
+  baselineMicrosPerRequest: number | null = null,
+): Measured {
   const perSecond = load.rps / perUnit;
+  const { peakRssMb, sharedCorePct, cpu } = sampled;
   return {
     perSecond,
     requestsPerSecond: load.rps,
@@ -233,6 +248,7 @@ function measured(load: LoadResult, peakRssMb: number, perUnit: number, baseline
     baselineRps,
     peakRssMb,
     sharedCorePct,
+    cpu: cpu && { ...cpu, serverMicrosPerUnit: perSecond > 0 ? (cpu.serverThreadPct / 100 / perSecond) * 1e6 : 0, baselineMicrosPerRequest },
     statusCounts: load.statusCounts,
     errors: load.errors,
   };
@@ -260,12 +276,13 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
     };
   }
   const before = await helloBefore();
-  const { value: load, peakRssMb, sharedCorePct } = await withSampling(server, () => measure(server.url, s.steps, cookie, connections));
+  const { value: load, ...sampled } = await withSampling(server, () => measure(server.url, s.steps, cookie, connections));
   const after = await measureHello();
   helloAfterLast = after;
   // The mean of hello world just before and just after: a drift over the endpoint's run cancels out.
-  const paired = (before + after) / 2;
-  const m = measured(load, peakRssMb, s.unit === 'pair' ? 2 : 1, paired, sharedCorePct);
+  const paired = (before.rps + after.rps) / 2;
+  const helloMicros = [before.microsPerRequest, after.microsPerRequest].filter((x): x is number => x !== null);
+  const m = measured(load, sampled, s.unit === 'pair' ? 2 : 1, paired, helloMicros.length ? helloMicros.reduce((a, b) => a + b) / helloMicros.length : null);
   const failed = failures(load);
   const pass = failed ? false : meets(s.target, m.ratio, m.p99Ms);
   const single = s.steps.length === 1 && s.steps[0].method === 'GET';
@@ -308,7 +325,7 @@ async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Re
       return { status: p.notAvailable ? 'not available' : 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, target, pass: null };
     }
   }
-  const { value, peakRssMb, sharedCorePct } = await withSampling(server, () =>
+  const { value, ...sampled } = await withSampling(server, () =>
     Promise.all([
       runLoad({ url: server.url, steps: logins, connections: loginConnections, durationS }),
       runLoad({ url: server.url, steps: reads, connections, durationS }),
@@ -318,7 +335,7 @@ async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Re
   const failed = [failures(loginLoad) && `logins: ${failures(loginLoad)}`, failures(readLoad) && `leaderboard: ${failures(readLoad)}`]
     .filter(Boolean)
     .join('; ');
-  const leaderboard = measured(readLoad, peakRssMb, 1, baselineRps, sharedCorePct);
+  const leaderboard = measured(readLoad, sampled, 1, baselineRps);
   return {
     status: failed ? 'errors' : 'ok',
     ...(failed ? { detail: failed } : {}),

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GenerateSummary } from './generate.js';
+import type { CpuUse } from './server.js';
 import { describeTarget, type Target } from './targets.js';
 
 export type ScenarioStatus = 'ok' | 'errors' | 'not available' | 'failing' | 'skipped';
@@ -24,6 +25,14 @@ export interface Measured {
   peakRssMb: number;
   /** How often the server ran on the load generator's core during the run, in % of samples (server.ts, withSampling). */
   sharedCorePct?: number | null;
+  /**
+   * Where the CPU went during the run (server.ts, withSampling), in % of one
+   * core, and the server's main-thread CPU per unit (µs a request, or a pair):
+   * the server's thread near 100 % means the service was the limit, the load
+   * generator near 100 % means autocannon was. Beside it the hello world's
+   * main-thread CPU a request in its paired runs, where /proc told.
+   */
+  cpu?: (CpuUse & { serverMicrosPerUnit: number; baselineMicrosPerRequest?: number | null }) | null;
   statusCounts: Record<string, number>;
   errors: number;
 }
@@ -121,7 +130,18 @@ export function resultLine(r: ScenarioResult): string {
     (r.bodyCeiling ? `   [bare server, same ${num(r.bodyCeiling.bodyBytes)}-byte body: ${num(r.bodyCeiling.ratio, 2)}×` : '') +
     (r.answerCeiling ? `; same answer with its ${r.answerCeiling.headers} headers: ${num(r.answerCeiling.ratio, 2)}×` : '') +
     (r.bodyCeiling ? ']' : '') +
-    (sharedCore(m) !== null ? `   [on the load generator's core ${num(sharedCore(m)!)} % of the time]` : '')
+    (sharedCore(m) !== null ? `   [on the load generator's core ${num(sharedCore(m)!)} % of the time]` : '') +
+    (m.cpu ? `   [CPU: service thread ${cpuCell(m.cpu, r.unit)}; load generator ${num(m.cpu.loadGeneratorPct)} %]` : '')
+  );
+}
+
+/** The service thread's share of a core and its CPU per unit, e.g. "91 %, 215 µs a pair". */
+function cpuCell(cpu: NonNullable<Measured['cpu']>, unit: ScenarioResult['unit']): string {
+  const micros = (n: number) => num(n, n < 100 ? 1 : 0);
+  const hello = cpu.baselineMicrosPerRequest;
+  return (
+    `${num(cpu.serverThreadPct)} %, ${micros(cpu.serverMicrosPerUnit)} µs a ${unit}` +
+    (hello !== undefined && hello !== null ? ` (hello world ${micros(hello)})` : '')
   );
 }
 
@@ -137,19 +157,20 @@ export function markdown(report: Report): string {
       'at the start; each endpoint is divided by the mean of the hello world measured just before and just after it ' +
       '(the "hello" column), since the machine\'s speed drifts over a run.',
     '',
-    '| endpoint | throughput | p50 ms | p99 ms | hello req/s | × hello | target | verdict | peak RSS MiB |',
-    '|---|---:|---:|---:|---:|---:|---|---|---:|',
+    '| endpoint | throughput | p50 ms | p99 ms | hello req/s | × hello | target | verdict | peak RSS MiB | service thread CPU | load generator CPU |',
+    '|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
   ];
   for (const r of report.results) {
     if (!r.measured) {
-      lines.push(`| ${r.label} | ${r.status} | | | | | ${describeTarget(r.target)} | — | |`);
+      lines.push(`| ${r.label} | ${r.status} | | | | | ${describeTarget(r.target)} | — | | | |`);
       continue;
     }
     const m = r.measured;
     const flag = r.status === 'errors' ? ` (${r.detail})` : '';
     lines.push(
       `| ${r.label} | ${num(m.perSecond)} ${r.unit === 'pair' ? 'pairs/s' : 'req/s'}${flag} | ${num(m.p50Ms, 1)} | ${num(m.p99Ms, 1)} | ${num(m.baselineRps)} | ${num(m.ratio, 2)} | ` +
-        `${describeTarget(r.target)} | ${verdict(r.pass)} | ${num(m.peakRssMb)} |`,
+        `${describeTarget(r.target)} | ${verdict(r.pass)} | ${num(m.peakRssMb)} | ` +
+        (m.cpu ? `${cpuCell(m.cpu, r.unit)} | ${num(m.cpu.loadGeneratorPct)} % |` : '— | — |'),
     );
   }
   const mix = report.loginMix;
@@ -187,6 +208,14 @@ export function markdown(report: Report): string {
     notes.push(
       `- The service ran on the load generator's core for most of: ${shared.join(', ')}. There it waits for that core ` +
         'and its figures drop (README, Performance): compare with another run.',
+    );
+  }
+  if (report.results.some((r) => r.measured?.cpu)) {
+    notes.push(
+      '- CPU columns: % of one core over the run (from /proc and the load generator\'s own usage), and the CPU the ' +
+        'service\'s thread spent a request or pair, beside the hello world\'s a request in its paired runs. A service ' +
+        'thread near 100 % means the service was the limit; a load generator near 100 % with the service thread below ' +
+        'it means autocannon was.',
     );
   }
   if (notes.length) lines.push('', ...notes);

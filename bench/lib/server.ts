@@ -146,6 +146,40 @@ export function lastCpuOf(stat: string): number | null {
   return Number.isInteger(cpu) && cpu >= 0 ? cpu : null;
 }
 
+/**
+ * CPU time a thread or process has used, in clock ticks: utime + stime,
+ * fields 14 and 15 of a /proc stat line (counted like lastCpuOf's field).
+ */
+export function cpuTicksOf(stat: string): number | null {
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const ticks = Number(rest[11]) + Number(rest[12]);
+  return Number.isFinite(ticks) && ticks >= 0 ? ticks : null;
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux unless getconf says otherwise). */
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** CPU seconds used so far by a server's main thread and by the whole process; null without /proc. */
+function readCpuSeconds(pid: number): { thread: number; process: number } | null {
+  try {
+    const thread = cpuTicksOf(fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+    const all = cpuTicksOf(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return thread === null || all === null ? null : { thread: thread / clockTicks(), process: all / clockTicks() };
+  } catch {
+    return null;
+  }
+}
+
 /** The CPU a process's main thread last ran on; null without /proc. */
 function readLastCpu(pid: number): number | null {
   try {
@@ -167,6 +201,18 @@ export interface Sampled<T> {
    * Performance). Null where /proc cannot tell.
    */
   sharedCorePct: number | null;
+  /** Where the CPU went while fn ran, so a report tells which side was the limit; null without /proc. */
+  cpu: CpuUse | null;
+}
+
+/** CPU use over a measurement, in % of one core (100 = one core busy the whole time). */
+export interface CpuUse {
+  /** The server's main thread: near 100, the server's event loop was the limit. */
+  serverThreadPct: number;
+  /** The whole server process (its main thread, libuv's pool, V8's helpers). */
+  serverPct: number;
+  /** This process, where autocannon runs: near 100, the load generator was the limit. */
+  loadGeneratorPct: number;
 }
 
 /** Samples a server's memory, and where it runs beside the load generator, every 100 ms while fn runs. */
@@ -174,6 +220,9 @@ export async function withSampling<T>(server: ChildServer, fn: () => Promise<T>)
   let peak = server.memory().rssMb;
   let samples = 0;
   let shared = 0;
+  const startedAt = performance.now();
+  const serverCpuBefore = readCpuSeconds(server.pid);
+  const ownCpuBefore = process.cpuUsage();
   const timer = setInterval(() => {
     peak = Math.max(peak, server.memory().rssMb);
     const mine = readLastCpu(process.pid);
@@ -184,7 +233,19 @@ export async function withSampling<T>(server: ChildServer, fn: () => Promise<T>)
   }, 100);
   try {
     const value = await fn();
-    return { value, peakRssMb: Math.max(peak, server.memory().rssMb), sharedCorePct: samples > 0 ? (shared / samples) * 100 : null };
+    const seconds = (performance.now() - startedAt) / 1000;
+    const serverCpuAfter = readCpuSeconds(server.pid);
+    const own = process.cpuUsage(ownCpuBefore);
+    const pct = (cpuSeconds: number) => (cpuSeconds / seconds) * 100;
+    const cpu =
+      serverCpuBefore === null || serverCpuAfter === null || seconds <= 0
+        ? null
+        : {
+            serverThreadPct: pct(serverCpuAfter.thread - serverCpuBefore.thread),
+            serverPct: pct(serverCpuAfter.process - serverCpuBefore.process),
+            loadGeneratorPct: pct((own.user + own.system) / 1e6),
+          };
+    return { value, peakRssMb: Math.max(peak, server.memory().rssMb), sharedCorePct: samples > 0 ? (shared / samples) * 100 : null, cpu };
   } finally {
     clearInterval(timer);
   }
