@@ -58,5 +58,32 @@ export function summaryTable(groups: Array<{ title: string; reports: Report[] }>
   lines.push(
     `| hello-world baseline | | ${used.map((g) => `${Math.round(median(g.reports.map((r) => r.baseline.requestsPerSecond))).toLocaleString('en-US')} req/s`).join(' | ')} |`,
   );
+  return `${lines.join('\n')}\n\n${cpuTable(used)}`;
+}
+
+/**
+ * Where the CPU went (medians): the service's thread in % of a core and its CPU a request or pair beside the hello
+ * world's, and the load generator's share: which side each scenario's limit was on.
+ */
+function cpuTable(groups: Array<{ title: string; reports: Report[] }>): string {
+  const lines = [
+    `| CPU (medians) | ${groups.map((g) => `${g.title}: service thread, its CPU a unit (hello world's a request); load generator`).join(' | ')} |`,
+    `|---|${groups.map(() => '---|').join('')}`,
+  ];
+  const micros = (n: number) => n.toFixed(n < 100 ? 1 : 0);
+  for (const r of groups[0].reports[0].results) {
+    const cells = groups.map((g) => {
+      const cpus = g.reports.map((report) => report.results.find((x) => x.key === r.key)?.measured?.cpu);
+      if (cpus.some((c) => !c)) return '—';
+      const cs = cpus as NonNullable<(typeof cpus)[number]>[];
+      const hello = cs.map((c) => c.baselineMicrosPerRequest).filter((x): x is number => typeof x === 'number');
+      return (
+        `${Math.round(median(cs.map((c) => c.serverThreadPct)))} %, ${micros(median(cs.map((c) => c.serverMicrosPerUnit)))} µs a ${r.unit}` +
+        (hello.length ? ` (${micros(median(hello))})` : '') +
+        `; ${Math.round(median(cs.map((c) => c.loadGeneratorPct)))} %`
+      );
+    });
+    lines.push(`| ${r.label} | ${cells.join(' | ')} |`);
+  }
   return `${lines.join('\n')}\n`;
 }

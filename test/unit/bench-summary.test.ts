@@ -5,7 +5,9 @@ import type { Report, ScenarioResult } from '../../bench/lib/report.js';
 import { median, summaryTable } from '../../bench/lib/summary.js';
 import { TARGETS } from '../../bench/lib/targets.js';
 
-function run(ratio: number, p99Ms: number, rss: number): Report {
+type Cpu = NonNullable<ScenarioResult['measured']>['cpu'];
+
+function run(ratio: number, p99Ms: number, rss: number, cpu: Cpu = null): Report {
   const leaderboard: ScenarioResult = {
     key: 'leaderboard',
     label: 'GET /leaderboard',
@@ -13,7 +15,7 @@ function run(ratio: number, p99Ms: number, rss: number): Report {
     status: 'ok',
     target: TARGETS.leaderboard,
     pass: null,
-    measured: { perSecond: ratio * 1000, requestsPerSecond: ratio * 1000, p50Ms: 1, p99Ms, ratio, baselineRps: 1000, peakRssMb: rss, statusCounts: {}, errors: 0 },
+    measured: { perSecond: ratio * 1000, requestsPerSecond: ratio * 1000, p50Ms: 1, p99Ms, ratio, baselineRps: 1000, peakRssMb: rss, cpu, statusCounts: {}, errors: 0 },
   };
   const feed: ScenarioResult = { key: 'feed', label: 'GET /feed', unit: 'request', status: 'not available', target: TARGETS.deepRead, pass: null };
   return {
@@ -39,4 +41,19 @@ test('the table quotes medians, judges them against the target, and keeps the la
   assert.match(table, /\| GET \/leaderboard \| ≥ 0\.70×, p99 ≤ 15 ms \| 800 req\/s, 0\.80×, p99 12 ms ✓ \|/);
   assert.match(table, /\| GET \/feed \| .* \| not available \|/);
   assert.match(table, /310 MiB ✗/);
+});
+
+test('the CPU table quotes the medians of where the CPU went, and a dash where a run could not tell', () => {
+  const cpu = (thread: number, micros: number, hello: number, loader: number): Cpu => ({
+    serverThreadPct: thread,
+    serverPct: thread + 5,
+    loadGeneratorPct: loader,
+    serverMicrosPerUnit: micros,
+    baselineMicrosPerRequest: hello,
+  });
+  const table = summaryTable([
+    { title: 'SQLite', reports: [run(0.6, 3, 120, cpu(80, 15.5, 13.2, 100)), run(0.7, 3, 120, cpu(78, 16.3, 12.0, 99)), run(0.5, 3, 120, cpu(90, 17, 14, 97))] },
+    { title: 'PostgreSQL', reports: [run(0.7, 3, 120)] },
+  ]);
+  assert.match(table, /\| GET \/leaderboard \| 80 %, 16\.3 µs a request \(13\.2\); 99 % \| — \|/);
 });
