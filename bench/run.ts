@@ -132,6 +132,7 @@ try {
       connections,
       durationS,
       quick,
+      only: only ? [...only] : null,
       targetConditions:
         connections === TARGET_CONDITIONS.connections &&
         durationS === TARGET_CONDITIONS.durationS &&

@@ -1,11 +1,12 @@
-// Folds reports into one table: the median of the latest SQLite runs beside
-// the latest PostgreSQL run (or the files named).
+// Folds reports into one table: the median of the latest whole SQLite runs
+// beside the latest whole PostgreSQL run (or the files named); `--only` runs are
+// left out.
 //   npm run bench:summary -- [--size full] [--runs 3] [--dir bench/results] [FILE.json …]
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Report } from './lib/report.js';
-import { summaryTable } from './lib/summary.js';
+import { isWholeRun, summaryTable } from './lib/summary.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -22,8 +23,9 @@ const latest = (dialect: string, count: number) =>
         .readdirSync(values.dir!)
         .filter((f) => f.endsWith(`-${dialect}-${values.size}.json`))
         .sort()
-        .slice(-count)
         .map((f) => read(path.join(values.dir!, f)))
+        .filter(isWholeRun)
+        .slice(-count)
     : [];
 const chosen = positionals.length > 0 ? positionals.map(read) : null;
 const groups = [

@@ -97,6 +97,8 @@ export interface Report {
     connections: number;
     durationS: number;
     quick: boolean;
+    /** The scenarios `--only` chose; null (or absent, in reports before it was recorded) when every one ran. */
+    only?: string[] | null;
     /** True when the run matches the conditions the targets are stated for. */
     targetConditions: boolean;
     dataset: GenerateSummary | { reused: string };

@@ -9,6 +9,16 @@ export function median(values: number[]): number {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/**
+ * Whether a report measured every scenario: a `--only` run (a profile, one endpoint retried) is not one of
+ * the runs a summary folds. Reports from before `meta.only` was recorded tell by their login mix, skipped
+ * under `--only` unless chosen.
+ */
+export function isWholeRun(report: Report): boolean {
+  if (report.meta.only !== undefined) return report.meta.only === null;
+  return !(report.loginMix.status === 'skipped' && report.loginMix.detail === 'not in --only');
+}
+
 interface Cell {
   perSecond: number;
   ratio: number;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Report, ScenarioResult } from '../../bench/lib/report.js';
-import { median, summaryTable } from '../../bench/lib/summary.js';
+import { isWholeRun, median, summaryTable } from '../../bench/lib/summary.js';
 import { TARGETS } from '../../bench/lib/targets.js';
 
 type Cpu = NonNullable<ScenarioResult['measured']>['cpu'];
@@ -56,4 +56,16 @@ test('the CPU table quotes the medians of where the CPU went, and a dash where a
     { title: 'PostgreSQL', reports: [run(0.7, 3, 120)] },
   ]);
   assert.match(table, /\| GET \/leaderboard \| 80 %, 16\.3 µs a request \(13\.2\); 99 % \| — \|/);
+});
+
+test('a summary folds whole runs only: a --only run is told by its meta, or by its skipped login mix in older reports', () => {
+  const withMeta = (only: string[] | null | undefined, loginMix: Report['loginMix']): Report =>
+    ({ ...run(0.6, 3, 120), meta: { only }, loginMix }) as unknown as Report;
+  const measuredMix = { status: 'ok', target: TARGETS.leaderboardDuringLogins, pass: true } as unknown as Report['loginMix'];
+  const skippedMix = { status: 'skipped', detail: 'not in --only', target: TARGETS.leaderboardDuringLogins, pass: null } as Report['loginMix'];
+  assert.equal(isWholeRun(withMeta(null, measuredMix)), true);
+  assert.equal(isWholeRun(withMeta(['health'], skippedMix)), false);
+  assert.equal(isWholeRun(withMeta(['login-mix'], measuredMix)), false);
+  assert.equal(isWholeRun(withMeta(undefined, measuredMix)), true);
+  assert.equal(isWholeRun(withMeta(undefined, skippedMix)), false);
 });
