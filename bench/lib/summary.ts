@@ -80,7 +80,7 @@ function cpuTable(groups: Array<{ title: string; reports: Report[] }>): string {
     `| CPU (medians) | ${groups.map((g) => `${g.title}: service thread, its CPU a unit (hello world's a request); load generator`).join(' | ')} |`,
     `|---|${groups.map(() => '---|').join('')}`,
   ];
-  const micros = (n: number) => n.toFixed(n < 100 ? 1 : 0);
+  const micros = (n: number) => (n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US'));
   for (const r of groups[0].reports[0].results) {
     const cells = groups.map((g) => {
       const cpus = g.reports.map((report) => report.results.find((x) => x.key === r.key)?.measured?.cpu);
