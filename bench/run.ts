@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Answer, type LoadResult, probe, runLoad, type Step } from './lib/load.js';
 import { NGINX_SITE, findNginx, startNginx } from './lib/nginx.js';
-import { type Measured, markdown, type Report, resultLine, type ScaleOutResult, type ScenarioResult, writeReport } from './lib/report.js';
+import { type Measured, markdown, NOT_IN_ONLY, type Report, resultLine, type ScaleOutResult, type ScenarioResult, writeReport } from './lib/report.js';
 import { setupRunDatabase } from './lib/database-setup.js';
 import { presetNamed } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
@@ -107,7 +107,7 @@ try {
   const loginMixResult: Report['loginMix'] =
     !only || only.has('login-mix')
       ? await runLoginMix(server, baseline.rps)
-      : { status: 'skipped', detail: 'not in --only', target: TARGETS.leaderboardDuringLogins, pass: null };
+      : { status: 'skipped', detail: NOT_IN_ONLY, target: TARGETS.leaderboardDuringLogins, pass: null };
   log(
     loginMixResult.leaderboard
       ? `GET /leaderboard during logins (${loginMixResult.loginsPerSecond?.toFixed(1)} logins/s): p99 ${loginMixResult.leaderboard.p99Ms} ms, ` +

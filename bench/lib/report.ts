@@ -111,6 +111,12 @@ export interface Report {
 }
 
 const num = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Microseconds of CPU: a decimal below 100, whole with separators above ("13.9", "2,435"). */
+export const formatMicros = (n: number) => num(n, n < 100 ? 1 : 0);
+
+/** The login mix's detail when `--only` left it out: how reports from before `meta.only` tell a partial run. */
+export const NOT_IN_ONLY = 'not in --only';
 const verdict = (pass: boolean | null) => (pass === null ? '—' : pass ? 'pass' : 'FAIL');
 
 /** From this share of samples on, a run is flagged: the server mostly waited for the load generator's core. */
@@ -139,11 +145,10 @@ export function resultLine(r: ScenarioResult): string {
 
 /** The service thread's share of a core and its CPU per unit, e.g. "91 %, 215 µs a pair". */
 function cpuCell(cpu: NonNullable<Measured['cpu']>, unit: ScenarioResult['unit']): string {
-  const micros = (n: number) => num(n, n < 100 ? 1 : 0);
   const hello = cpu.baselineMicrosPerRequest;
   return (
-    `${num(cpu.serverThreadPct)} %, ${micros(cpu.serverMicrosPerUnit)} µs a ${unit}` +
-    (hello !== undefined && hello !== null ? ` (hello world ${micros(hello)})` : '')
+    `${num(cpu.serverThreadPct)} %, ${formatMicros(cpu.serverMicrosPerUnit)} µs a ${unit}` +
+    (hello !== undefined && hello !== null ? ` (hello world ${formatMicros(hello)})` : '')
   );
 }
 

@@ -1,7 +1,7 @@
 // Several reports folded into one table: the median of repeated SQLite runs
 // beside PostgreSQL's, in the shape of README's Performance table.
 import { meets, describeTarget, type Target } from './targets.js';
-import type { Report } from './report.js';
+import { formatMicros, NOT_IN_ONLY, type Report } from './report.js';
 
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -16,7 +16,7 @@ export function median(values: number[]): number {
  */
 export function isWholeRun(report: Report): boolean {
   if (report.meta.only !== undefined) return report.meta.only === null;
-  return !(report.loginMix.status === 'skipped' && report.loginMix.detail === 'not in --only');
+  return !(report.loginMix.status === 'skipped' && report.loginMix.detail === NOT_IN_ONLY);
 }
 
 interface Cell {
@@ -80,7 +80,6 @@ function cpuTable(groups: Array<{ title: string; reports: Report[] }>): string {
     `| CPU (medians) | ${groups.map((g) => `${g.title}: service thread, its CPU a unit (hello world's a request); load generator`).join(' | ')} |`,
     `|---|${groups.map(() => '---|').join('')}`,
   ];
-  const micros = (n: number) => (n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US'));
   for (const r of groups[0].reports[0].results) {
     const cells = groups.map((g) => {
       const cpus = g.reports.map((report) => report.results.find((x) => x.key === r.key)?.measured?.cpu);
@@ -88,8 +87,8 @@ function cpuTable(groups: Array<{ title: string; reports: Report[] }>): string {
       const cs = cpus as NonNullable<(typeof cpus)[number]>[];
       const hello = cs.map((c) => c.baselineMicrosPerRequest).filter((x): x is number => typeof x === 'number');
       return (
-        `${Math.round(median(cs.map((c) => c.serverThreadPct)))} %, ${micros(median(cs.map((c) => c.serverMicrosPerUnit)))} µs a ${r.unit}` +
-        (hello.length ? ` (${micros(median(hello))})` : '') +
+        `${Math.round(median(cs.map((c) => c.serverThreadPct)))} %, ${formatMicros(median(cs.map((c) => c.serverMicrosPerUnit)))} µs a ${r.unit}` +
+        (hello.length ? ` (${formatMicros(median(hello))})` : '') +
         `; ${Math.round(median(cs.map((c) => c.loadGeneratorPct)))} %`
       );
     });
