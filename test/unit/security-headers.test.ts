@@ -1,45 +1,112 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { apiSecurityHeaders, pageSecurityHeaders, securityHeadersFor } from '../../src/http/security-headers.js';
+import Fastify from 'fastify';
+import { installSecurityHeaders } from '../../src/http/security-headers.js';
 
-test('page security headers: our CSP, no HSTS over plain http', () => {
-  const h = pageSecurityHeaders('http://localhost:3000');
-  assert.match(h['content-security-policy'], /default-src 'self'/);
-  assert.match(h['content-security-policy'], /frame-ancestors 'none'/);
-  assert.doesNotMatch(h['content-security-policy'], /upgrade-insecure-requests/);
-  assert.equal(h['strict-transport-security'], undefined);
-  assert.equal(h['x-content-type-options'], 'nosniff');
-  assert.equal(h['referrer-policy'], 'no-referrer');
-});
+const SECURITY_HEADERS = [
+  'content-security-policy',
+  'cross-origin-embedder-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+  'origin-agent-cluster',
+  'referrer-policy',
+  'strict-transport-security',
+  'x-content-type-options',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-frame-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
 
-test('page security headers: HSTS and upgrade-insecure-requests behind https', () => {
-  const h = pageSecurityHeaders('https://bets.example');
-  assert.match(h['strict-transport-security'], /max-age=\d+/);
-  assert.match(h['content-security-policy'], /upgrade-insecure-requests/);
-});
-
-test('API security headers: nothing runs, frames, sniffs or embeds a JSON answer; HSTS only behind https', () => {
-  const h = apiSecurityHeaders('http://localhost:3000');
-  assert.deepEqual(h, {
-    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
-    'cross-origin-resource-policy': 'same-origin',
+async function serve(publicUrl: string) {
+  const app = Fastify();
+  await installSecurityHeaders(app, publicUrl);
+  app.get('/json', async () => ({ ok: true }));
+  app.get('/problem', async (_request, reply) => reply.type('application/problem+json').send('{"error":"x"}'));
+  app.get('/html', async (_request, reply) => reply.type('text/html; charset=utf-8').send('<p>hi</p>'));
+  app.get('/csv', async (_request, reply) => reply.type('text/csv').send('a,b'));
+  app.get('/untyped', async (_request, reply) => reply.send(Buffer.from('raw')));
+  app.get('/own-csp', async (_request, reply) => reply.header('content-security-policy', "default-src 'self'").type('text/html').send('<p/>'));
+  app.get('/own-csp-json', async (_request, reply) => reply.header('content-security-policy', "sandbox").send({ ok: true }));
+  app.register(async (child) => {
+    // As local-pay-pages.ts does: a route plugin's own onSend sees the page CSP and may widen it.
+    child.addHook('onSend', async (_request, reply) => {
+      const csp = reply.getHeader('content-security-policy');
+      if (typeof csp === 'string') reply.header('content-security-policy', csp.replace("form-action 'self'", "form-action 'self' https://web.example"));
+    });
+    child.get('/widened', async (_request, reply) => reply.type('text/html').send('<form></form>'));
   });
-  assert.equal(apiSecurityHeaders('https://bets.example')['strict-transport-security'], pageSecurityHeaders('https://bets.example')['strict-transport-security']);
+  await app.ready();
+  const get = async (url: string) => {
+    const res = await app.inject({ method: 'GET', url });
+    return Object.fromEntries(SECURITY_HEADERS.filter((h) => res.headers[h] !== undefined).map((h) => [h, String(res.headers[h])]));
+  };
+  return { app, get };
+}
+
+const PAGE_CSP =
+  "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'none';img-src 'self' data:;" +
+  "object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' 'unsafe-inline';connect-src 'self'";
+const PAGE_CSP_HTTPS = PAGE_CSP.replace(";connect-src", ";upgrade-insecure-requests;connect-src");
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+const pageSet = (csp: string | null, hsts: boolean) => ({
+  ...(csp === null ? {} : { 'content-security-policy': csp }),
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  ...(hsts ? { 'strict-transport-security': HSTS } : {}),
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'SAMEORIGIN',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
 });
 
-test('the set follows the content type; untyped and non-JSON answers get the page set; an own CSP is kept', () => {
-  const pick = securityHeadersFor('http://localhost:3000');
-  const page = pageSecurityHeaders('http://localhost:3000');
-  const api = apiSecurityHeaders('http://localhost:3000');
-  assert.deepEqual(pick('application/json; charset=utf-8', false), api);
-  assert.deepEqual(pick('application/problem+json', false), api);
-  assert.deepEqual(pick('text/html; charset=utf-8', false), page);
-  assert.deepEqual(pick('application/javascript', false), page);
-  assert.deepEqual(pick('text/csv', false), page);
-  assert.deepEqual(pick(undefined, false), page);
-  assert.equal(pick('text/html', true)['content-security-policy'], undefined);
-  assert.equal(pick('application/json', true)['content-security-policy'], undefined);
-  assert.equal(pick('application/json', true)['x-frame-options'], 'DENY');
+const apiSet = (csp: string | null, hsts: boolean) => ({
+  ...(csp === null ? {} : { 'content-security-policy': csp }),
+  'cross-origin-resource-policy': 'same-origin',
+  ...(hsts ? { 'strict-transport-security': HSTS } : {}),
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+});
+
+const API_CSP = "default-src 'none';frame-ancestors 'none'";
+
+test('over plain http: the API set on JSON (errors included), the page set on everything else, no HSTS', async () => {
+  const { app, get } = await serve('http://localhost:3000');
+  try {
+    assert.deepEqual(await get('/json'), apiSet(API_CSP, false));
+    assert.deepEqual(await get('/problem'), apiSet(API_CSP, false));
+    assert.deepEqual(await get('/nope'), apiSet(API_CSP, false), "Fastify's JSON 404");
+    assert.deepEqual(await get('/html'), pageSet(PAGE_CSP, false));
+    assert.deepEqual(await get('/csv'), pageSet(PAGE_CSP, false));
+    assert.deepEqual(await get('/untyped'), pageSet(PAGE_CSP, false));
+  } finally {
+    await app.close();
+  }
+});
+
+test('behind https: HSTS on both sets, upgrade-insecure-requests in the page CSP', async () => {
+  const { app, get } = await serve('https://bets.example');
+  try {
+    assert.deepEqual(await get('/json'), apiSet(API_CSP, true));
+    assert.deepEqual(await get('/html'), pageSet(PAGE_CSP_HTTPS, true));
+  } finally {
+    await app.close();
+  }
+});
+
+test("an answer's own CSP is kept; a route plugin's onSend sees the page CSP and may widen it", async () => {
+  const { app, get } = await serve('http://localhost:3000');
+  try {
+    assert.deepEqual(await get('/own-csp'), pageSet("default-src 'self'", false));
+    assert.deepEqual(await get('/own-csp-json'), apiSet('sandbox', false));
+    assert.equal((await get('/widened'))['content-security-policy'], PAGE_CSP.replace("form-action 'self'", "form-action 'self' https://web.example"));
+  } finally {
+    await app.close();
+  }
 });
