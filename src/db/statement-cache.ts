@@ -5,21 +5,23 @@
 // and better-sqlite3 re-prepares a statement itself after a schema change.
 import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
-import { BoundedMap } from '../lib/bounded-map.js';
+import { LRUCache } from 'lru-cache';
 
 export const STATEMENT_CACHE_SIZE = 500;
 
 export function withStatementCache(sqlite: SQLite.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
-  const cache = new BoundedMap<string, SqliteStatement>(size);
+  const cache = new LRUCache<string, SqliteStatement>({ max: size });
   return {
     close: () => {
       cache.clear();
       sqlite.close();
     },
     prepare: (text: string) => {
-      // Set again on every use: the least recently used statement is the one dropped.
-      const stmt = cache.get(text) ?? (sqlite.prepare(text) as unknown as SqliteStatement);
-      cache.set(text, stmt);
+      let stmt = cache.get(text);
+      if (!stmt) {
+        stmt = sqlite.prepare(text) as unknown as SqliteStatement;
+        cache.set(text, stmt);
+      }
       return stmt;
     },
   };
