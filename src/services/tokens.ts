@@ -2,7 +2,7 @@
 // logout (deleting the row) revokes every copy of the cookie at once.
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { BoundedMap } from '../lib/bounded-map.js';
+import { LRUCache } from 'lru-cache';
 
 export interface TokenClaims {
   userId: number;
@@ -12,11 +12,18 @@ export interface TokenClaims {
 /** Verified tokens kept so a session's every request need not redo the HMAC. */
 const VERIFIED_CACHE_SIZE = 10_000;
 
+interface Verified extends TokenClaims {
+  expMs: number;
+}
+
 export class SessionTokens {
   private readonly key: Uint8Array;
   // Keyed by the whole token: any change to it is another key, so only
-  // signatures already checked are skipped; expiry is checked on every use.
-  private readonly verified = new BoundedMap<string, TokenClaims & { expMs: number }>(VERIFIED_CACHE_SIZE);
+  // signatures already checked are skipped. Expiry is checked on every use
+  // against the caller's clock (tests move a fake one); the entry's ttl only
+  // frees the memory of a token nobody presents again. ttlResolution 0: no
+  // timer per lookup to debounce the clock.
+  private readonly verified = new LRUCache<string, Verified>({ max: VERIFIED_CACHE_SIZE, ttlResolution: 0 });
 
   constructor(secret: string) {
     this.key = new TextEncoder().encode(secret);
@@ -40,17 +47,15 @@ export class SessionTokens {
       .sign(this.key);
   }
 
-  /** The claims of a token whose signature was checked here before; null once it has expired; undefined when never checked. */
-  known(token: string, nowMs: number): TokenClaims | null | undefined {
-    const known = this.verified.get(token);
-    if (!known) return undefined;
-    return nowMs < known.expMs ? { userId: known.userId, sessionId: known.sessionId } : null;
-  }
-
   /** The claims of a valid token, or null for anything tampered, expired, or not HS256. */
   async verify(token: string, nowMs: number): Promise<TokenClaims | null> {
-    const known = this.known(token, nowMs);
-    if (known !== undefined) return known;
+    const known = this.verified.get(token);
+    if (known) {
+      // jose's rule: expired from the second exp names on.
+      if (nowMs < known.expMs) return { userId: known.userId, sessionId: known.sessionId };
+      this.verified.delete(token);
+      return null;
+    }
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
@@ -59,7 +64,8 @@ export class SessionTokens {
       const userId = Number(payload.sub);
       if (!Number.isSafeInteger(userId) || userId <= 0 || typeof payload.sid !== 'string') return null;
       if (typeof payload.exp !== 'number') return null;
-      this.verified.set(token, { userId, sessionId: payload.sid, expMs: payload.exp * 1000 });
+      const expMs = payload.exp * 1000;
+      this.verified.set(token, { userId, sessionId: payload.sid, expMs }, { ttl: Math.max(1, Math.ceil(expMs - nowMs)) });
       return { userId, sessionId: payload.sid };
     } catch {
       return null;
