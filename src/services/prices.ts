@@ -3,7 +3,7 @@
 // burst of requests for one ticker makes one upstream call, and the last known
 // price for marks when the provider fails.
 import type { Redis } from 'ioredis';
-import { BoundedMap } from '../lib/bounded-map.js';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 import {
   type HistoryRange,
@@ -23,16 +23,11 @@ interface Stamped {
 export interface PriceStore {
   get(ticker: string): Promise<Stamped | null>;
   put(ticker: string, value: Stamped): Promise<void>;
-  /** The same read without waiting, for stores held in this process (none for a shared store). */
-  getNow?(ticker: string): Stamped | null;
 }
 
 export class MemoryPriceStore implements PriceStore {
   private readonly map = new Map<string, Stamped>();
   async get(ticker: string): Promise<Stamped | null> {
-    return this.getNow(ticker);
-  }
-  getNow(ticker: string): Stamped | null {
     return this.map.get(ticker) ?? null;
   }
   async put(ticker: string, value: Stamped): Promise<void> {
@@ -72,30 +67,24 @@ export interface CachedPriceServiceOptions {
 const SLOW_CACHE_MS = 60_000;
 const SLOW_CACHE_ENTRIES = 2000;
 
-/** A small in-memory cache with expiry, bounded by dropping the oldest entry. */
-class ExpiringMemo<V> {
-  private readonly map = new BoundedMap<string, { value: V; until: number }>(SLOW_CACHE_ENTRIES);
-  get(key: string, now: number): V | undefined {
-    const hit = this.map.get(key);
-    if (hit && hit.until > now) return hit.value;
-    if (hit) this.map.delete(key);
-    return undefined;
-  }
-  set(key: string, value: V, until: number): void {
-    this.map.set(key, { value, until });
-  }
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-}
-
 export class CachedPriceService implements PriceService {
   private readonly inflight = new Map<string, Promise<number>>();
   /** Unknown tickers are remembered briefly so junk symbols do not spend the provider's quota. */
-  private readonly unknown = new ExpiringMemo<true>();
-  private readonly charts = new ExpiringMemo<Promise<PricePoint[]>>();
+  private readonly unknown: LRUCache<string, true>;
+  private readonly charts: LRUCache<string, Promise<PricePoint[]>>;
 
-  constructor(private readonly opts: CachedPriceServiceOptions) {}
+  constructor(private readonly opts: CachedPriceServiceOptions) {
+    const slow = {
+      max: SLOW_CACHE_ENTRIES,
+      ttl: Math.max(opts.ttlMs, SLOW_CACHE_MS),
+      // Aged by the service's clock, as the quotes are (tests move a fake one),
+      // read on every lookup: no debounce timer that would hide a move.
+      perf: opts.clock,
+      ttlResolution: 0,
+    };
+    this.unknown = new LRUCache(slow);
+    this.charts = new LRUCache(slow);
+  }
 
   get provider(): PriceProvider {
     return this.opts.provider;
@@ -113,7 +102,7 @@ export class CachedPriceService implements PriceService {
 
   private async load(ticker: string): Promise<number> {
     const now = this.opts.clock.now();
-    if (this.unknown.get(ticker, now)) throw new UnknownTickerError(ticker);
+    if (this.unknown.get(ticker)) throw new UnknownTickerError(ticker);
     const cached = await this.storeGet(ticker);
     if (this.fresh(cached, now)) {
       this.opts.observer?.hit();
@@ -128,7 +117,7 @@ export class CachedPriceService implements PriceService {
       if (!(err instanceof UnknownTickerError)) this.opts.observer?.providerError();
       if (err instanceof UnknownTickerError) {
         this.opts.observer?.providerAnswered?.();
-        if (this.opts.ttlMs > 0) this.unknown.set(ticker, true, now + Math.max(this.opts.ttlMs, SLOW_CACHE_MS));
+        if (this.opts.ttlMs > 0) this.unknown.set(ticker, true);
         throw err;
       }
       if (err instanceof PriceUnavailableError) throw err;
@@ -136,22 +125,6 @@ export class CachedPriceService implements PriceService {
     }
     await this.storePut(ticker, { price, at: now });
     return price;
-  }
-
-  /**
-   * The price current() would answer from the cache right now, read without
-   * waiting (counted as a hit); undefined when current() would have to load
-   * it, or when the store is shared and cannot be read without waiting.
-   */
-  peek(ticker: string): number | undefined {
-    const store = this.opts.store;
-    if (!store.getNow) return undefined;
-    const now = this.opts.clock.now();
-    if (this.unknown.get(ticker, now)) return undefined;
-    const cached = store.getNow(ticker);
-    if (!this.fresh(cached, now)) return undefined;
-    this.opts.observer?.hit();
-    return cached.price;
   }
 
   private fresh(cached: Stamped | null, now: number): cached is Stamped {
@@ -178,13 +151,14 @@ export class CachedPriceService implements PriceService {
    * (failures are not kept); providers without history answer PriceUnavailableError.
    */
   history(ticker: string, range: HistoryRange): Promise<PricePoint[]> {
-    const now = this.opts.clock.now();
     const key = `${ticker}|${range}`;
-    const hit = this.charts.get(key, now);
+    const hit = this.charts.get(key);
     if (hit) return hit;
     const load = this.loadHistory(ticker, range);
-    this.charts.set(key, load, now + Math.max(this.opts.ttlMs, SLOW_CACHE_MS));
-    load.catch(() => this.charts.delete(key));
+    this.charts.set(key, load);
+    load.catch(() => {
+      if (this.charts.peek(key) === load) this.charts.delete(key);
+    });
     return load;
   }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { FakeClock } from '../../src/lib/clock.js';
-import { PriceUnavailableError, UnknownTickerError } from '../../src/providers/prices/types.js';
+import { type PricePoint, PriceUnavailableError, UnknownTickerError } from '../../src/providers/prices/types.js';
 import { CachedPriceService, MemoryPriceStore, type PriceStore, RedisPriceStore } from '../../src/services/prices.js';
 import { REDIS_URL } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
@@ -45,6 +45,8 @@ describe('price service', () => {
     assert.equal(provider.calls, 1, 'a junk symbol costs one provider call a minute');
     provider.set('NOPE', 1);
     clock.advance(60_000);
+    await assert.rejects(prices.current('NOPE'), UnknownTickerError, 'remembered for a minute');
+    clock.advance(1);
     assert.equal(await prices.current('NOPE'), 1, 'then it is asked again');
     provider.failing.add('MSFT');
     await assert.rejects(prices.current('MSFT'), PriceUnavailableError);
@@ -95,50 +97,33 @@ describe('price service', () => {
     const [a, b] = await Promise.all([prices.history('AAPL', '1d'), prices.history('AAPL', '1d')]);
     assert.deepEqual(a, b);
     assert.equal(calls, 2);
-    clock.advance(59_000);
+    clock.advance(60_000);
     await prices.history('AAPL', '1d');
     assert.equal(calls, 2);
-    clock.advance(1000);
+    clock.advance(1);
     await prices.history('AAPL', '1d');
     assert.equal(calls, 3);
   });
 
-  test('peek(): the price current() would answer from the cache, without waiting, counted as a hit', async () => {
-    let hits = 0;
+  test('history: a slow load that fails after its minute does not drop the load that replaced it', async () => {
     const provider = new FakePriceProvider();
-    const clock = new FakeClock();
-    const observer = { hit: () => hits++, miss: () => undefined, providerError: () => undefined };
-    const prices = new CachedPriceService({ provider, clock, ttlMs: 5000, store: new MemoryPriceStore(), observer });
-    assert.equal(prices.peek('AAPL'), undefined, 'nothing cached yet');
-    assert.equal(await prices.current('AAPL'), 100);
-    provider.set('AAPL', 101);
-    clock.advance(4999);
-    const before = hits;
-    assert.equal(prices.peek('AAPL'), 100);
-    assert.equal(hits, before + 1);
-    clock.advance(1);
-    assert.equal(prices.peek('AAPL'), undefined, 'expired: current() would load');
-    assert.equal(await prices.current('AAPL'), 101);
-    assert.equal(prices.peek('AAPL'), 101);
-    assert.equal(provider.calls, 2, 'peek never loads');
-  });
-
-  test('peek(): nothing for unknown tickers, a clock gone back, or a store that cannot be read without waiting', async () => {
-    const { provider, clock, prices } = service();
-    await prices.current('AAPL');
-    provider.prices.delete('AAPL');
-    clock.advance(5000);
-    await assert.rejects(prices.current('AAPL'), UnknownTickerError);
-    assert.equal(prices.peek('AAPL'), undefined, 'remembered as unknown, though its old price is still stored');
-    const back = service();
-    await back.prices.current('MSFT');
-    back.clock.advance(-1);
-    assert.equal(back.prices.peek('MSFT'), undefined);
-    const sharedClock = new FakeClock();
-    const shared: PriceStore = { get: async () => ({ price: 5, at: sharedClock.now() }), put: async () => undefined };
-    const remote = service({ store: shared, clock: sharedClock });
-    assert.equal(await remote.prices.current('AAPL'), 5);
-    assert.equal(remote.prices.peek('AAPL'), undefined);
+    const rejects: Array<(err: Error) => void> = [];
+    let calls = 0;
+    const withHistory = Object.assign(provider, {
+      history: (ticker: string) => {
+        calls++;
+        if (calls === 1) return new Promise<PricePoint[]>((_resolve, reject) => rejects.push(reject));
+        return Promise.resolve([{ t: 1, price: 2 }]);
+      },
+    });
+    const { clock, prices } = service({ provider: withHistory });
+    const slow = prices.history('AAPL', '1d');
+    clock.advance(60_001);
+    assert.deepEqual(await prices.history('AAPL', '1d'), [{ t: 1, price: 2 }]);
+    rejects[0](new PriceUnavailableError('AAPL', 'late'));
+    await assert.rejects(slow, PriceUnavailableError);
+    await prices.history('AAPL', '1d');
+    assert.equal(calls, 2);
   });
 
   test('a failing cache store does not stop prices', async () => {

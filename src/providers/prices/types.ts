@@ -43,8 +43,6 @@ export interface PriceService {
    * is absent when none is known.
    */
   marks(tickers: string[]): Promise<Map<string, number>>;
-  /** The current price when the cache holds it and it can be read without waiting; undefined otherwise. */
-  peek?(ticker: string): number | undefined;
   /** Chart points (uncached); throws like current(), PriceUnavailableError when the provider has none. */
   history?(ticker: string, range: HistoryRange): Promise<PricePoint[]>;
 }
