@@ -2,6 +2,10 @@
 // (integers on both dialects, so comparisons and ordering are plain number
 // arithmetic); dates are 'YYYY-MM-DD' text; booleans are 0/1 integers.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { BetStatus, Direction } from '../domain/bets.js';
+import type { ChatTransportName, NotificationKind, NotificationStatus } from '../domain/notifications.js';
+
+export type { BetStatus, ChatTransportName, Direction, NotificationKind, NotificationStatus };
 
 export interface UsersTable {
   id: Generated<number>;
@@ -31,9 +35,6 @@ export interface SettingsTable {
   key: string;
   value: string;
 }
-
-export type BetStatus = 'OPEN' | 'CLOSED' | 'CANCELLED';
-export type Direction = 'LONG' | 'SHORT';
 
 export interface BetsTable {
   id: Generated<number>;
@@ -87,8 +88,6 @@ export interface FollowsTable {
   created_at: number;
 }
 
-export type ChatTransportName = 'telegram' | 'log';
-
 export interface ChatLinksTable {
   user_id: number;
   transport: ChatTransportName;
@@ -103,9 +102,6 @@ export interface ChatLinkCodesTable {
   created_at: number;
   expires_at: number;
 }
-
-export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply';
-export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'dropped';
 
 export interface NotificationsTable {
   id: Generated<number>;

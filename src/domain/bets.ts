@@ -1,6 +1,8 @@
 // Bet rules with no I/O: tickers, gains, the cancellation window, target dates.
-import type { Direction } from '../db/tables.js';
 import { utcDate } from './market-calendar.js';
+
+export type Direction = 'LONG' | 'SHORT';
+export type BetStatus = 'OPEN' | 'CLOSED' | 'CANCELLED';
 
 /** DESIGN: upper-cased, then this pattern; a badly formed ticker is 400, a well-formed unknown one 404. */
 export const TICKER_PATTERN = /^[A-Z0-9][A-Z0-9.-]{0,14}$/;

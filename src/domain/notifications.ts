@@ -1,5 +1,10 @@
 // Rules of the notification outbox and the chat commands, as pure functions.
-import type { Direction } from '../db/tables.js';
+import type { Direction } from './bets.js';
+
+export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply';
+export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'dropped';
+/** Where notices go: the Telegram Bot API, or the embedded log transport. */
+export type ChatTransportName = 'telegram' | 'log';
 
 /** Delivery attempts before a notice is given up (and recorded as failed). */
 export const MAX_ATTEMPTS = 6;

@@ -1,7 +1,6 @@
 // Leaderboard windows, alpha against a benchmark and the skill score: pure
 // rules, no I/O.
-import type { Direction } from '../db/tables.js';
-import { percentageGain } from './bets.js';
+import { type Direction, percentageGain } from './bets.js';
 import { isCryptoTicker, utcDate } from './market-calendar.js';
 
 export const PERIODS = ['7d', '30d', '90d', '365d', 'all'] as const;

@@ -1,5 +1,5 @@
 // What the outbox worker needs from a messaging service.
-import type { ChatTransportName, NotificationKind } from '../../db/tables.js';
+import type { ChatTransportName, NotificationKind } from '../../domain/notifications.js';
 
 export interface OutgoingNotice {
   chatId: string;
