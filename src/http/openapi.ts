@@ -3,8 +3,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { API_VERSION } from '../version.js';
 
-export const API_VERSION = '1.0.0';
 export const COOKIE_AUTH = [{ cookieAuth: [] as string[] }];
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {

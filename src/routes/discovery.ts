@@ -1,7 +1,7 @@
 // Health and the discovery documents: API catalog (RFC 9727), protected
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_VERSION } from '../http/openapi.js';
+import { API_VERSION } from '../version.js';
 import { sendSerialized } from '../http/serialized.js';
 import { ref } from '../schemas/common.js';
 import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';

@@ -2,7 +2,7 @@
 // once per cache period (a load balancer polling GET / must not cost a query
 // per poll); providers are judged by our recent calls to them.
 import { pingDatabase } from '../db/database.js';
-import { API_VERSION } from '../http/openapi.js';
+import { API_VERSION } from '../version.js';
 import type { HealthResponse } from '../schemas/discovery.js';
 import type { AppContext } from '../context.js';
 import { FreshValue } from '../lib/fresh-value.js';
