@@ -9,10 +9,9 @@ import { forbidden, notFound, unauthorized } from '../errors.js';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
-import { findUserById } from '../repositories/users.js';
 import { ChatLinkCodeResponseSchema, ChatStatusResponseSchema, ChatUnlinkResponseSchema } from '../schemas/chat.js';
 import { errorResponses, ref, Text } from '../schemas/common.js';
-import { chatStatus, codeOwner, createLinkCode, handleTelegramUpdate, linkWithCode, localChat, unlinkChat } from '../services/chat.js';
+import { chatStatus, codeOwner, codeOwnerName, createLinkCode, handleTelegramUpdate, linkWithCode, localChat, unlinkChat } from '../services/chat.js';
 
 function sameSecret(given: string | string[] | undefined, expected: string): boolean {
   if (typeof given !== 'string') return false;
@@ -128,13 +127,12 @@ const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-      const owner = await codeOwner(ctx, request.params.code);
-      const user = owner === null ? undefined : await findUserById(ctx.db, owner);
-      if (!user) return reply.code(404).send(badCode);
+      const username = await codeOwnerName(ctx, request.params.code);
+      if (username === null) return reply.code(404).send(badCode);
       const action = `/chat/local/link/${encodeURIComponent(request.params.code)}`;
       return linkPage(
         'Link notifications',
-        html`<p>Send the notices of <strong>${user.username}</strong> here?</p>
+        html`<p>Send the notices of <strong>${username}</strong> here?</p>
 <form method="post" action="${action}"><input type="hidden" name="confirm" value="yes"><button type="submit">Confirm</button></form>`,
       );
     },

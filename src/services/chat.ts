@@ -164,6 +164,13 @@ export async function codeOwner(ctx: AppContext, code: string): Promise<number |
   return peekLinkCode(ctx.db, hashCode(code), ctx.clock.now());
 }
 
+/** The username behind a live code, or null for an unknown, used or expired one. */
+export async function codeOwnerName(ctx: AppContext, code: string): Promise<string | null> {
+  const owner = await codeOwner(ctx, code);
+  const user = owner === null ? undefined : await findUserById(ctx.db, owner);
+  return user?.username ?? null;
+}
+
 /** A button press answered at once (in the webhook's response, or by an API call when polling). */
 export interface CallbackAnswer {
   callbackQueryId: string;
