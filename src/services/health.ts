@@ -4,7 +4,7 @@
 // our recent calls to them. An answer is at most the cache period plus one
 // probe (pingDatabase gives up after 2 s) old.
 import { pingDatabase } from '../db/database.js';
-import { API_VERSION } from '../http/openapi.js';
+import { API_VERSION } from '../version.js';
 import { LRUCache, type Perf } from 'lru-cache';
 import type { HealthResponse } from '../schemas/discovery.js';
 import type { AppContext } from '../context.js';
