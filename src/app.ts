@@ -45,6 +45,7 @@ import { tradingRoutes } from './routes/trading.js';
 import { sharedSchemas } from './schemas/index.js';
 import { BetEvents } from './services/bet-events.js';
 import { forgetUser, handleTelegramUpdateAndAnswer } from './services/chat.js';
+import { localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
 import { registerNotificationListener } from './services/notifications.js';
 import { PasswordHasher } from './services/passwords.js';
@@ -148,7 +149,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       accountDeletionListeners: [],
       chatTransport,
       outbox,
-      payments: createPaymentProvider(config, database.db, clock),
+      payments: createPaymentProvider(config, clock, localCheckoutStore(database.db)),
       prices: new CachedPriceService({
         provider: priceProvider,
         clock,

@@ -1,10 +1,11 @@
 // The local provider's checkout and portal: confirming or cancelling goes
 // through applySubscriptionState, the same path as a Stripe confirmation.
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
 import { lockUser, withTransaction } from '../db/transaction.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { localId } from '../providers/payments/local.js';
-import { completeLocalCheckout, findLocalCheckout } from '../repositories/payments.js';
+import { type LocalCheckoutStore, localId } from '../providers/payments/local.js';
+import { completeLocalCheckout, findLocalCheckout, insertLocalCheckout } from '../repositories/payments.js';
 import { findUserById } from '../repositories/users.js';
 import type { StripePlan } from '../schemas/payments.js';
 import { applySubscriptionState } from './payments.js';
@@ -17,6 +18,14 @@ export interface LocalCheckoutView {
   /** Null when the plan was removed from the plans file since. */
   plan: StripePlan | null;
   alreadySubscribed: boolean;
+}
+
+/** The local provider's checkouts, kept in the database (the provider itself takes no database). */
+export function localCheckoutStore(db: Db): LocalCheckoutStore {
+  return {
+    save: (c) =>
+      insertLocalCheckout(db, { id: c.id, user_id: c.userId, price_id: c.priceId, created_at: c.createdAt, expires_at: c.expiresAt, completed_at: null }),
+  };
 }
 
 async function planById(ctx: AppContext, priceId: string | null): Promise<StripePlan | null> {

@@ -4,9 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
-import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { insertLocalCheckout } from '../../repositories/payments.js';
 import { type StripePlan, StripePlanSchema } from '../../schemas/payments.js';
 import type { CheckoutParams, PaymentProvider } from './types.js';
 
@@ -39,11 +37,25 @@ export function loadPlansFile(file: URL | string): StripePlan[] {
 
 export const localId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`;
 
+/** A checkout the local provider opened: its page confirms it until it expires. */
+export interface LocalCheckoutOpened {
+  id: string;
+  userId: number;
+  priceId: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Keeps the checkouts the local provider opens, for its pages to find; the service layer implements it. */
+export interface LocalCheckoutStore {
+  save(checkout: LocalCheckoutOpened): Promise<void>;
+}
+
 export class LocalPaymentProvider implements PaymentProvider {
   readonly kind = 'local' as const;
 
   constructor(
-    private readonly opts: { db: Db; clock: Clock; publicUrl: string; plans: StripePlan[] },
+    private readonly opts: { checkouts: LocalCheckoutStore; clock: Clock; publicUrl: string; plans: StripePlan[] },
   ) {}
 
   async plans(): Promise<StripePlan[]> {
@@ -57,14 +69,7 @@ export class LocalPaymentProvider implements PaymentProvider {
   async createCheckout(p: CheckoutParams): Promise<string> {
     const now = this.opts.clock.now();
     const id = localId('lcs');
-    await insertLocalCheckout(this.opts.db, {
-      id,
-      user_id: p.userId,
-      price_id: p.plan.price_id,
-      created_at: now,
-      expires_at: now + LOCAL_CHECKOUT_TTL_MS,
-      completed_at: null,
-    });
+    await this.opts.checkouts.save({ id, userId: p.userId, priceId: p.plan.price_id, createdAt: now, expiresAt: now + LOCAL_CHECKOUT_TTL_MS });
     return `${this.opts.publicUrl}/pay/local/checkout/${id}`;
   }
 
