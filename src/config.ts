@@ -1,5 +1,10 @@
 // Configuration is read from the environment exactly once, here, validated and
-// turned into a typed object that is injected everywhere else.
+// turned into a typed object that is injected everywhere else. The data files
+// the service ships with (src/data/) are read here too, once per process, so
+// the domain rules that use them stay free of I/O.
+import fs from 'node:fs';
+import { commonPasswordSet } from './domain/accounts.js';
+import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; path: string } // ':memory:' or a file path
@@ -68,6 +73,10 @@ export interface Config {
     maxHeaderBytes: number;
     maxRequestsPerSocket: number;
   };
+  /** Passwords refused as too common (src/data/common-passwords.txt). */
+  commonPasswords: ReadonlySet<string>;
+  /** NYSE days and hours from the holiday table (src/data/nyse-holidays.json). */
+  marketCalendar: MarketCalendar;
 }
 
 export class ConfigError extends Error {
@@ -133,6 +142,19 @@ function parseTrustProxy(raw: string | null): Config['trustProxy'] {
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+type ShippedData = Pick<Config, 'commonPasswords' | 'marketCalendar'>;
+let shipped: ShippedData | undefined;
+
+/** The data files shipped with the source, read on first use and kept: tests build many configs. */
+export function shippedData(): ShippedData {
+  const read = (file: string) => fs.readFileSync(new URL(`./data/${file}`, import.meta.url), 'utf8');
+  shipped ??= {
+    commonPasswords: commonPasswordSet(read('common-passwords.txt')),
+    marketCalendar: new MarketCalendar(JSON.parse(read('nyse-holidays.json')) as HolidayTable),
+  };
+  return shipped;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -226,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
       // header time-outs bound what one connection can hold.
       maxRequestsPerSocket: 0,
     },
+    ...shippedData(),
   };
 }
 

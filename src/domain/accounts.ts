@@ -1,5 +1,4 @@
 // Account rules with no I/O: usernames, emails, passwords, capacities.
-import fs from 'node:fs';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]{3,30}$/;
 export const PASSWORD_MIN = 15;
@@ -15,18 +14,19 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-const commonPasswords: Set<string> = new Set(
-  fs
-    .readFileSync(new URL('../data/common-passwords.txt', import.meta.url), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#')),
-);
+/** The common-passwords list (one a line, `#` comments) as the set passwordProblem checks against. */
+export function commonPasswordSet(text: string): ReadonlySet<string> {
+  return new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')));
+}
 
-/** Why a password is refused, or null when it is acceptable. Compared exactly as sent. */
-export function passwordProblem(password: string): string | null {
+/**
+ * Why a password is refused, or null when it is acceptable. Compared exactly
+ * as sent; one on the `common` list is refused, lower-cased or not.
+ */
+export function passwordProblem(password: string, common: ReadonlySet<string>): string | null {
   if (password.length < PASSWORD_MIN) return `Password must be at least ${PASSWORD_MIN} characters`;
   if (password.length > PASSWORD_MAX) return `Password must be at most ${PASSWORD_MAX} characters`;
-  if (commonPasswords.has(password) || commonPasswords.has(password.toLowerCase())) {
+  if (common.has(password) || common.has(password.toLowerCase())) {
     return 'Password is too common; choose another';
   }
   return null;

@@ -21,7 +21,7 @@ async function checkPassword(ctx: AppContext, userId: number, password: string) 
 
 /** Needs the current password; every other session is revoked, this one stays. */
 export async function changePassword(ctx: AppContext, who: Principal, current: string, next: string): Promise<void> {
-  const problem = passwordProblem(next);
+  const problem = passwordProblem(next, ctx.config.commonPasswords);
   if (problem) throw badRequest(problem);
   await checkPassword(ctx, who.userId, current);
   const hash = await ctx.passwords.hash(next);

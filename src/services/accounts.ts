@@ -20,7 +20,7 @@ export function toUser(ctx: AppContext, row: UserRow): User {
 }
 
 export async function register(ctx: AppContext, req: RegisterRequest): Promise<void> {
-  const problem = passwordProblem(req.password);
+  const problem = passwordProblem(req.password, ctx.config.commonPasswords);
   if (problem) throw badRequest(problem);
   const hash = await ctx.passwords.hash(req.password);
   try {

@@ -7,7 +7,6 @@ import type { BetRow } from '../db/tables.js';
 import { holdUserLock, withTransaction } from '../db/transaction.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
-import { settlementTime } from '../domain/market-calendar.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
 import {
   addToLeaderboard,
@@ -90,7 +89,7 @@ export async function openBet(
       status: 'OPEN',
       entry_price: entryPrice,
       target_date: targetDate,
-      settle_at: targetDate === null ? null : settlementTime(ticker, targetDate),
+      settle_at: targetDate === null ? null : ctx.config.marketCalendar.settlementTime(ticker, targetDate),
       opened_at: now,
       last_event_at: now,
       source_bet_id: source?.betId ?? null,

@@ -11,5 +11,5 @@ export function createPriceProvider(config: Config, clock: Clock): PriceProvider
     if (!p.finnhubApiKey) throw new Error('PRICE_PROVIDER=finnhub needs FINNHUB_API_KEY');
     return new FinnhubPriceProvider({ apiUrl: p.finnhubApiUrl, apiKey: p.finnhubApiKey, timeoutMs: p.timeoutMs, clock });
   }
-  return new SimulatedPriceProvider(clock);
+  return new SimulatedPriceProvider(clock, config.marketCalendar);
 }

@@ -5,7 +5,7 @@
 // wanders visibly within minutes and plausibly over months around the
 // ticker's level. Stocks and ETFs stand still outside NYSE hours.
 import fs from 'node:fs';
-import { isCryptoTicker, marketTime } from '../../domain/market-calendar.js';
+import { isCryptoTicker, type MarketCalendar } from '../../domain/market-calendar.js';
 import type { HistoryRange, PricePoint } from './types.js';
 
 export interface SimulatedSymbol {
@@ -58,8 +58,8 @@ function roundPrice(p: number): number {
 }
 
 /** The price of a universe symbol at t (epoch ms); pure. */
-export function simulatedPrice(symbol: SimulatedSymbol, t: number): number {
-  const at = isCryptoTicker(symbol.ticker) ? t : marketTime(t);
+export function simulatedPrice(symbol: SimulatedSymbol, t: number, calendar: MarketCalendar): number {
+  const at = isCryptoTicker(symbol.ticker) ? t : calendar.marketTime(t);
   const seed = seedOf(symbol.ticker);
   let logMove = 0;
   for (let k = 0; k < OCTAVES; k++) {
@@ -84,18 +84,18 @@ export const HISTORY_RANGES: Record<HistoryRange, { span: number; step: number }
  * the window ends at the last market instant (a weekend still shows the last
  * sessions) and closed hours collapse into one point instead of a flat line.
  */
-export function simulatedHistory(symbol: SimulatedSymbol, range: HistoryRange, now: number): PricePoint[] {
+export function simulatedHistory(symbol: SimulatedSymbol, range: HistoryRange, now: number, calendar: MarketCalendar): PricePoint[] {
   const { span, step } = HISTORY_RANGES[range];
   const crypto = isCryptoTicker(symbol.ticker);
-  const end = crypto ? now : marketTime(now);
+  const end = crypto ? now : calendar.marketTime(now);
   const points: PricePoint[] = [];
   let lastAt = Number.NaN;
   for (let t = Math.ceil((end - span) / step) * step; t < end; t += step) {
-    const at = crypto ? t : marketTime(t);
+    const at = crypto ? t : calendar.marketTime(t);
     if (at === lastAt) continue;
     lastAt = at;
-    points.push({ t: at, price: simulatedPrice(symbol, at) });
+    points.push({ t: at, price: simulatedPrice(symbol, at, calendar) });
   }
-  if (end !== lastAt) points.push({ t: end, price: simulatedPrice(symbol, end) });
+  if (end !== lastAt) points.push({ t: end, price: simulatedPrice(symbol, end, calendar) });
   return points;
 }
