@@ -1,8 +1,9 @@
 // Checks the verifiable record in the browser with WebCrypto: the same
 // canonical JSON and proof walk as the server (src/domain/record-encoding.ts,
-// shared), the same chain and RFC 6962 hashing as src/domain/record.ts (a unit
-// test keeps the two in agreement), so a reader
-// need not trust the service's own word that a bet is in the published root.
+// the one module of src/ shared with the browser), the same chain and RFC 6962
+// hashing as src/domain/record.ts (a unit test keeps the two in agreement), so
+// a reader need not trust the service's own word that a bet is in the
+// published root.
 // The extensions let the Node unit tests (node16 resolution) read the same files.
 import { canonicalJson, proofSides } from '../../../src/domain/record-encoding.js';
 import type { components } from '../api/schema.js';
