@@ -41,7 +41,12 @@ function monitor(healthCacheMs: number) {
     config: { healthCacheMs },
     metrics: { databaseUp: { set: () => probes++ } },
   } as unknown as AppContext;
-  const monotonic = { t: 1000, now() { return this.t; } };
+  const monotonic = {
+    t: 1000,
+    now() {
+      return this.t;
+    },
+  };
   const provider = new ProviderStatus('price');
   return { health: healthMonitor(ctx, [provider], monotonic), db, monotonic, provider, clock, probes: () => probes };
 }

@@ -110,7 +110,7 @@ describe('price service', () => {
     const rejects: Array<(err: Error) => void> = [];
     let calls = 0;
     const withHistory = Object.assign(provider, {
-      history: (ticker: string) => {
+      history: () => {
         calls++;
         if (calls === 1) return new Promise<PricePoint[]>((_resolve, reject) => rejects.push(reject));
         return Promise.resolve([{ t: 1, price: 2 }]);

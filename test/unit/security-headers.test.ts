@@ -28,12 +28,13 @@ async function serve(publicUrl: string) {
   app.get('/csv', async (_request, reply) => reply.type('text/csv').send('a,b'));
   app.get('/untyped', async (_request, reply) => reply.send(Buffer.from('raw')));
   app.get('/own-csp', async (_request, reply) => reply.header('content-security-policy', "default-src 'self'").type('text/html').send('<p/>'));
-  app.get('/own-csp-json', async (_request, reply) => reply.header('content-security-policy', "sandbox").send({ ok: true }));
+  app.get('/own-csp-json', async (_request, reply) => reply.header('content-security-policy', 'sandbox').send({ ok: true }));
   app.register(async (child) => {
     // As local-pay-pages.ts does: a route plugin's own onSend sees the page CSP and may widen it.
     child.addHook('onSend', async (_request, reply) => {
       const csp = reply.getHeader('content-security-policy');
-      if (typeof csp === 'string') reply.header('content-security-policy', csp.replace("form-action 'self'", "form-action 'self' https://web.example"));
+      if (typeof csp === 'string')
+        reply.header('content-security-policy', csp.replace("form-action 'self'", "form-action 'self' https://web.example"));
     });
     child.get('/widened', async (_request, reply) => reply.type('text/html').send('<form></form>'));
   });
@@ -48,7 +49,7 @@ async function serve(publicUrl: string) {
 const PAGE_CSP =
   "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'none';img-src 'self' data:;" +
   "object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' 'unsafe-inline';connect-src 'self'";
-const PAGE_CSP_HTTPS = PAGE_CSP.replace(";connect-src", ";upgrade-insecure-requests;connect-src");
+const PAGE_CSP_HTTPS = PAGE_CSP.replace(';connect-src', ';upgrade-insecure-requests;connect-src');
 const HSTS = 'max-age=31536000; includeSubDomains';
 
 const pageSet = (csp: string | null, hsts: boolean) => ({
@@ -105,7 +106,10 @@ test("an answer's own CSP is kept; a route plugin's onSend sees the page CSP and
   try {
     assert.deepEqual(await get('/own-csp'), pageSet("default-src 'self'", false));
     assert.deepEqual(await get('/own-csp-json'), apiSet('sandbox', false));
-    assert.equal((await get('/widened'))['content-security-policy'], PAGE_CSP.replace("form-action 'self'", "form-action 'self' https://web.example"));
+    assert.equal(
+      (await get('/widened'))['content-security-policy'],
+      PAGE_CSP.replace("form-action 'self'", "form-action 'self' https://web.example"),
+    );
   } finally {
     await app.close();
   }
