@@ -57,7 +57,12 @@ describe('price service', () => {
   test('a provider bug becomes PriceUnavailableError, not a crash', async () => {
     const clock = new FakeClock();
     const prices = new CachedPriceService({
-      provider: { name: 'broken', quote: async () => { throw new TypeError('boom'); } },
+      provider: {
+        name: 'broken',
+        quote: async () => {
+          throw new TypeError('boom');
+        },
+      },
       clock,
       ttlMs: 0,
       store: new MemoryPriceStore(),
@@ -128,11 +133,21 @@ describe('price service', () => {
 
   test('a failing cache store does not stop prices', async () => {
     const store: PriceStore = {
-      get: async () => { throw new Error('store down'); },
-      put: async () => { throw new Error('store down'); },
+      get: async () => {
+        throw new Error('store down');
+      },
+      put: async () => {
+        throw new Error('store down');
+      },
     };
     let errors = 0;
-    const prices = new CachedPriceService({ provider: new FakePriceProvider(), clock: new FakeClock(), ttlMs: 5000, store, onStoreError: () => errors++ });
+    const prices = new CachedPriceService({
+      provider: new FakePriceProvider(),
+      clock: new FakeClock(),
+      ttlMs: 5000,
+      store,
+      onStoreError: () => errors++,
+    });
     assert.equal(await prices.current('AAPL'), 100);
     assert.ok(errors >= 2);
   });
@@ -146,7 +161,7 @@ describe('price service', () => {
       const b = service({ store: new RedisPriceStore(redis, prefix), clock });
       assert.equal(await a.prices.current('AAPL'), 100);
       assert.equal(await b.prices.current('AAPL'), 100);
-      assert.equal(b.provider.calls, 0, 'b read a\'s cached quote');
+      assert.equal(b.provider.calls, 0, "b read a's cached quote");
       clock.advance(10_000);
       b.provider.failing.add('AAPL');
       assert.equal((await b.prices.marks(['AAPL'])).get('AAPL'), 100);

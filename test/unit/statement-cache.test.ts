@@ -8,7 +8,12 @@ test('the same SQL text gets the same prepared statement; the least recently use
   let prepared = 0;
   const counting = new Proxy(raw, {
     get(target, prop) {
-      if (prop === 'prepare') return (text: string) => (prepared++, target.prepare(text));
+      if (prop === 'prepare') {
+        return (text: string) => {
+          prepared++;
+          return target.prepare(text);
+        };
+      }
       const v = Reflect.get(target, prop);
       return typeof v === 'function' ? v.bind(target) : v;
     },
