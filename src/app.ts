@@ -7,16 +7,16 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { AppContext, AppDeps } from './context.js';
-import { migrateToLatest, openDatabase } from './db/database.js';
-import { installAuth, knownSession } from './http/auth.js';
+import { openDatabase } from './db/database.js';
+import { installAuth } from './http/auth.js';
 import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
-import { FrontAnswers } from './http/front-answers.js';
 import { installGracefulClose } from './http/graceful-close.js';
 import { httpServerFactory } from './http/server.js';
-import { lazyChildLogger, logSerializers } from './http/logging.js';
+import { logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
 import { installResponseHeaders } from './http/response-headers.js';
+import { installSecurityHeaders } from './http/security-headers.js';
 import { installOpenApi } from './http/openapi.js';
 import './http/types.js';
 import { installValidators } from './http/validation.js';
@@ -44,22 +44,17 @@ import { tailFadeRoutes } from './routes/tail-fade.js';
 import { tradingRoutes } from './routes/trading.js';
 import { sharedSchemas } from './schemas/index.js';
 import { BetEvents } from './services/bet-events.js';
-import { forgetUser, handleTelegramUpdateAndAnswer } from './services/chat.js';
+import { handleTelegramUpdateAndAnswer } from './services/chat.js';
 import { localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
-import { registerNotificationListener } from './services/notifications.js';
 import { PasswordHasher } from './services/passwords.js';
 import { ProviderStatus } from './services/provider-status.js';
-import { AnswerCache } from './lib/answer-cache.js';
-import { ANSWER_CACHE_MS, installAnswerInvalidation } from './services/answers.js';
-import { RecentOpenBets } from './services/open-bets.js';
-import { RecordHeads } from './services/record-heads.js';
-import { rankingsListener } from './services/rankings.js';
-import { publishYesterday, recordListener } from './services/record.js';
+import { publishYesterday } from './services/record.js';
 import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
-import { LiveSessionCache } from './services/session-cache.js';
+import { SharedAnswers } from './services/shared-answers.js';
 import { SessionTokens } from './services/tokens.js';
 import { SettlementWorker } from './jobs/settlement.js';
+import { wireServices } from './services/wiring.js';
 
 /** Secrets never reach the logs. */
 export const REDACT = [
@@ -83,7 +78,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const ownsRedis = deps.redis === undefined && config.redisUrl !== null;
   const redis = deps.redis !== undefined ? deps.redis : config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
 
-  const front = new FrontAnswers();
   const options: FastifyServerOptions = {
     logger:
       deps.logger === false
@@ -94,14 +88,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
             serializers: logSerializers,
             ...(typeof deps.logger === 'object' ? deps.logger : {}),
           },
-    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     // x-request-id is echoed when it is a sane value, else replaced (see requestIdOf).
     requestIdHeader: false,
     genReqId: requestIdOf,
-    // Time-outs and limits live on the server; hot cached answers are tried before routing.
-    serverFactory: httpServerFactory(config.server, front),
+    // Time-outs and limits live on the server.
+    serverFactory: httpServerFactory(config.server),
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: frameworkErrors as FastifyServerOptions['frameworkErrors'],
     onProtoPoisoning: 'error',
@@ -110,15 +103,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   try {
-    await migrateToLatest(database);
+    await database.migrate();
     const jwtSecret = config.jwtSecret ?? (await getOrInitSetting(database.db, 'jwt_secret', SessionTokens.newSecret()));
     const clock = deps.clock ?? systemClock;
     const chatTransport = deps.chatTransport ?? createChatTransport(config, app.log);
     const metrics = new Metrics({ processMetrics: config.metricsPort !== null });
     const providerStatus = { prices: new ProviderStatus('price'), chat: new ProviderStatus('chat') };
     const outbox = new OutboxWorker({
-      db: database.db,
-      dialect: database.dialect,
+      database,
       clock,
       transport: chatTransport,
       log: app.log,
@@ -129,22 +121,19 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const priceProvider = deps.prices ?? createPriceProvider(config, clock);
     const ctx: AppContext = {
       config,
+      database,
       db: database.db,
       dialect: database.dialect,
-      database,
       clock,
       passwords: new PasswordHasher(config.hashConcurrency),
       tokens: new SessionTokens(jwtSecret),
-      sessionCache: database.dialect === 'sqlite' ? new LiveSessionCache() : null,
       loginThrottle: redis
         ? new RedisLoginThrottle(redis, config.rateLimits.loginFailuresBeforeDelay)
         : new MemoryLoginThrottle(config.rateLimits.loginFailuresBeforeDelay),
       redis,
-      betEvents: new BetEvents(),
-      openBets: new RecentOpenBets(),
-      recordHeads: database.dialect === 'sqlite' ? new RecordHeads() : null,
+      betEvents: new BetEvents(database),
       metrics,
-      answers: new AnswerCache(ANSWER_CACHE_MS),
+      sharedAnswers: new SharedAnswers(clock),
       providerStatus,
       accountDeletionListeners: [],
       chatTransport,
@@ -167,14 +156,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         },
       }),
     };
-    registerNotificationListener(ctx.betEvents, { transport: chatTransport.name, webUrl: config.webUrl });
-    ctx.accountDeletionListeners.push(forgetUser);
-    installAnswerInvalidation(ctx);
-    ctx.openBets.follow(ctx.betEvents);
+    wireServices(ctx);
     app.decorate('ctx', ctx);
     metrics.onScrape(() => observeQueues(ctx));
-    ctx.betEvents.on(recordListener(ctx));
-    ctx.betEvents.on(rankingsListener());
     if (config.workers.enabled) {
       const publish = () => publishYesterday(ctx).catch((err) => app.log.error({ err }, 'record publication failed'));
       const timer = setInterval(publish, 3_600_000);
@@ -199,9 +183,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // No parsing hook: the routes that need the session cookie read it (src/http/cookies.ts).
     await app.register(cookie, { hook: false });
     const closing = installGracefulClose(app);
-    installResponseHeaders(app, config.publicUrl, closing);
+    installResponseHeaders(app, closing);
+    await installSecurityHeaders(app, config.publicUrl);
     installObservability(app, ctx.metrics);
-    front.install(app, { metrics: ctx.metrics.http, closing, log: app.log, sessionKnown: (req) => knownSession(app, req) });
     await app.register(rateLimit, {
       global: false,
       ...(redis ? { redis, nameSpace: 'rate-limit:' } : {}),

@@ -1,7 +1,6 @@
 // What every route and service needs, built once by buildApp and decorated on
 // the Fastify instance as `app.ctx`.
 import type { ProviderStatus } from './services/provider-status.js';
-import type { AnswerCache } from './lib/answer-cache.js';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Db, DatabaseHandle, Dialect } from './db/database.js';
@@ -14,34 +13,29 @@ import type { StripePaymentProvider } from './providers/payments/stripe.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { BetEvents } from './services/bet-events.js';
 import type { LoginThrottle } from './services/login-throttle.js';
-import type { RecentOpenBets } from './services/open-bets.js';
-import type { RecordHeads } from './services/record-heads.js';
 import type { PasswordHasher } from './services/passwords.js';
-import type { LiveSessionCache } from './services/session-cache.js';
+import type { SharedAnswers } from './services/shared-answers.js';
 import type { SessionTokens } from './services/tokens.js';
 
 export interface AppContext {
   config: Config;
-  db: Db;
-  dialect: Dialect;
+  /** The database: transactions, onCommit, the dialect (src/db/database.ts). */
   database: DatabaseHandle;
+  /** database.db, for reads outside a transaction. */
+  db: Db;
+  /** database.dialect. */
+  dialect: Dialect;
   clock: Clock;
   passwords: PasswordHasher;
   tokens: SessionTokens;
-  /** Live sessions in memory: SQLite only, where this process makes every change to them. */
-  sessionCache: LiveSessionCache | null;
   loginThrottle: LoginThrottle;
   redis: Redis | null;
   /** Listeners run inside each bet transaction (outbox, record, statistics). */
   betEvents: BetEvents;
-  /** Bets opened by this process and not yet ended: their unchanging fields, for closes. */
-  openBets: RecentOpenBets;
-  /** Record chain heads as the write connection sees them: SQLite only (this process makes every append). */
-  recordHeads: RecordHeads | null;
   /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
   metrics: Metrics;
-  /** Hot per-user read answers (history, portfolio, feed, profiles), dropped when their users change. */
-  answers: AnswerCache;
+  /** Answers everyone reads alike (leaderboards, public profiles), shared for at most a second. */
+  sharedAnswers: SharedAnswers;
   /** Whether the outside services are failing now (GET / reports it). */
   providerStatus: { prices: ProviderStatus; chat: ProviderStatus };
   /** Run inside the account-deletion transaction by parts that keep personal data. */

@@ -4,14 +4,27 @@
 // separate port (METRICS_PORT) so they never sit on the public API.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { RequestMetrics } from './lib/request-metrics.js';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();
 
-  /** Requests by route pattern (never the raw URL: ids would explode the label set) and their latency. */
-  readonly http = new RequestMetrics(this.registry);
+  /** Requests by route pattern (never the raw URL: ids would explode the label set). */
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  /** labels() children by label values: prom-client hashes the label object on every labels() call. */
+  private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
   /** How late the settlement worker runs: now minus the oldest due, unsettled bet's settle_at. */
   readonly settlementLag = new Gauge({
     name: 'settlement_lag_seconds',
@@ -51,6 +64,18 @@ export class Metrics {
     help: '1 when the last health check reached the database, else 0',
     registers: [this.registry],
   });
+
+  /** One answered request: its method, route pattern, status and duration in seconds. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let child = this.requestChildren.get(key);
+    if (!child) {
+      child = { count: this.httpRequests.labels(method, route, String(status)), duration: this.httpDuration.labels(method, route) };
+      this.requestChildren.set(key, child);
+    }
+    child.count.inc();
+    child.duration.observe(seconds);
+  }
 
   private server: http.Server | null = null;
   private readonly scrapeHooks: Array<() => Promise<void>> = [];

@@ -1,29 +1,22 @@
-// Opens the configured database (SQLite or PostgreSQL) behind one Kysely
-// interface and applies the migrations.
+// The one database object: it opens the configured database (SQLite or
+// PostgreSQL) behind one Kysely interface, owns its dialect, its SQLite handle
+// and its group committer, runs write transactions and the work that waits for
+// their commit, and applies the migrations.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { SearchPathDialect } from './schema-introspector.js';
-import { registerSqliteHandle } from './sqlite-direct.js';
 import { withStatementCache } from './statement-cache.js';
-import type { Database } from './tables.js';
+import type { Database, Db } from './tables.js';
 
-export type Db = Kysely<Database>;
+export type { Db } from './tables.js';
 export type Dialect = 'sqlite' | 'postgres';
-
-export interface DatabaseHandle {
-  db: Db;
-  dialect: Dialect;
-  /** The underlying better-sqlite3 handle (SQLite only): backups, pragmas. */
-  sqlite: SQLite.Database | null;
-  /** The PostgreSQL schema in use when not the default (tests isolate themselves in one). */
-  pgSchema: string | null;
-  close(): Promise<void>;
-}
 
 // int8 (counts, bigint ids and timestamps) as JS numbers: every value we keep
 // there is far below 2^53.
@@ -36,6 +29,80 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (tests isolate themselves in a fresh schema). */
   pgSchema?: string;
   pgPoolSize?: number;
+}
+
+/** The transaction a piece of code runs in, and what waits for its commit. */
+interface OpenTransaction {
+  committed: Array<() => void>;
+}
+
+export class DatabaseHandle {
+  /** Group commit on SQLite (src/db/group-commit.ts); PostgreSQL runs ordinary transactions. */
+  private readonly committer: GroupCommitter | null;
+  /** Which transaction of this database the current async context runs in. */
+  private readonly current = new AsyncLocalStorage<OpenTransaction>();
+
+  constructor(
+    readonly db: Db,
+    readonly dialect: Dialect,
+    /** The underlying better-sqlite3 handle (SQLite only): backups, pragmas. */
+    readonly sqlite: SQLite.Database | null,
+    /** The PostgreSQL schema in use when not the default (tests isolate themselves in one). */
+    readonly pgSchema: string | null,
+  ) {
+    this.committer = dialect === 'sqlite' ? new GroupCommitter(db) : null;
+  }
+
+  /** Transactions committed and commits used on SQLite (the ratio is group commit's saving); null on PostgreSQL. */
+  get groupCommitStats(): { transactions: number; batches: number } | null {
+    return this.committer?.stats ?? null;
+  }
+
+  /** True while the calling code runs inside a transaction of this database. */
+  get inTransaction(): boolean {
+    return this.current.getStore() !== undefined;
+  }
+
+  /**
+   * Runs fn in a write transaction and resolves once it is durably committed.
+   * On SQLite it runs inside a group commit: BEGIN IMMEDIATE takes the write
+   * lock up front so a read-then-write (capacity checks) cannot be
+   * interleaved by another process, fn gets its own savepoint, and
+   * transactions arriving together share one commit and one fsync. On
+   * PostgreSQL it is a normal transaction: callers lock the rows they decide
+   * on (lockUser). Nesting is refused: on SQLite an inner transaction would
+   * wait for the batch its caller holds open, for ever.
+   */
+  async transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    if (this.inTransaction) {
+      throw new Error('transaction() called inside a transaction: pass the open transaction down instead of starting another');
+    }
+    const open: OpenTransaction = { committed: [] };
+    const run = (trx: Db) => this.current.run(open, () => fn(trx));
+    const result = this.committer ? await this.committer.run(run) : await this.db.transaction().execute(run);
+    for (const work of open.committed) work();
+    return result;
+  }
+
+  /**
+   * Runs work once the current transaction has committed (never when it rolls
+   * back): for what other requests must not see before the data does, such as
+   * dropping cached answers. Only inside transaction().
+   */
+  onCommit(work: () => void): void {
+    const open = this.current.getStore();
+    if (!open) throw new Error('onCommit() called outside a transaction');
+    open.committed.push(work);
+  }
+
+  /** Applies pending migrations. On PostgreSQL Kysely holds an advisory lock meanwhile, so instances starting together migrate once. */
+  migrate(): Promise<void> {
+    return migrateToLatest(this);
+  }
+
+  close(): Promise<void> {
+    return this.db.destroy();
+  }
 }
 
 export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DatabaseHandle {
@@ -53,12 +120,10 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
     // Every group-commit member runs in a savepoint, and SQLite keeps a
     // savepoint's (and a multi-row statement's) undo pages in a temporary
-    // file unless told otherwise: that file's writes were half of a write's cost.
+    // file unless told otherwise.
     sqlite.pragma('temp_store = MEMORY');
-    const handle = withStatementCache(sqlite);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
-    registerSqliteHandle(db, handle);
-    return { db, dialect: 'sqlite', sqlite, pgSchema: null, close: () => db.destroy() };
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    return new DatabaseHandle(db, 'sqlite', sqlite, null);
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -66,10 +131,10 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool })) });
-  return { db, dialect: 'postgres', sqlite: null, pgSchema: opts.pgSchema ?? null, close: () => db.destroy() };
+  return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null);
 }
 
-/** Applies pending migrations. On PostgreSQL Kysely holds an advisory lock meanwhile, so instances starting together migrate once. */
+/** Applies pending migrations (see DatabaseHandle.migrate). */
 export async function migrateToLatest(handle: Pick<DatabaseHandle, 'db' | 'pgSchema'>): Promise<void> {
   const migrator = new Migrator({
     db: handle.db as unknown as Kysely<unknown>,

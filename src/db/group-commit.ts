@@ -5,13 +5,10 @@
 // back only its own writes, and every caller is answered only after the
 // shared COMMIT has succeeded, so an acknowledged write is a durable one.
 import { CompiledQuery } from 'kysely';
-import type { Db } from './database.js';
-import { runOn, sqliteHandleOf } from './sqlite-direct.js';
+import type { Db } from './tables.js';
 
 interface Pending {
   fn: (trx: Db) => Promise<unknown>;
-  /** Told at once (before the next member runs) when this member's writes are undone. */
-  undone: () => void;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -37,16 +34,10 @@ export class GroupCommitter {
     private readonly maxBatch = 64,
   ) {}
 
-  /**
-   * Runs fn as a member of the next batch; resolves after the shared commit.
-   * `undone` is called synchronously as soon as fn's writes are rolled back
-   * (fn failed, or the whole batch did), before any other transaction runs
-   * on the connection: in-memory state that mirrors fn's writes is dropped
-   * before another member could read it.
-   */
-  run<T>(fn: (trx: Db) => Promise<T>, undone: () => void = () => undefined): Promise<T> {
+  /** Runs fn as a member of the next batch; resolves after the shared commit. */
+  run<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, undone, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
         this.running = true;
         // Started on the next turn of the event loop, not now: requests that
@@ -75,13 +66,9 @@ export class GroupCommitter {
 
   private async batch(): Promise<void> {
     const members: Array<{ item: Pending; outcome: Outcome }> = [];
-    const handle = sqliteHandleOf(this.db);
     try {
       await this.db.connection().execute(async (conn) => {
-        // The batch holds the connection: its own statements run on it directly where possible.
-        const exec = handle
-          ? async (q: CompiledQuery) => void runOn(handle, q.sql, q.parameters)
-          : async (q: CompiledQuery) => void (await conn.executeQuery(q));
+        const exec = async (q: CompiledQuery) => void (await conn.executeQuery(q));
         await exec(BEGIN);
         try {
           // Later arrivals join while the batch is open, up to maxBatch.
@@ -97,14 +84,12 @@ export class GroupCommitter {
               entry.outcome = { ok: false, error };
               // Undo this member's writes only; if even that fails, the batch is lost.
               await exec(ROLLBACK_MEMBER);
-              item.undone();
               await exec(RELEASE);
             }
           }
           await exec(COMMIT);
         } catch (err) {
           await exec(ROLLBACK).catch(() => undefined);
-          for (const m of members) m.item.undone();
           throw err;
         }
       });
@@ -119,15 +104,4 @@ export class GroupCommitter {
       else m.item.reject(m.outcome.error);
     }
   }
-}
-
-const committers = new WeakMap<Db, GroupCommitter>();
-
-export function groupCommitterFor(db: Db): GroupCommitter {
-  let c = committers.get(db);
-  if (!c) {
-    c = new GroupCommitter(db);
-    committers.set(db, c);
-  }
-  return c;
 }

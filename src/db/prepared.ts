@@ -1,12 +1,10 @@
 // Queries on the write path run thousands of times a second, and Kysely spends
 // more time building and compiling one than SQLite spends running it (a
 // quarter of an open + close pair's CPU). A prepared query is built and
-// compiled once per dialect with named placeholders, then run with each call's
-// values bound in their places; inside a SQLite group commit, on the
-// connection directly (src/db/sqlite-direct.ts).
+// compiled once per dialect with named placeholders, then run through Kysely's
+// executor with each call's values bound in their places.
 import { type Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
-import { heldHandle, runOn } from './sqlite-direct.js';
 
 const SLOT = '\u0000slot:';
 
@@ -22,9 +20,10 @@ interface Compiled {
  * values: use them only where Kysely binds a parameter (inserted and updated
  * values, comparisons with `=`, `<`, …), never where the value's kind changes
  * the SQL (`is null`, `in` lists, identifiers). Every other value in the
- * query stays as built. A value left undefined at run time is bound as NULL.
+ * query stays as built. A value left undefined at run time is an error: pass
+ * null to bind NULL.
  */
-export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): (db: Db, values: P) => Promise<R[]> {
+export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): (db: Db, values: Bound<P>) => Promise<R[]> {
   // Keyed by the dialect's adapter, which a database shares with its transactions.
   const byAdapter = new WeakMap<object, Compiled>();
   return async (db, values) => {
@@ -38,9 +37,7 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
       compiled = compile(db, build);
       byAdapter.set(adapter, compiled);
     }
-    const params = compiled.slots.map((s) => ('name' in s ? ((values as Record<string, unknown>)[s.name] ?? null) : s.constant));
-    const held = heldHandle(db);
-    if (held) return runOn<R>(held, compiled.sql, params);
+    const params = compiled.slots.map((s) => ('name' in s ? valueOf(values, s.name) : s.constant));
     const { rows } = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, params));
     return rows;
   };
@@ -51,4 +48,13 @@ function compile<P extends object, R>(db: Db, build: (db: Db, values: P) => Comp
   const query = build(db, placeholders).compile();
   const slots = query.parameters.map((v): Slot => (typeof v === 'string' && v.startsWith(SLOT) ? { name: v.slice(SLOT.length) } : { constant: v }));
   return { sql: query.sql, slots };
+}
+
+/** Every value a prepared query names, given: an optional column is passed as null, not left out. */
+export type Bound<P> = { [K in keyof P]-?: Exclude<P[K], undefined> };
+
+function valueOf(values: object, name: string): unknown {
+  const value = (values as Record<string, unknown>)[name];
+  if (value === undefined) throw new Error(`prepared query: no value for ${name} (pass null to bind NULL)`);
+  return value;
 }

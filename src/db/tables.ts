@@ -1,7 +1,7 @@
 // Every table's row type, in one place. Timestamps are epoch milliseconds
 // (integers on both dialects, so comparisons and ordering are plain number
 // arithmetic); dates are 'YYYY-MM-DD' text; booleans are 0/1 integers.
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { BetStatus, Direction } from '../domain/bets.js';
 import type { ChatTransportName, NotificationKind, NotificationStatus } from '../domain/notifications.js';
 
@@ -191,6 +191,9 @@ export interface Database {
   pay_events: PayEventsTable;
   pay_local_checkouts: PayLocalCheckoutsTable;
 }
+
+/** The database or a transaction on it, as data-access functions take it. */
+export type Db = Kysely<Database>;
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -1,20 +1,26 @@
-// Cookie sessions: sets and clears auth_token, and the authenticate hook that
-// "Auth: yes" routes run before anything else (so 401 comes before 400).
-import type { IncomingMessage } from 'node:http';
+// Cookie sessions: sets and clears auth_token, and the authentication every
+// route marked `config: { auth: true }` runs before anything else (so 401
+// comes before 400).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../errors.js';
-import { authenticate, knownPrincipal, type Principal } from '../services/accounts.js';
+import { authenticate, type Principal } from '../services/accounts.js';
 import { cookieOf } from './cookies.js';
 
 export const COOKIE = 'auth_token';
 
+/** Routes registered after this call that set `config.auth` authenticate first. */
 export function installAuth(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
-  app.decorate('authenticate', async (request) => {
+  const authenticateRequest = async (request: FastifyRequest): Promise<void> => {
     const token = cookieOf(request, COOKIE);
     const principal = token ? await authenticate(app.ctx, token) : null;
     if (!principal) throw unauthorized();
     request.principal = principal;
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth !== true) return;
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [authenticateRequest, ...own] as typeof route.onRequest;
   });
 }
 
@@ -41,16 +47,4 @@ export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): v
 export async function optionalPrincipal(app: FastifyInstance, request: FastifyRequest): Promise<Principal | null> {
   const token = cookieOf(request, COOKIE);
   return token ? authenticate(app.ctx, token) : null;
-}
-
-/**
- * Whether a raw request (before routing) carries a session already known live
- * here, from memory alone (src/http/front-answers.ts). False means "ask the
- * router": the session may still be valid, or it is not and the router says 401.
- */
-export function knownSession(app: FastifyInstance, req: IncomingMessage): boolean {
-  const header = req.headers.cookie;
-  if (!header) return false;
-  const token = app.parseCookie(header)[COOKIE];
-  return token !== undefined && knownPrincipal(app.ctx, token) !== undefined;
 }

@@ -15,7 +15,7 @@ export function requestIdOf(req: IncomingMessage): string {
 export function installObservability(app: FastifyInstance, metrics: Metrics): void {
   // A callback hook rather than an async one: it runs on every request.
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.http.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 }

@@ -1,13 +1,12 @@
 // The HTTP server under Fastify: Node's HTTP/1 server with the configured
-// time-outs and limits (slow clients cannot hold connections open forever,
-// nor send endless headers), trying the front answers before routing.
+// time-outs and limits, so slow clients cannot hold connections open for
+// ever, nor send endless headers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
-import type { FrontAnswers } from './front-answers.js';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function httpServerFactory(limits: Config['server'], front: FrontAnswers): (route: Route) => Server {
+export function httpServerFactory(limits: Config['server']): (route: Route) => Server {
   return (route) => {
     const server = createServer(
       {
@@ -15,9 +14,7 @@ export function httpServerFactory(limits: Config['server'], front: FrontAnswers)
         connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
         maxHeaderSize: limits.maxHeaderBytes,
       },
-      (req, res) => {
-        if (!front.serve(req, res)) route(req, res);
-      },
+      route,
     );
     server.requestTimeout = limits.requestTimeoutMs;
     server.keepAliveTimeout = limits.keepAliveTimeoutMs;

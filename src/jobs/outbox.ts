@@ -9,9 +9,8 @@
 // taken by another worker once the lease has run out.
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Dialect } from '../db/database.js';
+import type { DatabaseHandle } from '../db/database.js';
 import type { NotificationRow } from '../db/tables.js';
-import { withTransaction } from '../db/transaction.js';
 import { backoffMs, MAX_ATTEMPTS } from '../domain/notifications.js';
 import type { Clock } from '../lib/clock.js';
 import type { ChatTransport, SendOutcome } from '../providers/chat/types.js';
@@ -21,8 +20,7 @@ import { enqueueCancelNotice } from '../services/notifications.js';
 import type { ProviderStatus } from '../services/provider-status.js';
 
 export interface OutboxOptions {
-  db: Db;
-  dialect: Dialect;
+  database: DatabaseHandle;
   clock: Clock;
   transport: ChatTransport;
   log: FastifyBaseLogger;
@@ -58,7 +56,8 @@ export class OutboxWorker {
 
   /** One pass: claims due notices and tries each once. Returns how many were claimed. */
   async runOnce(): Promise<number> {
-    const { db, dialect, clock, transport } = this.o;
+    const { database, clock, transport } = this.o;
+    const { db, dialect } = database;
     const token = randomBytes(12).toString('hex');
     const now = clock.now();
     const rows = await claimDue(db, dialect, transport.name, token, now, now + this.leaseMs, this.batchSize);
@@ -94,20 +93,21 @@ export class OutboxWorker {
 
   private async release(rows: NotificationRow[], token: string, notBefore: number): Promise<void> {
     for (const r of rows) {
-      await updateNotification(this.o.db, r.id, token, { next_attempt_at: Math.max(notBefore, r.next_attempt_at), claim_token: null, claimed_until: null });
+      await updateNotification(this.o.database.db, r.id, token, { next_attempt_at: Math.max(notBefore, r.next_attempt_at), claim_token: null, claimed_until: null });
     }
   }
 
   /** A follower notice goes only to the chat the user still has linked. */
   private async stillWanted(row: NotificationRow): Promise<boolean> {
     if (!BET_NOTICES.has(row.kind) || row.user_id === null) return true;
-    const link = await findLinkOfUser(this.o.db, row.user_id, row.transport);
+    const link = await findLinkOfUser(this.o.database.db, row.user_id, row.transport);
     return link !== undefined && link.chat_id === row.chat_id;
   }
 
   private async recordSent(row: NotificationRow): Promise<void> {
-    const { db, dialect, clock, webUrl, transport } = this.o;
-    await withTransaction(db, dialect, async (trx) => {
+    const { database, clock, webUrl, transport } = this.o;
+    const { dialect } = database;
+    await database.transaction(async (trx) => {
       const now = clock.now();
       const current = await lockNotification(trx, dialect, row.id);
       if (!current) return;
@@ -128,13 +128,14 @@ export class OutboxWorker {
   }
 
   private async recordFailure(row: NotificationRow, token: string, outcome: Exclude<SendOutcome, { ok: true }>): Promise<void> {
-    const { db, dialect, clock, log } = this.o;
+    const { database, clock, log } = this.o;
+    const { db, dialect } = database;
     const now = clock.now();
     const attempts = row.attempts + 1;
     this.o.onDeliveryFailure?.(row.transport);
     if (outcome.reason === 'blocked') {
       const chat = { transport: row.transport, chatId: row.chat_id };
-      await withTransaction(db, dialect, async (trx) => {
+      await database.transaction(async (trx) => {
         await updateNotification(trx, row.id, token, { status: 'failed', attempts, last_error: `chat blocked the bot (${outcome.error})`, claim_token: null });
         await deleteLinkOfChat(trx, chat);
         await dropPendingOfChat(trx, chat, 'chat blocked the bot');

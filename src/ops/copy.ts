@@ -7,6 +7,9 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../db/database.js';
+
+/** The PostgreSQL database copied into, in the schema it resolves to. */
+type Target = Pick<DatabaseHandle, 'db' | 'pgSchema'>;
 import { migrations } from '../db/migrations/index.js';
 
 /** Kysely's own bookkeeping: the target's migrations write it. */
@@ -49,7 +52,7 @@ function sourceTables(src: SQLite.Database): { order: string[]; columns: Map<str
   return { order: dependencyOrder(names, references), columns };
 }
 
-async function assertFresh(target: DatabaseHandle): Promise<void> {
+async function assertFresh(target: Target): Promise<void> {
   const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema()`.execute(target.db);
   if (rows[0].n > 0) throw new CopyError('the target PostgreSQL database (its current schema) is not empty: copy only into a fresh one');
 }
@@ -71,7 +74,7 @@ function* rowsOf(src: SQLite.Database, table: string): Generator<Array<Record<st
 
 
 /** Each user's leaderboard row next to the sum and count of their CLOSED bets; mismatches only. */
-async function leaderboardMismatches(target: DatabaseHandle): Promise<string[]> {
+async function leaderboardMismatches(target: Target): Promise<string[]> {
   const { rows } = await sql<{ user_id: number; score: number | null; trades: number | null; sum: number | null; n: number }>`
     select coalesce(l.user_id, b.user_id) as user_id, l.total_score as score, l.total_trades as trades, b.sum, coalesce(b.n, 0)::int as n
     from leaderboard l
@@ -101,7 +104,7 @@ export async function copySqliteToPostgres(from: DatabaseConfig, to: DatabaseCon
       throw new CopyError(`the SQLite database is at migration ${applied.at(-1) ?? 'none'}, this version expects ${expected.at(-1)}: start the service on it once first`);
     }
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(pgHandle.db);
-    const target: DatabaseHandle = { ...pgHandle, pgSchema: rows[0].schema };
+    const target = { db: pgHandle.db, pgSchema: rows[0].schema };
     await assertFresh(target);
     await migrateToLatest(target);
 

@@ -31,9 +31,25 @@ const insertBetQuery = prepared((db, b: Omit<NewBet, 'id'>) =>
     .returningAll(),
 );
 
+/** The columns an opening leaves empty: a new bet has no exit yet. */
+const NOT_ENDED = { exit_price: null, percentage_gain: null, closed_at: null, close_reason: null, benchmark_exit: null } as const;
+
 export async function insertBet(db: Db, bet: Omit<NewBet, 'id'>): Promise<BetRow> {
-  const [row] = await insertBetQuery(db, bet);
+  const [row] = await insertBetQuery(db, {
+    ...NOT_ENDED,
+    target_date: null,
+    settle_at: null,
+    source_bet_id: null,
+    source_kind: null,
+    benchmark_entry: null,
+    ...definedOnly(bet),
+  });
   return row!;
+}
+
+/** Drops keys whose value is undefined, so the defaults before them stand. */
+function definedOnly<T extends object>(values: T): T {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as T;
 }
 
 const betByIdQuery = prepared((db, p: { id: number }) => db.selectFrom('bets').selectAll().where('id', '=', p.id));
@@ -107,7 +123,7 @@ const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
 
 /** Ends a bet that is still OPEN; undefined when it no longer is (another close or cancel won). */
 export async function finishOpenBet(db: Db, id: number, exit: BetExit): Promise<BetRow | undefined> {
-  return (await finishOpenQuery(db, { ...exit, id }))[0];
+  return (await finishOpenQuery(db, { benchmark_exit: null, ...exit, id }))[0];
 }
 
 export async function listOpenBets(db: Db, userId: number): Promise<BetRow[]> {

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db, Dialect } from '../db/database.js';
 import type { NewUser, UserRow } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
@@ -22,4 +22,26 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
 
 export async function updatePasswordHash(db: Db, id: number, hash: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute();
+}
+
+/**
+ * Locks a user's row until the transaction ends (PostgreSQL); SQLite's
+ * immediate transaction already holds the write lock. FOR NO KEY UPDATE, not
+ * FOR UPDATE: inserting a row that references the user (a bet, a follow)
+ * takes FOR KEY SHARE on it, which NO KEY UPDATE does not conflict with, so
+ * insert-then-lock in two transactions cannot deadlock.
+ */
+export async function lockUser(trx: Db, dialect: Dialect, userId: number): Promise<boolean> {
+  const q = trx.selectFrom('users').select('id').where('id', '=', userId);
+  const row = await (dialect === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Holds a user's row lock until the transaction ends, where there is one to
+ * take: PostgreSQL (as lockUser). On SQLite the immediate transaction already
+ * holds the database's write lock, so nothing is read.
+ */
+export async function holdUserLock(trx: Db, dialect: Dialect, userId: number): Promise<void> {
+  if (dialect === 'postgres') await lockUser(trx, dialect, userId);
 }

@@ -72,7 +72,6 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/me',
     {
-      onRequest: app.authenticate,
       config: { auth: true },
       schema: {
         tags: ['accounts'],

@@ -21,7 +21,7 @@ function sameSecret(given: string | string[] | undefined, expected: string): boo
 
 export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { onRequest: app.authenticate, config: { auth: true } };
+  const auth = { config: { auth: true } };
 
   app.get(
     '/chat/status',

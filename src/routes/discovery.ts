@@ -2,7 +2,6 @@
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '../version.js';
-import { sendSerialized } from '../http/serialized.js';
 import { ref } from '../schemas/common.js';
 import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';
 import { healthMonitor } from '../services/health.js';
@@ -13,7 +12,6 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const base = config.publicUrl;
   const catalogLink = `<${base}/.well-known/api-catalog>; rel="api-catalog"`;
   const health = healthMonitor(app.ctx, [app.ctx.providerStatus.prices, app.ctx.providerStatus.chat]);
-  const serializedHealth = new WeakMap<object, Buffer>();
 
   app.get(
     '/',
@@ -27,20 +25,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(HealthResponseSchema) },
       },
     },
-    async (request, reply) => {
+    async (_request, reply) => {
       reply.header('link', catalogLink).header('cache-control', 'no-store');
-      app.front.offer(request, reply, () => {
-        const fresh = health.peek();
-        return fresh === undefined ? undefined : serializedHealth.get(fresh);
-      });
-      // The answer changes at most once per check: serialized once per check, not per poll.
-      const now = await health.get();
-      let body = serializedHealth.get(now);
-      if (!body) {
-        const serialize = reply.getSerializationFunction('200') as (v: unknown) => string;
-        serializedHealth.set(now, (body = Buffer.from(serialize(now))));
-      }
-      return sendSerialized(reply, body);
+      return health.get();
     },
   );
 

@@ -83,7 +83,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
     return sendPage(reply, 500, 'Something went wrong', html`<p>Internal server error.</p>`);
   });
 
-  const auth = { onRequest: app.authenticate, config: { auth: true } };
+  const auth = { config: { auth: true } };
   const tags = ['payments (local provider)'];
 
   app.get<{ Params: { id: string } }>(

@@ -10,7 +10,7 @@ import { changePassword, deleteAccount, exportBets } from '../services/account-c
 
 export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { onRequest: app.authenticate, config: { auth: true } };
+  const auth = { config: { auth: true } };
 
   app.post(
     '/me/password',

@@ -12,7 +12,6 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/notifications',
     {
-      onRequest: app.authenticate,
       config: { auth: true },
       schema: {
         tags: ['chat'],

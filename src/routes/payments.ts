@@ -10,7 +10,7 @@ import { stripeWebhookRoute } from './stripe-webhook.js';
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { onRequest: app.authenticate, config: { auth: true } };
+  const auth = { config: { auth: true } };
 
   app.get(
     '/api/pay/plans',

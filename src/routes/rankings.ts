@@ -4,13 +4,13 @@ import { optionalPrincipal } from '../http/auth.js';
 import { errorResponses, ref } from '../schemas/common.js';
 import { RankingsQuerySchema, RankingsResponseSchema } from '../schemas/rankings.js';
 import { rankings } from '../services/rankings.js';
-import { publicRateLimit } from './trading.js';
+import { publicRateLimit } from '../http/route-options.js';
 
 export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/rankings',
     {
-      config: publicRateLimit(app.ctx),
+      config: publicRateLimit(app.ctx.config),
       schema: {
         tags: ['trading'],
         summary: 'Traders ranked by skill: alpha against the market, shrunk toward zero for few trades',

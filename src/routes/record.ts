@@ -4,11 +4,11 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, ref } from '../schemas/common.js';
 import { RecordDaySchema, UserRecordSchema } from '../schemas/record.js';
 import { recordDay, recordHead, userRecord } from '../services/record.js';
-import { publicRateLimit } from './trading.js';
+import { publicRateLimit } from '../http/route-options.js';
 
 export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const publicLimit = publicRateLimit(ctx);
+  const publicLimit = publicRateLimit(ctx.config);
 
   app.get(
     '/record/head',

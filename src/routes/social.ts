@@ -12,18 +12,16 @@ import {
 } from '../schemas/social.js';
 import { PublicUserSchema } from '../schemas/users.js';
 import { feed } from '../services/feed.js';
-import { sendCached } from '../http/serialized.js';
-import { timeBucket } from '../services/answers.js';
 import { changeFollow, followedIds } from '../services/follows.js';
 import { publicProfile } from '../services/profiles.js';
 import { findUsers } from '../services/user-search.js';
-import { publicRateLimit } from './trading.js';
+import { publicRateLimit } from '../http/route-options.js';
 
 export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { onRequest: app.authenticate, config: { auth: true } };
+  const auth = { config: { auth: true } };
   // Profiles need no session, so they are limited per client address instead.
-  const publicLimit = publicRateLimit(ctx);
+  const publicLimit = publicRateLimit(ctx.config);
 
   app.post(
     '/follow',
@@ -74,12 +72,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const { userId } = principalOf(request);
-      const { limit, offset } = request.query;
-      return sendCached(reply, ctx.answers, `feed|${userId}|${limit}|${offset}|${timeBucket(ctx)}`, [userId], async () => {
-        const { items, followed } = await feed(ctx, userId, request.query);
-        return { value: items, deps: followed };
-      });
+      return feed(ctx, principalOf(request).userId, request.query);
     },
   );
 
@@ -110,12 +103,6 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(PublicProfileResponseSchema), ...errorResponses(400, 404, 429) },
       },
     },
-    async (request, reply) => {
-      const id = request.params.user_id;
-      const { limit, offset } = request.query;
-      return sendCached(reply, ctx.answers, `public|${id}|${limit}|${offset}|${timeBucket(ctx)}`, [id], async () => ({
-        value: await publicProfile(ctx, id, request.query),
-      }));
-    },
+    async (request) => publicProfile(ctx, request.params.user_id, request.query),
   );
 };

@@ -4,13 +4,13 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, ref } from '../schemas/common.js';
 import { TraderStatsSchema } from '../schemas/stats.js';
 import { traderStats } from '../services/stats.js';
-import { publicRateLimit } from './trading.js';
+import { publicRateLimit } from '../http/route-options.js';
 
 export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/user/:user_id/stats',
     {
-      config: publicRateLimit(app.ctx),
+      config: publicRateLimit(app.ctx.config),
       schema: {
         tags: ['social'],
         summary: "A trader's statistics: win rate, median gain, drawdown, cancel rate, how tailers fared",

@@ -19,7 +19,6 @@ export const tailFadeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/bet/:bet_id/${kind}`,
       {
-        onRequest: app.authenticate,
         config: { auth: true },
         schema: {
           tags: ['trading'],

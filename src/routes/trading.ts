@@ -1,7 +1,6 @@
 // Prices, the bet lifecycle, portfolio, history and leaderboard.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import {
@@ -29,11 +28,8 @@ import {
   portfolio,
 } from '../services/bets.js';
 import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
-import { LEADERBOARD_CACHE_MS, leaderboardKey, windowedLeaderboard } from '../services/rankings.js';
-import { AnswerCache } from '../lib/answer-cache.js';
-import { LatestSerialized, sendCached, sendSerialized } from '../http/serialized.js';
-import { timeBucket } from '../services/answers.js';
-import { afterCommit } from '../db/transaction.js';
+import { leaderboard } from '../services/rankings.js';
+import { publicRateLimit } from '../http/route-options.js';
 import { LeaderboardQuerySchema } from '../schemas/rankings.js';
 
 /** 503 while the price provider is down, with the Retry-After header declared in the document. */
@@ -42,26 +38,10 @@ const PriceUnavailable503 = Type.Unsafe<{ error: string }>({
   headers: { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } },
 });
 
-/** Tickers whose latest price answer is kept serialized (the simulated universe has a few hundred). */
-const PRICE_ANSWER_TICKERS = 2_000;
-
-/** Route config for public reads: the per-client rate limit when limits are on. */
-export function publicRateLimit(ctx: AppContext): { rateLimit?: { max: number; timeWindow: number } } {
-  return ctx.config.rateLimits.enabled ? { rateLimit: { max: ctx.config.rateLimits.publicPerMinute, timeWindow: 60_000 } } : {};
-}
-
 export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { onRequest: app.authenticate, config: { auth: true } };
-  const publicLimit = publicRateLimit(ctx);
-  // Everyone asks for the same few leaderboards: one query per period serves them all.
-  const leaderboards = new AnswerCache(LEADERBOARD_CACHE_MS);
-  ctx.betEvents.onCommitted((e) => {
-    if (e.kind === 'closed' || e.kind === 'settled') leaderboards.clear();
-  });
-  ctx.accountDeletionListeners.push(async (trx) => afterCommit(trx, () => leaderboards.clear()));
-  // A price answer is the same for every caller: serialized once per ticker and price.
-  const priceAnswers = new LatestSerialized<number>(PRICE_ANSWER_TICKERS);
+  const auth = { config: { auth: true } };
+  const publicLimit = publicRateLimit(ctx.config);
 
   app.get(
     '/price/:ticker',
@@ -76,21 +56,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(TickerPriceResponseSchema), ...errorResponses(400, 401, 404), 503: PriceUnavailable503 },
       },
     },
-    async (request, reply) => {
+    async (request): Promise<TickerPriceResponse> => {
       const ticker = tickerOrBadRequest(request.params.ticker);
-      const serialize = reply.getSerializationFunction('200') as (answer: TickerPriceResponse) => string;
-      const answer = (price: number) => priceAnswers.bytes(ticker, price, () => serialize({ ticker, price }));
-      // Polled by every open chart: while the price is cached, callers with a known session get it before routing.
-      app.front.offer(
-        request,
-        reply,
-        () => {
-          const price = ctx.prices.peek?.(ticker);
-          return price === undefined ? undefined : answer(price);
-        },
-        { sameForEverySession: true },
-      );
-      return sendSerialized(reply, answer(await priceOrUnavailable(ctx, ticker)));
+      return { ticker, price: await priceOrUnavailable(ctx, ticker) };
     },
   );
 
@@ -192,7 +160,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const { userId } = principalOf(request);
-      return sendCached(reply, ctx.answers, `portfolio|${userId}|${timeBucket(ctx)}`, [userId], async () => ({ value: await portfolio(ctx, userId) }));
+      return portfolio(ctx, userId);
     },
   );
 
@@ -213,9 +181,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('cache-control', 'no-store');
       const { userId } = principalOf(request);
       const { limit, offset } = request.query;
-      return sendCached(reply, ctx.answers, `history|${userId}|${limit}|${offset}`, [userId], async () => ({
-        value: await history(ctx, userId, limit, offset),
-      }));
+      return history(ctx, userId, limit, offset);
     },
   );
 
@@ -236,10 +202,6 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Array(ref(LeaderboardUserSchema)), ...errorResponses(400, 429) },
       },
     },
-    async (request, reply) => {
-      const query = request.query;
-      app.front.offer(request, reply, () => leaderboards.peek(leaderboardKey(ctx, query)));
-      return sendCached(reply, leaderboards, leaderboardKey(ctx, query), [], async () => ({ value: await windowedLeaderboard(ctx, query) }));
-    },
+    async (request) => leaderboard(ctx, request.query),
   );
 };

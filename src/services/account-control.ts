@@ -3,7 +3,6 @@
 import { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import type { BetRow } from '../db/tables.js';
-import { afterCommit, withTransaction } from '../db/transaction.js';
 import { passwordProblem } from '../domain/accounts.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { anonymiseUser, deleteOtherSessions } from '../repositories/account-control.js';
@@ -25,18 +24,16 @@ export async function changePassword(ctx: AppContext, who: Principal, current: s
   if (problem) throw badRequest(problem);
   await checkPassword(ctx, who.userId, current);
   const hash = await ctx.passwords.hash(next);
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     await updatePasswordHash(trx, who.userId, hash);
     await deleteOtherSessions(trx, who.userId, who.sessionId);
-    afterCommit(trx, () => ctx.sessionCache?.forgetUser(who.userId, who.sessionId));
   });
 }
 
 export async function deleteAccount(ctx: AppContext, who: Principal, password: string): Promise<void> {
   await checkPassword(ctx, who.userId, password);
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     await anonymiseUser(trx, who.userId, ctx.clock.now());
-    afterCommit(trx, () => ctx.sessionCache?.forgetUser(who.userId));
     // Parts of the service holding more personal data (chat links, …) remove it in the same transaction.
     for (const l of ctx.accountDeletionListeners) await l(trx, who.userId);
   });

@@ -69,33 +69,17 @@ export interface Principal {
   sessionId: string;
 }
 
-/** The session a cookie names, or null if the token is invalid, expired or revoked. */
+/**
+ * The session a cookie names, or null if the token is invalid, expired or
+ * revoked. The session row is read on every request, so a logout, a password
+ * change or a deletion is refused at once on every instance.
+ */
 export async function authenticate(ctx: AppContext, token: string): Promise<Principal | null> {
-  // Most requests come with a session this process has already checked: no await for those.
-  const known = knownPrincipal(ctx, token);
-  if (known) return known;
   const now = ctx.clock.now();
   const claims = await ctx.tokens.verify(token, now);
   if (!claims) return null;
-  const cache = ctx.sessionCache;
-  if (cache?.userOf(claims.sessionId, now) === claims.userId) return claims;
-  const ticket = cache?.ticket();
   const session = await findLiveSession(ctx.db, claims.sessionId, now);
   if (!session || session.user_id !== claims.userId) return null;
-  if (cache && ticket !== undefined) cache.remember(ticket, session.id, session.user_id, session.expires_at, now);
-  return claims;
-}
-
-/**
- * The principal of a session already known live here, read from memory only:
- * a token whose signature was checked before and a session in the live-session
- * cache. Undefined means only the full check can tell (it may still be valid):
- * authenticate() starts with this one, and the front answers use it alone.
- */
-export function knownPrincipal(ctx: AppContext, token: string): Principal | undefined {
-  const now = ctx.clock.now();
-  const claims = ctx.tokens.known(token, now);
-  if (!claims || ctx.sessionCache?.userOf(claims.sessionId, now) !== claims.userId) return undefined;
   return claims;
 }
 
@@ -104,7 +88,6 @@ export async function logout(ctx: AppContext, token: string | undefined): Promis
   const claims = await ctx.tokens.verify(token, ctx.clock.now());
   if (!claims) return;
   await deleteSession(ctx.db, claims.sessionId);
-  ctx.sessionCache?.forget(claims.sessionId);
 }
 
 export async function currentUser(ctx: AppContext, userId: number): Promise<User> {

@@ -1,10 +1,9 @@
 // What else must happen, in the same transaction, when a bet changes state:
 // the notification outbox (messaging), the verifiable record, statistics.
-// The bet lifecycle calls ctx.betEvents inside its transaction; each part of
-// the service registers a listener when the app is built.
-import type { Db } from '../db/database.js';
+// The bet lifecycle calls ctx.betEvents inside its transaction; which parts
+// listen is said in one place, src/services/wiring.ts.
+import type { Db, DatabaseHandle } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
-import { afterCommit } from '../db/transaction.js';
 
 export type BetEventKind = 'opened' | 'closed' | 'cancelled' | 'settled';
 
@@ -21,6 +20,8 @@ export class BetEvents {
   private readonly listeners: BetEventListener[] = [];
   private readonly committedListeners: Array<(event: BetEvent) => void> = [];
 
+  constructor(private readonly database: DatabaseHandle) {}
+
   on(listener: BetEventListener): void {
     this.listeners.push(listener);
   }
@@ -33,6 +34,6 @@ export class BetEvents {
   /** Runs every listener in the caller's transaction; a failure rolls the bet change back. */
   async emit(trx: Db, event: BetEvent): Promise<void> {
     for (const l of this.listeners) await l(trx, event);
-    if (this.committedListeners.length > 0) afterCommit(trx, () => this.committedListeners.forEach((l) => l(event)));
+    if (this.committedListeners.length > 0) this.database.onCommit(() => this.committedListeners.forEach((l) => l(event)));
   }
 }

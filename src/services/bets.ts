@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
-import { holdUserLock, withTransaction } from '../db/transaction.js';
+import { holdUserLock } from '../repositories/users.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
@@ -69,7 +69,7 @@ export async function openBet(
   }
   // The benchmark's price (for alpha) is fetched beside the entry price, before the transaction; null on failure.
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
-  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  return ctx.database.transaction(async (trx) => {
     // The user row lock serialises this user's opens, so the count below stays true until commit.
     await holdUserLock(trx, ctx.dialect, userId);
     const state = await openingState(trx, userId);
@@ -132,8 +132,8 @@ async function closeAt(ctx: AppContext, trx: Db, bet: BetRow, { price, benchmark
 }
 
 export async function closeBet(ctx: AppContext, userId: number, betId: number): Promise<CloseBetResponse> {
-  // Only unchanging fields are read from a remembered bet; the update below decides whether it is still OPEN.
-  const bet = ctx.openBets.get(betId) ?? (await findBetById(ctx.db, betId));
+  // Read outside the transaction (the ticker decides the price to fetch); the update below decides whether it is still OPEN.
+  const bet = await findBetById(ctx.db, betId);
   // SPEC: a missing bet and another user's bet are both 400 here, with one message.
   if (!bet || bet.user_id !== userId) throw badRequest('Bet not found');
   if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -145,7 +145,7 @@ export async function closeBet(ctx: AppContext, userId: number, betId: number): 
     throw internal('Could not fetch the current price; the bet stays open, try again');
   }
   const exit = { price, benchmark: await benchmark };
-  const closed = await withTransaction(ctx.db, ctx.dialect, (trx) => closeAt(ctx, trx, bet, exit, 'user'));
+  const closed = await ctx.database.transaction((trx) => closeAt(ctx, trx, bet, exit, 'user'));
   if (!closed) throw badRequest('Bet is not open');
   return {
     message: `Closed ${closed.direction} ${closed.ticker}`,
@@ -156,7 +156,7 @@ export async function closeBet(ctx: AppContext, userId: number, betId: number): 
 }
 
 export async function cancelBet(ctx: AppContext, userId: number, betId: number): Promise<CancelBetResponse> {
-  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  return ctx.database.transaction(async (trx) => {
     const bet = await lockBetById(trx, ctx.dialect, betId);
     if (!bet || bet.user_id !== userId) throw notFound('Bet not found');
     if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -182,7 +182,7 @@ export async function cancelBet(ctx: AppContext, userId: number, betId: number):
  * another instance is settling is skipped (SKIP LOCKED), so no bet closes twice.
  */
 export async function settleBet(ctx: AppContext, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
-  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  return ctx.database.transaction(async (trx) => {
     const bet = await lockBetById(trx, ctx.dialect, betId, { skipLocked: true });
     if (!bet || bet.status !== 'OPEN') return undefined;
     return closeAt(ctx, trx, bet, exit, 'settlement');

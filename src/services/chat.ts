@@ -4,7 +4,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Update } from 'grammy/types';
 import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/transaction.js';
 import { LINK_CODE_TTL_MS, parseChatText, REPLIES } from '../domain/notifications.js';
 import { TelegramTransport } from '../providers/chat/telegram.js';
 import {
@@ -78,7 +77,7 @@ export async function createLinkCode(ctx: AppContext, userId: number): Promise<{
 }
 
 export async function unlinkChat(ctx: AppContext, userId: number): Promise<{ success: boolean }> {
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     await deleteLinkOfUser(trx, userId);
     await dropPendingOfUser(trx, userId);
   });
@@ -91,7 +90,7 @@ async function reply(ctx: AppContext, trx: AppContext['db'], chat: ChatAddress, 
 
 /** Links the chat with a one-time code and queues the answer to the chat. Returns the linked user, or null for a bad code. */
 export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: string, once: Once = anyUpdate): Promise<number | null> {
-  return withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  return ctx.database.transaction(async (trx) => {
     if (!(await once(trx))) return null;
     const now = ctx.clock.now();
     const userId = await takeLinkCode(trx, hashCode(code), now);
@@ -108,7 +107,7 @@ export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: str
 
 /** /stop in the chat: unlinks it and says so. */
 export async function stopChat(ctx: AppContext, chat: ChatAddress, once: Once = anyUpdate): Promise<void> {
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     if (!(await once(trx))) return;
     const userId = await deleteLinkOfChat(trx, chat);
     if (userId !== null) await dropPendingOfUser(trx, userId);
@@ -125,7 +124,7 @@ export async function forgetUser(trx: AppContext['db'], userId: number): Promise
 
 /** The chat blocked the bot (or removed it): unlink silently, nothing can reach it. */
 export async function forgetChat(ctx: AppContext, chat: ChatAddress, reason: string, once: Once = anyUpdate): Promise<void> {
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     if (!(await once(trx))) return;
     await deleteLinkOfChat(trx, chat);
     await dropPendingOfChat(trx, chat, reason);
@@ -134,7 +133,7 @@ export async function forgetChat(ctx: AppContext, chat: ChatAddress, reason: str
 
 /** A reply and nothing else, unless the update was handled before. */
 async function replyOnce(ctx: AppContext, chat: ChatAddress, userId: number | null, text: string, once: Once): Promise<void> {
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     if (await once(trx)) await reply(ctx, trx, chat, userId, text);
   });
 }
@@ -237,7 +236,7 @@ async function pressButton(ctx: AppContext, chat: ChatAddress, data: string, onc
   try {
     const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind, record);
     // Refused: nothing was written, so the refusal is recorded (and said) on its own.
-    if (!outcome.recorded) await withTransaction(ctx.db, ctx.dialect, (trx) => record(trx, outcome.text));
+    if (!outcome.recorded) await ctx.database.transaction((trx) => record(trx, outcome.text));
     return outcome.text;
   } catch (err) {
     if (err instanceof AlreadyHandled) return null;

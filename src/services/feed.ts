@@ -8,7 +8,7 @@ import type { FeedItem } from '../schemas/social.js';
 import { toBetView } from './bet-views.js';
 
 /** One page of the feed, and the users it was made from (a change by any of them changes it). */
-export async function feed(ctx: AppContext, userId: number, page: FeedPage): Promise<{ items: FeedItem[]; followed: number[] }> {
+export async function feed(ctx: AppContext, userId: number, page: FeedPage): Promise<FeedItem[]> {
   const followed = await listFollowed(ctx.db, userId);
   const names = new Map(followed.map((u) => [u.id, u.username]));
   const rows = await listFeed(ctx.db, [...names.keys()], page);
@@ -17,5 +17,5 @@ export async function feed(ctx: AppContext, userId: number, page: FeedPage): Pro
   const marks = open.length > 0 ? await ctx.prices.marks(open) : new Map<string, number>();
   const now = ctx.clock.now();
   const items = rows.map((r) => ({ ...toBetView(r, marks.get(r.ticker), now), user_id: r.user_id, username: names.get(r.user_id)! }));
-  return { items, followed: [...names.keys()] };
+  return items;
 }

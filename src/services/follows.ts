@@ -1,6 +1,6 @@
 // Following and unfollowing, under the follower's capacity.
 import type { AppContext } from '../context.js';
-import { lockUser, withTransaction } from '../db/transaction.js';
+import { lockUser } from '../repositories/users.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isPossibleId } from '../domain/ids.js';
 import { badRequest, limitReached, notFound } from '../errors.js';
@@ -14,12 +14,10 @@ export async function changeFollow(ctx: AppContext, followerId: number, followed
   if (!isPossibleId(followedId)) throw notFound('User not found');
   if (action === 'follow') await follow(ctx, followerId, followedId);
   else await unfollow(ctx, followerId, followedId);
-  // Committed (or refused without a change): the follower's feed is made anew.
-  ctx.answers.invalidate(followerId);
 }
 
 async function follow(ctx: AppContext, followerId: number, followedId: number): Promise<void> {
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     // The follower's row lock serialises this user's follows (as for open
     // bets), so concurrent requests cannot all pass the capacity check.
     await lockUser(trx, ctx.dialect, followerId);

@@ -2,7 +2,7 @@
 // through applySubscriptionState, the same path as a Stripe confirmation.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { lockUser, withTransaction } from '../db/transaction.js';
+import { lockUser } from '../repositories/users.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { type LocalCheckoutStore, localId } from '../providers/payments/local.js';
 import { completeLocalCheckout, findLocalCheckout, insertLocalCheckout } from '../repositories/payments.js';
@@ -49,7 +49,7 @@ export async function confirmLocalCheckout(ctx: AppContext, userId: number, id: 
   if (view.status === 'expired') throw badRequest('This checkout has expired: start a new one');
   const plan = view.plan;
   if (!plan) throw badRequest('This plan is no longer offered: start a new checkout');
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     await lockUser(trx, ctx.dialect, userId);
     const user = await findUserById(trx, userId);
     if (!user) throw notFound('User not found');
@@ -79,7 +79,7 @@ export async function localPortalView(ctx: AppContext, userId: number): Promise<
 }
 
 export async function cancelLocalSubscription(ctx: AppContext, userId: number): Promise<void> {
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     await lockUser(trx, ctx.dialect, userId);
     const user = await findUserById(trx, userId);
     if (!user) throw notFound('User not found');

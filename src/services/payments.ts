@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { lockUser, withTransaction } from '../db/transaction.js';
+import { lockUser } from '../repositories/users.js';
 import { nextSubscriptionColumns, type SubscriptionState } from '../domain/payments.js';
 import { AppError, badRequest, conflict, internal, notFound } from '../errors.js';
 import type { PaymentProvider } from '../providers/payments/types.js';
@@ -84,5 +84,5 @@ export async function applySubscriptionState(ctx: AppContext, trx: Db, userId: n
 
 /** applySubscriptionState in a transaction of its own. */
 export async function confirmSubscription(ctx: AppContext, userId: number, state: SubscriptionState): Promise<boolean> {
-  return withTransaction(ctx.db, ctx.dialect, (trx) => applySubscriptionState(ctx, trx, userId, state));
+  return ctx.database.transaction((trx) => applySubscriptionState(ctx, trx, userId, state));
 }

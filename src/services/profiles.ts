@@ -11,7 +11,12 @@ import { history, portfolio } from './bets.js';
 
 export type PublicProfile = Static<typeof PublicProfileResponseSchema>;
 
-export async function publicProfile(ctx: AppContext, userId: number, page: FeedPage): Promise<PublicProfile> {
+/** GET /user/{id}/public: the same for everyone, so shared (src/services/shared-answers.ts). */
+export function publicProfile(ctx: AppContext, userId: number, page: FeedPage): Promise<PublicProfile> {
+  return ctx.sharedAnswers.profile(userId, `${page.limit}|${page.offset}`, () => makePublicProfile(ctx, userId, page));
+}
+
+async function makePublicProfile(ctx: AppContext, userId: number, page: FeedPage): Promise<PublicProfile> {
   const user = isPossibleId(userId) ? await findUserById(ctx.db, userId) : undefined;
   if (!user) throw notFound('User not found');
   const [open, finished, total] = await Promise.all([

@@ -47,17 +47,15 @@ export async function windowedLeaderboard(ctx: AppContext, q: WindowQuery): Prom
   return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
 }
 
-/**
- * How long a leaderboard answer is shared. Closes in this process drop the
- * cached answers at once; this bounds how late another instance's close
- * shows (SPEC's leaderboard must reflect a close within a second).
- */
-export const LEADERBOARD_CACHE_MS = 500;
-
 /** Requests with the same key get the same leaderboard (the window's start day included). */
-export function leaderboardKey(ctx: AppContext, q: WindowQuery): string {
+function leaderboardKey(ctx: AppContext, q: WindowQuery): string {
   const start = q.period === undefined ? '' : windowStartDay(q.period, ctx.clock.now());
   return `${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}`;
+}
+
+/** GET /leaderboard: everyone asks for the same few, so each is shared (src/services/shared-answers.ts). */
+export function leaderboard(ctx: AppContext, q: WindowQuery): Promise<LeaderboardUser[]> {
+  return ctx.sharedAnswers.leaderboard(leaderboardKey(ctx, q), () => windowedLeaderboard(ctx, q));
 }
 
 /** The skill ranking over a window; with a caller, their own row when it falls outside the top rows. */

@@ -3,7 +3,6 @@
 // root over all chain heads, published once.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { holdUserLock, onRollback, withTransaction } from '../db/transaction.js';
 import { encodeEntry, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import {
@@ -19,6 +18,7 @@ import {
   userBetStates,
   userExists,
 } from '../repositories/record.js';
+import { holdUserLock } from '../repositories/users.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
 import type { BetEvent } from './bet-events.js';
 
@@ -30,10 +30,7 @@ const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 export function recordListener(ctx: AppContext) {
   return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
     await holdUserLock(trx, ctx.dialect, bet.user_id);
-    const heads = ctx.recordHeads;
-    // Registered first: whatever undoes this transaction also drops the head it may set.
-    if (heads) onRollback(trx, () => heads.forget(bet.user_id));
-    const last = heads?.get(bet.user_id) ?? (await lastEntry(trx, bet.user_id));
+    const last = await lastEntry(trx, bet.user_id);
     const seq = (last?.seq ?? 0) + 1;
     const prev = last?.hash ?? GENESIS;
     const event: RecordEvent = {
@@ -52,7 +49,6 @@ export function recordListener(ctx: AppContext) {
     };
     const entry = encodeEntry(prev, event);
     await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...entry, prev_hash: prev });
-    heads?.set(bet.user_id, { seq, hash: entry.hash });
   };
 }
 
@@ -69,7 +65,7 @@ export async function publishDay(ctx: AppContext, day: string): Promise<RecordDa
   if (existing) return toDay(existing);
   const end = dayEnd(day);
   if (end > ctx.clock.now()) return null;
-  await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+  await ctx.database.transaction(async (trx) => {
     const heads = await headsBefore(trx, end);
     const leaves = heads.map((h) => leafHash(h));
     await insertDay(

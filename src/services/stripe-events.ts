@@ -5,7 +5,6 @@ import type Stripe from 'stripe';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { withTransaction } from '../db/transaction.js';
 import type { SubscriptionState } from '../domain/payments.js';
 import { badRequest } from '../errors.js';
 import { StripePaymentProvider, type StripeSubscriptionSnapshot } from '../providers/payments/stripe.js';
@@ -68,7 +67,7 @@ export async function handleStripeEvent(ctx: AppContext, stripe: StripePaymentPr
   const snapshot = (await stripe.subscription(subscriptionId)) ?? goneSnapshot(subscriptionId);
   const now = ctx.clock.now();
   try {
-    return await withTransaction(ctx.db, ctx.dialect, async (trx) => {
+    return await ctx.database.transaction(async (trx) => {
       try {
         await insertPayEvent(trx, event.id, event.type, now);
       } catch (err) {

@@ -1,13 +1,13 @@
 // Browser-test harness: the real server as a child process on a free port and
 // a fresh SQLite file, Debian's Chromium through playwright-core, and a guard
-// that records every uncaught page error, failed request and 5xx answer.
+// that records every uncaught page error, failed request, 5xx answer and
+// request to a route the server does not have.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import type { TestContext } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { freePort } from '../../bench/lib/server.js';
 import type { AppContext } from '../../src/context.js';
@@ -143,12 +143,15 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** The router's answer to a route it does not have (src/http/errors.ts, src/http/web-app.ts). */
+export function isMissingRoute(status: number, body: unknown): boolean {
+  return status === 404 && typeof body === 'object' && body !== null && /^Route /.test(String((body as { error?: unknown }).error));
+}
+
 /** Everything that went wrong in a page that no flow provokes on purpose. */
 export class Guard {
   readonly problems: string[] = [];
-
-  /** 501 from an endpoint that is not built yet (see `probe`) is expected, all other 5xx are failures. */
-  constructor(private readonly notBuilt: ReadonlySet<string> = new Set()) {}
+  private readonly pending: Promise<void>[] = [];
 
   watch(page: Page): Page {
     page.on('pageerror', (err) => this.problems.push(`uncaught page error: ${err.message}`));
@@ -159,20 +162,31 @@ export class Guard {
       this.problems.push(`request failed: ${req.method()} ${req.url()} (${reason})`);
     });
     page.on('response', (res) => {
-      if (res.status() < 500) return;
       const key = `${res.request().method()} ${new URL(res.url()).pathname}`;
-      if (res.status() === 501 && [...this.notBuilt].some((p) => matches(p, key))) return;
-      this.problems.push(`${res.status()} answer: ${key}`);
+      if (res.status() >= 500) {
+        this.problems.push(`${res.status()} answer: ${key}`);
+        return;
+      }
+      // A 404 is a normal answer for a missing record; a 404 from the router means the app calls a route that is not there.
+      if (res.status() === 404) {
+        this.pending.push(
+          res
+            .json()
+            .then((body: unknown) => {
+              if (isMissingRoute(404, body)) this.problems.push(`no such route: ${key}`);
+            })
+            .catch(() => undefined),
+        );
+      }
     });
     page.on('popup', (p) => this.watch(p));
     return page;
   }
-}
 
-/** 'GET /user/{id}/public' matches 'GET /user/5/public'. */
-function matches(pattern: string, key: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
-  return re.test(key);
+  /** Waits for the checks of 404 bodies still under way (call before the page's context closes). */
+  async settle(): Promise<void> {
+    await Promise.race([Promise.all(this.pending), new Promise((r) => setTimeout(r, 5_000))]);
+  }
 }
 
 export async function newPage(browser: Browser, guard: Guard, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; baseURL: string }): Promise<{ context: BrowserContext; page: Page }> {
@@ -231,52 +245,10 @@ export class ApiUser {
     } catch {
       json = text;
     }
+    // Tests use the endpoints they need; one that is not there is a failure, never a status to check.
+    if (isMissingRoute(res.status, json) || res.status === 501) throw new Error(`${method} ${urlPath}: no such route (${res.status} ${text})`);
     return { status: res.status, json };
   }
-}
-
-/**
- * Which endpoints are not built yet on this server: a 501, or a 404 saying the
- * route does not exist. Calls are harmless for a throw-away probe user.
- */
-export async function probe(baseUrl: string): Promise<Set<string>> {
-  const u = await ApiUser.create(baseUrl, `probe_${process.pid}`);
-  const checks: [string, string, unknown?][] = [
-    ['GET', '/price/{ticker}'],
-    ['GET', '/price/{ticker}/history', undefined],
-    ['POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' }],
-    ['POST', '/bet/close', { bet_id: 2_000_000_000 }],
-    ['DELETE', '/bet/{bet_id}'],
-    ['GET', '/bet/{bet_id}'],
-    ['GET', '/portfolio'],
-    ['GET', '/history'],
-    ['GET', '/leaderboard'],
-    ['POST', '/follow', { followed_id: u.id, action: 'unfollow' }],
-    ['GET', '/following'],
-    ['GET', '/feed'],
-    ['GET', '/users/search?q=probe'],
-    ['GET', '/user/{user_id}/public'],
-    ['GET', '/api/pay/plans'],
-    ['POST', '/api/pay/checkout', { price_id: 'no-such-price' }],
-    ['GET', '/chat/status'],
-    ['POST', '/chat/link-code'],
-    ['GET', '/notifications'],
-    ['POST', '/bet/{bet_id}/tail'],
-  ];
-  const concrete: Record<string, string> = {
-    '/price/{ticker}': '/price/AAPL',
-    '/price/{ticker}/history': '/price/AAPL/history?range=1d',
-    '/bet/{bet_id}': '/bet/2000000000',
-    '/user/{user_id}/public': `/user/${u.id}/public`,
-    '/bet/{bet_id}/tail': '/bet/2000000000/tail',
-  };
-  const missing = new Set<string>();
-  for (const [method, p, body] of checks) {
-    const res = await u.call(method, concrete[p] ?? p, body);
-    const routeMissing = res.status === 404 && typeof res.json === 'object' && res.json !== null && /^Route /.test(String((res.json as { error?: string }).error));
-    if (res.status === 501 || routeMissing) missing.add(`${method} ${p.split('?')[0]}`);
-  }
-  return missing;
 }
 
 /**
@@ -304,18 +276,15 @@ export async function assertNoSidewaysScroll(page: Page, name: string): Promise<
   assert.ok(scroll <= client, `${name} scrolls sideways: ${scroll}px content in ${client}px`);
 }
 
-/** A browser-test file's shared state: the server, Chromium, the endpoints not built, and page helpers. */
+/** A browser-test file's shared state: the server, Chromium, and page helpers. */
 export class BrowserSuite {
   server!: Server;
   browser!: Browser;
-  notBuilt = new Set<string>();
   private counter = 0;
 
   async start(env: Record<string, string> = {}): Promise<void> {
     this.server = await startServer(env);
     this.browser = await launchBrowser();
-    this.notBuilt = await probe(this.server.baseUrl);
-    if (this.notBuilt.size > 0) console.log(`NOTE: endpoints not built on this server (501 or no route): ${[...this.notBuilt].join(', ')}`);
   }
 
   async stop(): Promise<void> {
@@ -331,21 +300,14 @@ export class BrowserSuite {
     return ApiUser.create(this.server.baseUrl, this.uniqueName(prefix));
   }
 
-  /** Skips the test, naming the endpoints it needs that are not built. */
-  needs(t: TestContext, ...endpoints: string[]): boolean {
-    const absent = endpoints.filter((e) => this.notBuilt.has(e));
-    if (absent.length === 0) return true;
-    t.skip(`needs endpoints not built yet: ${absent.join(', ')}`);
-    return false;
-  }
-
   /** A fresh context and page; afterwards nothing may have gone wrong in it (see Guard). */
   async withPage(fn: (page: Page, context: BrowserContext) => Promise<void>, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark' } = {}): Promise<void> {
-    const guard = new Guard(this.notBuilt);
+    const guard = new Guard();
     const { context, page } = await newPage(this.browser, guard, { baseURL: this.server.baseUrl, ...opts });
     try {
       await fn(page, context);
     } finally {
+      await guard.settle();
       await context.close();
     }
     assert.deepEqual(guard.problems, [], guard.problems.join('\n'));

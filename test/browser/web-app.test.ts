@@ -1,5 +1,5 @@
 // Every flow of the web app in Chromium against the real server on its own
-// database. Flows whose endpoints are not built yet are skipped, naming them.
+// database. A flow uses the endpoints it needs: one that is missing fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, screenshot, skipReason } from './harness.js';
@@ -59,8 +59,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('open bets, see them in the portfolio, cancel one, close one; history and leaderboard change', async (t) => {
-    if (!suite.needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio', 'POST /bet/close', 'DELETE /bet/{bet_id}', 'GET /history', 'GET /leaderboard')) return;
+  test('open bets, see them in the portfolio, cancel one, close one; history and leaderboard change', async () => {
     const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('trader'));
     await suite.withPage(async (page) => {
       await suite.logIn(page, user.email);
@@ -117,8 +116,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('at the open-bet limit the 403 is explained, with a link to the plans', async (t) => {
-    if (!suite.needs(t, 'GET /price/{ticker}', 'POST /bet/open', 'GET /portfolio')) return;
+  test('at the open-bet limit the 403 is explained, with a link to the plans', async () => {
     const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('full'));
     const me = (await user.call('GET', '/me')).json as { bet_capacity: number };
     for (let i = 0; i < me.bet_capacity; i++) assert.equal((await user.call('POST', '/bet/open', { ticker: 'SPY', direction: 'LONG' })).status, 200);
@@ -133,8 +131,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('follow a user found by search and see their bet in the feed', async (t) => {
-    if (!suite.needs(t, 'POST /bet/open', 'POST /follow', 'GET /following', 'GET /feed', 'GET /users/search', 'GET /user/{user_id}/public')) return;
+  test('follow a user found by search and see their bet in the feed', async () => {
     const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('leader'));
     const opened = await leader.call('POST', '/bet/open', { ticker: 'MSFT', direction: 'LONG' });
     assert.equal(opened.status, 200, JSON.stringify(opened.json));
@@ -162,8 +159,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('tail a followed trader\'s bet from the feed', async (t) => {
-    if (!suite.needs(t, 'POST /bet/open', 'POST /follow', 'GET /feed', 'POST /bet/{bet_id}/tail', 'GET /portfolio')) return;
+  test('tail a followed trader\'s bet from the feed', async () => {
     const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('lead'));
     await leader.call('POST', '/bet/open', { ticker: 'NVDA', direction: 'SHORT' });
     const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('tail'));
@@ -179,8 +175,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('upgrade through the local payment provider and see the capacity rise', async (t) => {
-    if (!suite.needs(t, 'GET /api/pay/plans', 'POST /api/pay/checkout', 'GET /portfolio')) return;
+  test('upgrade through the local payment provider and see the capacity rise', async () => {
     const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('payer'));
     const before = (await user.call('GET', '/me')).json as { bet_capacity: number };
     await suite.withPage(async (page) => {
@@ -209,8 +204,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('link chat through the local flow, then unlink', async (t) => {
-    if (!suite.needs(t, 'GET /chat/status', 'POST /chat/link-code', 'POST /chat/unlink')) return;
+  test('link chat through the local flow, then unlink', async () => {
     const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('chatter'));
     await suite.withPage(async (page) => {
       await suite.logIn(page, user.email);
@@ -232,8 +226,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('a followed trader\'s bet reaches the notice list, linking to the bet page', async (t) => {
-    if (!suite.needs(t, 'POST /follow', 'POST /bet/open', 'GET /chat/status', 'POST /chat/link-code', 'GET /notifications', 'GET /bet/{bet_id}')) return;
+  test('a followed trader\'s bet reaches the notice list, linking to the bet page', async () => {
     const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('noted'));
     const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('reader'));
     await suite.withPage(async (page) => {
@@ -269,19 +262,15 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     let betId: number | null = null;
     // Data for the pages to show: open bets (crypto moves around the clock, so its chart has points), a closed one,
     // and a followed trader with an open bet for the feed.
-    if (!suite.notBuilt.has('POST /bet/open')) {
-      for (const [ticker, direction] of [['AAPL', 'LONG'], ['BTC-USD', 'SHORT'], ['SPY', 'LONG']] as const) {
-        const r = await user.call('POST', '/bet/open', { ticker, direction });
-        const id = (r.json as { bet_id?: number }).bet_id;
-        if (ticker === 'AAPL' && id !== undefined && !suite.notBuilt.has('POST /bet/close')) await user.call('POST', '/bet/close', { bet_id: id });
-        if (ticker === 'BTC-USD' && id !== undefined) betId = id;
-      }
-      if (!suite.notBuilt.has('POST /follow')) {
-        const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('star'));
-        await leader.call('POST', '/bet/open', { ticker: 'ETH-USD', direction: 'LONG' });
-        await user.call('POST', '/follow', { followed_id: leader.id, action: 'follow' });
-      }
+    for (const [ticker, direction] of [['AAPL', 'LONG'], ['BTC-USD', 'SHORT'], ['SPY', 'LONG']] as const) {
+      const r = await user.call('POST', '/bet/open', { ticker, direction });
+      const id = (r.json as { bet_id?: number }).bet_id;
+      if (ticker === 'AAPL' && id !== undefined) await user.call('POST', '/bet/close', { bet_id: id });
+      if (ticker === 'BTC-USD' && id !== undefined) betId = id;
     }
+    const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('star'));
+    await leader.call('POST', '/bet/open', { ticker: 'ETH-USD', direction: 'LONG' });
+    await user.call('POST', '/follow', { followed_id: leader.id, action: 'follow' });
     const pages: [string, string][] = [
       ['login', '/app/login'],
       ['register', '/app/register'],

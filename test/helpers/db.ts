@@ -15,7 +15,18 @@ export const PG_SKIP = 'TEST_DATABASE_URL is not set: PostgreSQL tests skipped (
 export interface TestDatabase extends DatabaseHandle {
   /** The DATABASE_URL-style address of this database (for child processes). */
   url: string;
-  pgSchema: string | null;
+}
+
+/** The handle itself, with its address and a close that also removes what the test made. */
+function testDatabase(handle: DatabaseHandle, url: string, cleanUp: () => Promise<void>): TestDatabase {
+  const closeDb = handle.close.bind(handle);
+  return Object.assign(handle, {
+    url,
+    close: async () => {
+      await closeDb();
+      await cleanUp();
+    },
+  });
 }
 
 /** Runs the suite once per dialect; PostgreSQL is skipped, visibly, without TEST_DATABASE_URL. */
@@ -31,15 +42,7 @@ export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: nu
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bets-test-'));
     const file = path.join(dir, `${id}.db`);
     const handle = openDatabase({ dialect: 'sqlite', path: file });
-    return {
-      ...handle,
-      url: `sqlite:${file}`,
-      pgSchema: null,
-      close: async () => {
-        await handle.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return testDatabase(handle, `sqlite:${file}`, async () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   if (!PG_URL) throw new Error(PG_SKIP);
   const schema = `t_${id}`;
@@ -50,16 +53,10 @@ export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: nu
   const handle = openDatabase({ dialect: 'postgres', url: PG_URL }, { pgSchema: schema, pgPoolSize: opts.pgPoolSize ?? 10 });
   const url = new URL(PG_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    ...handle,
-    url: url.href,
-    pgSchema: schema,
-    close: async () => {
-      await handle.close();
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    },
-  };
+  return testDatabase(handle, url.href, async () => {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    await c.query(`drop schema if exists ${schema} cascade`);
+    await c.end();
+  });
 }

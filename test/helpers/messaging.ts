@@ -1,7 +1,6 @@
 // Drives the messaging side in tests: bets written straight to the database
 // with their events emitted in the same transaction, as the bet lifecycle does.
 import type { BetRow } from '../../src/db/tables.js';
-import { withTransaction } from '../../src/db/transaction.js';
 import type { BetEventKind } from '../../src/services/bet-events.js';
 import type { TestApp, TestUser } from './app.js';
 
@@ -11,7 +10,7 @@ let messageId = 1;
 
 export async function insertOpenBet(t: TestApp, userId: number, ticker = 'AAPL', direction: 'LONG' | 'SHORT' = 'LONG'): Promise<BetRow> {
   const now = t.clock.now();
-  return withTransaction(t.ctx.db, t.ctx.dialect, async (trx) => {
+  return t.ctx.database.transaction(async (trx) => {
     const bet = await trx
       .insertInto('bets')
       .values({
@@ -41,7 +40,7 @@ export async function insertOpenBet(t: TestApp, userId: number, ticker = 'AAPL',
 /** Ends a bet (cancel or settlement) and emits the event in the same transaction. */
 export async function finishBet(t: TestApp, bet: BetRow, kind: Extract<BetEventKind, 'cancelled' | 'settled'>, exitPrice = bet.entry_price): Promise<BetRow> {
   const now = t.clock.now();
-  return withTransaction(t.ctx.db, t.ctx.dialect, async (trx) => {
+  return t.ctx.database.transaction(async (trx) => {
     const gain = kind === 'cancelled' ? 0 : ((exitPrice - bet.entry_price) / bet.entry_price) * 100;
     const updated = await trx
       .updateTable('bets')

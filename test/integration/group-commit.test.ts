@@ -3,21 +3,18 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { groupCommitterFor } from '../../src/db/group-commit.js';
-import { migrateToLatest } from '../../src/db/database.js';
-import { withTransaction } from '../../src/db/transaction.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 describe('SQLite group commit', () => {
   let d: TestDatabase;
   before(async () => {
     d = await openTestDatabase('sqlite');
-    await migrateToLatest(d);
+    await d.migrate();
   });
   after(() => d.close());
 
   const put = (key: string, fail = false) =>
-    withTransaction(d.db, 'sqlite', async (trx) => {
+    d.transaction(async (trx) => {
       await trx.insertInto('settings').values({ key, value: 'v' }).execute();
       if (fail) throw new Error(`refused ${key}`);
       return key;
@@ -31,10 +28,10 @@ describe('SQLite group commit', () => {
   });
 
   test('concurrent transactions share commits; a failing one undoes only its own writes', async () => {
-    const before = { ...groupCommitterFor(d.db).stats };
+    const before = { ...d.groupCommitStats! };
     const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
     const results = await Promise.allSettled(keys.map((k, i) => put(k, i % 7 === 3)));
-    const stats = groupCommitterFor(d.db).stats;
+    const stats = d.groupCommitStats!;
     assert.equal(stats.transactions - before.transactions, 40);
     assert.ok(stats.batches - before.batches < 40, `40 transactions in ${stats.batches - before.batches} commits`);
     const stored = new Set((await d.db.selectFrom('settings').select('key').where('key', 'like', 'k%').execute()).map((r) => r.key));
@@ -58,7 +55,7 @@ describe('SQLite group commit', () => {
     server.on('connection', () => (accepted += 1));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const before = { ...groupCommitterFor(d.db).stats };
+    const before = { ...d.groupCommitStats! };
     try {
       // Connected (and accepted) first, then every request written in one go: they arrive together.
       const sockets = await Promise.all(
@@ -78,7 +75,7 @@ describe('SQLite group commit', () => {
     } finally {
       server.close();
     }
-    const stats = groupCommitterFor(d.db).stats;
+    const stats = d.groupCommitStats!;
     assert.equal(stats.transactions - before.transactions, 40);
     assert.ok(stats.batches - before.batches <= 20, `40 transactions in ${stats.batches - before.batches} commits`);
   });
@@ -101,38 +98,25 @@ describe('SQLite group commit', () => {
     assert.equal(count.n, 10);
   });
 
-  test('a member whose writes are undone is told at once, before the next member runs; all are when the batch fails', async () => {
-    const events: string[] = [];
-    const committer = groupCommitterFor(d.db);
-    const member = (name: string, body: (trx: Parameters<Parameters<typeof committer.run>[0]>[0]) => Promise<void>) =>
-      committer.run(async (trx) => {
-        events.push(`run ${name}`);
-        await body(trx);
-      }, () => events.push(`undone ${name}`));
-    const insert = (key: string) => async (trx: Parameters<Parameters<typeof committer.run>[0]>[0]) => {
-      await trx.insertInto('settings').values({ key, value: 'v' }).execute();
-    };
+  test('a member that fails is undone alone; one that ends the shared transaction itself undoes the whole batch', async () => {
+    const insert = (key: string) => d.transaction(async (trx) => void (await trx.insertInto('settings').values({ key, value: 'v' }).execute()));
     const one = await Promise.allSettled([
-      member('a', insert('u-a')),
-      member('b', async (trx) => {
-        await insert('u-b')(trx);
+      insert('u-a'),
+      d.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ key: 'u-b', value: 'v' }).execute();
         throw new Error('b fails');
       }),
-      member('c', insert('u-c')),
+      insert('u-c'),
     ]);
     assert.deepEqual(one.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
-    assert.deepEqual(events, ['run a', 'run b', 'undone b', 'run c']);
 
-    // A member that ends the shared transaction itself breaks the batch: every member is undone.
-    events.length = 0;
     const two = await Promise.allSettled([
-      member('d', insert('u-d')),
-      member('e', async (trx) => {
+      insert('u-d'),
+      d.transaction(async (trx) => {
         await sql`rollback`.execute(trx);
       }),
     ]);
     assert.deepEqual(two.map((r) => r.status), ['rejected', 'rejected']);
-    assert.deepEqual(events.filter((e) => e.startsWith('undone')).sort(), ['undone d', 'undone e']);
     const stored = (await d.db.selectFrom('settings').select('key').where('key', 'like', 'u-%').execute()).map((r) => r.key).sort();
     assert.deepEqual(stored, ['u-a', 'u-c']);
   });

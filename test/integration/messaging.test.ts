@@ -445,7 +445,7 @@ forEachDialect('outbox workers racing', (dialect) => {
 
     bot.delayMs = 2;
     const worker = () =>
-      new OutboxWorker({ db: t.ctx.db, dialect, clock: t.clock, transport: t.ctx.chatTransport, log: t.app.log, webUrl: t.ctx.config.webUrl, batchSize: 4 });
+      new OutboxWorker({ database: t.ctx.database, clock: t.clock, transport: t.ctx.chatTransport, log: t.app.log, webUrl: t.ctx.config.webUrl, batchSize: 4 });
     const drain = async (w: InstanceType<typeof OutboxWorker>) => {
       while ((await w.runOnce()) > 0);
     };
@@ -474,8 +474,7 @@ forEachDialect('outbox workers racing', (dialect) => {
     const gate = new Promise<void>((r) => (release = r));
     const real = t.ctx.chatTransport;
     const w = new OutboxWorker({
-      db: t.ctx.db,
-      dialect,
+      database: t.ctx.database,
       clock: t.clock,
       log: t.app.log,
       webUrl: t.ctx.config.webUrl,
@@ -511,7 +510,7 @@ forEachDialect('outbox workers racing', (dialect) => {
     const bet = await insertOpenBet(t, leader.id);
     const real = t.ctx.chatTransport;
     const sent: string[] = [];
-    const options = { db: t.ctx.db, dialect, clock: t.clock, log: t.app.log, webUrl: t.ctx.config.webUrl, leaseMs: 1000, batchSize: 10 };
+    const options = { database: t.ctx.database, clock: t.clock, log: t.app.log, webUrl: t.ctx.config.webUrl, leaseMs: 1000, batchSize: 10 };
     const other = new OutboxWorker({ ...options, transport: { name: real.name, send: async (n) => (sent.push(n.chatId), real.send(n)) } });
     let sends = 0;
     const slow = new OutboxWorker({

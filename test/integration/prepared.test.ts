@@ -3,8 +3,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { prepared } from '../../src/db/prepared.js';
-import { heldHandle } from '../../src/db/sqlite-direct.js';
-import { withTransaction } from '../../src/db/transaction.js';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 
@@ -39,8 +37,8 @@ forEachDialect('prepared queries', (dialect) => {
     db.selectFrom('bets').select('ticker').where('user_id', '=', p.userId).where('opened_at', '>', p.lo).where('opened_at', '<', p.hi).orderBy('opened_at'),
   );
 
-  test('each value lands in its own place, constants stay as built, a missing value is NULL', async () => {
-    const [a] = await insert(t.ctx.db, { user_id: userId, ticker: 'AAPL', opened_at: 1000 });
+  test('each value lands in its own place, constants stay as built, null binds NULL', async () => {
+    const [a] = await insert(t.ctx.db, { user_id: userId, ticker: 'AAPL', opened_at: 1000, target_date: null });
     const [b] = await insert(t.ctx.db, { opened_at: 2000, ticker: 'MSFT', user_id: userId, target_date: '2030-01-02' });
     assert.equal(a!.ticker, 'AAPL');
     assert.equal(a!.direction, 'LONG');
@@ -53,10 +51,16 @@ forEachDialect('prepared queries', (dialect) => {
     assert.equal(builds, 1);
   });
 
+  test('a value left undefined is refused, never bound silently', async () => {
+    // @ts-expect-error: the type refuses it too; this checks the run-time guard behind it.
+    await assert.rejects(insert(t.ctx.db, { user_id: userId, ticker: 'IBM', opened_at: 1200 }), /no value for target_date/);
+    assert.deepEqual(await between(t.ctx.db, { userId, lo: 1100, hi: 1300 }), []);
+  });
+
   test('inside a transaction it runs on the transaction, and a rollback undoes it', async () => {
     await assert.rejects(
-      withTransaction(t.ctx.db, t.ctx.dialect, async (trx) => {
-        await insert(trx, { user_id: userId, ticker: 'NVDA', opened_at: 3000 });
+      t.ctx.database.transaction(async (trx) => {
+        await insert(trx, { user_id: userId, ticker: 'NVDA', opened_at: 3000, target_date: null });
         assert.deepEqual(await between(trx, { userId, lo: 2500, hi: 3500 }), [{ ticker: 'NVDA' }]);
         throw new Error('roll back');
       }),
@@ -67,12 +71,9 @@ forEachDialect('prepared queries', (dialect) => {
   });
 
   test('members of one group commit each keep their own writes: a failing one is undone, the others commit', async () => {
-    const held: boolean[] = [];
     const member = (ticker: string, fail: boolean) =>
-      withTransaction(t.ctx.db, t.ctx.dialect, async (trx) => {
-        // On SQLite the member holds the connection while it runs: its prepared queries run on it directly.
-        held.push(heldHandle(trx) !== undefined);
-        await insert(trx, { user_id: userId, ticker, opened_at: 5000 });
+      t.ctx.database.transaction(async (trx) => {
+        await insert(trx, { user_id: userId, ticker, opened_at: 5000, target_date: null });
         // It reads its own write (and those of members before it, as if run one after another).
         assert.ok((await between(trx, { userId, lo: 4999, hi: 5001 })).some((r) => r.ticker === ticker));
         if (fail) throw new Error(`${ticker} fails`);
@@ -85,9 +86,6 @@ forEachDialect('prepared queries', (dialect) => {
     );
     const kept = await t.ctx.db.selectFrom('bets').select('ticker').where('user_id', '=', userId).where('opened_at', '=', 5000).orderBy('id').execute();
     assert.deepEqual(kept.map((r) => r.ticker), ['TSLA', 'NFLX']);
-    assert.deepEqual(held, dialect === 'sqlite' ? [true, true, true] : [false, false, false]);
-    // Outside a transaction nothing holds the connection: queries go through Kysely.
-    assert.equal(heldHandle(t.ctx.db), undefined);
   });
 
   test('on a database with plugins the query is built for each call, so every plugin sees it', async () => {
@@ -99,7 +97,7 @@ forEachDialect('prepared queries', (dialect) => {
       },
       transformResult: async (args) => args.result,
     });
-    const [row] = await insert(withPlugin, { user_id: userId, ticker: 'AMD', opened_at: 4000 });
+    const [row] = await insert(withPlugin, { user_id: userId, ticker: 'AMD', opened_at: 4000, target_date: null });
     assert.equal(row!.ticker, 'AMD');
     assert.equal(row!.target_date, null);
     assert.deepEqual(await between(withPlugin, { userId, lo: 3500, hi: 4500 }), [{ ticker: 'AMD' }]);

@@ -1,0 +1,90 @@
+// Answers everyone reads alike (the leaderboards and public profiles): made
+// once and shared by every caller for at most SHARED_ANSWER_TTL_MS. That
+// lifetime is the staleness bound, and it holds on every instance: a change
+// made through another instance shows here within it. A change made through
+// this instance also drops the answers it alters once it commits
+// (src/services/wiring.ts), so whoever made it reads it back at once.
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../lib/clock.js';
+
+export const SHARED_ANSWER_TTL_MS = 1_000;
+
+/** Distinct answers kept per kind; the least recently used goes first. */
+const MAX_ANSWERS = 5_000;
+
+type Make = () => Promise<object>;
+
+function answerCache(clock: Clock, onDispose?: (key: string) => void): LRUCache<string, object, Make> {
+  return new LRUCache<string, object, Make>({
+    max: MAX_ANSWERS,
+    ttl: SHARED_ANSWER_TTL_MS,
+    // Ages by the service's clock (tests move a fake one), read afresh at every look-up.
+    perf: clock,
+    ttlResolution: 0,
+    // Callers asking while an answer is being made wait for that one (one query for them all).
+    fetchMethod: (_key, _stale, { context }) => context(),
+    // An answer dropped while it was being made still reaches the callers waiting for it, but is not kept.
+    ignoreFetchAbort: true,
+    // A value replaced by its own fresh answer ('set') stays known under its key.
+    ...(onDispose ? { dispose: (_value: object, key: string, reason: string) => reason !== 'set' && onDispose(key) } : {}),
+  });
+}
+
+export class SharedAnswers {
+  private readonly leaderboards: LRUCache<string, object, Make>;
+  private readonly profiles: LRUCache<string, object, Make>;
+  /** Each user's profile answers (one per page), so a change drops them all. */
+  private readonly profileKeys = new Map<number, Set<string>>();
+
+  constructor(clock: Clock) {
+    this.leaderboards = answerCache(clock);
+    this.profiles = answerCache(clock, (key) => this.forgetProfileKey(key));
+  }
+
+  /** A leaderboard (any window); the key names everything the answer depends on. */
+  leaderboard<T extends object>(key: string, make: () => Promise<T>): Promise<T> {
+    return fetchFrom(this.leaderboards, key, make);
+  }
+
+  /** A user's public profile page; the key names the page. */
+  profile<T extends object>(userId: number, page: string, make: () => Promise<T>): Promise<T> {
+    const key = `${userId}|${page}`;
+    let keys = this.profileKeys.get(userId);
+    if (!keys) this.profileKeys.set(userId, (keys = new Set()));
+    keys.add(key);
+    return fetchFrom(this.profiles, key, make).catch((err: unknown) => {
+      // A failed answer (404) is not kept, and neither is its key.
+      if (!this.profiles.has(key)) this.forgetProfileKey(key);
+      throw err;
+    });
+  }
+
+  /** A closed or settled bet moves scores: every leaderboard is made anew. */
+  dropLeaderboards(): void {
+    this.leaderboards.clear();
+  }
+
+  dropProfile(userId: number): void {
+    for (const key of this.profileKeys.get(userId) ?? []) this.profiles.delete(key);
+  }
+
+  /** A deleted account's name changes everywhere it shows. */
+  clear(): void {
+    this.leaderboards.clear();
+    this.profiles.clear();
+  }
+
+  private forgetProfileKey(key: string): void {
+    const userId = Number(key.slice(0, key.indexOf('|')));
+    const keys = this.profileKeys.get(userId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.profileKeys.delete(userId);
+  }
+}
+
+async function fetchFrom<T extends object>(cache: LRUCache<string, object, Make>, key: string, make: () => Promise<T>): Promise<T> {
+  const answer = await cache.fetch(key, { context: make });
+  // Only an aborted fetch answers undefined, and fetches here are never aborted for their callers.
+  if (answer === undefined) return make();
+  return answer as T;
+}
