@@ -24,18 +24,18 @@ interface Compiled {
  * null to bind NULL.
  */
 export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): (db: Db, values: Bound<P>) => Promise<R[]> {
-  // Keyed by the dialect's adapter, which a database shares with its transactions.
-  const byAdapter = new WeakMap<object, Compiled>();
+  // Keyed by the dialect's adapter class: the same SQL serves every database of one dialect.
+  const byDialect = new Map<unknown, Compiled>();
   return async (db, values) => {
     const executor = db.getExecutor();
     // A plugin transforms each query as it is built (the tests' query capture
     // is one): with plugins the query is built for this call, as usual.
     if (executor.plugins.length > 0) return (await db.executeQuery(build(db, values))).rows;
-    const adapter = executor.adapter;
-    let compiled = byAdapter.get(adapter);
+    const dialect = executor.adapter.constructor;
+    let compiled = byDialect.get(dialect);
     if (!compiled) {
       compiled = compile(db, build);
-      byAdapter.set(adapter, compiled);
+      byDialect.set(dialect, compiled);
     }
     const params = compiled.slots.map((s) => ('name' in s ? valueOf(values, s.name) : s.constant));
     const { rows } = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, params));
