@@ -93,9 +93,9 @@ const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-lengt
 /** ok with the last step's answer, or why a step failed. */
 export type ProbeOutcome =
   | { ok: true; lastAnswer: Answer }
-  | { ok: false; notAvailable: boolean; step: string; status: number; body: string };
+  | { ok: false; step: string; status: number; body: string };
 
-/** Plays the steps once with fetch: is the endpoint there (not 404/501), and does it answer 2xx? */
+/** Plays the steps once with fetch: does every step answer 2xx? (A missing route is a failure like any other.) */
 export async function probe(url: string, steps: Step[], cookie?: string): Promise<ProbeOutcome> {
   const context: SeqContext = {};
   let lastAnswer: Answer = { headers: {}, body: '' };
@@ -116,7 +116,6 @@ export async function probe(url: string, steps: Step[], cookie?: string): Promis
     if (res.status < 200 || res.status > 299) {
       return {
         ok: false,
-        notAvailable: res.status === 404 || res.status === 501,
         step: `${step.method} ${step.path}`,
         status: res.status,
         body: text.slice(0, 200),

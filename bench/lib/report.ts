@@ -6,7 +6,7 @@ import type { GenerateSummary } from './generate.js';
 import type { CpuUse } from './server.js';
 import { describeTarget, type Target } from './targets.js';
 
-export type ScenarioStatus = 'ok' | 'errors' | 'not available' | 'failing' | 'skipped';
+export type ScenarioStatus = 'ok' | 'errors' | 'failing' | 'skipped';
 
 export interface Measured {
   /** Units (requests, or pairs) per second. */
@@ -169,7 +169,7 @@ export function markdown(report: Report): string {
   ];
   for (const r of report.results) {
     if (!r.measured) {
-      lines.push(`| ${r.label} | ${r.status} | | | | | ${describeTarget(r.target)} | — | | | |`);
+      lines.push(`| ${r.label} | ${r.status} | | | | | ${describeTarget(r.target)} | ${verdict(r.pass)} | | | |`);
       continue;
     }
     const m = r.measured;
@@ -188,7 +188,7 @@ export function markdown(report: Report): string {
         `${num(mix.leaderboard.perSecond)} req/s, p99 ${num(mix.leaderboard.p99Ms, 1)} ms (target ≤ ${mix.target.maxP99Ms} ms): ${verdict(mix.pass)}.`,
     );
   } else {
-    lines.push(`GET /leaderboard while logins run at full speed: ${mix.status}${mix.detail ? ` (${mix.detail})` : ''}.`);
+    lines.push(`GET /leaderboard while logins run at full speed: ${mix.status}${mix.detail ? ` (${mix.detail})` : ''}: ${verdict(mix.pass)}.`);
   }
   lines.push(
     '',
@@ -256,7 +256,7 @@ export function svgChart(report: Report): string {
   ];
   for (const r of report.results) {
     if (!r.measured) {
-      rows.push({ label: r.label, value: null, text: r.status, color: '#9e9e9e' });
+      rows.push({ label: r.label, value: null, text: r.status, color: r.pass === false ? '#c62828' : '#9e9e9e' });
       continue;
     }
     const color = r.status === 'errors' || r.pass === false ? '#c62828' : r.pass ? '#2e7d32' : '#1565c0';
