@@ -22,7 +22,10 @@ child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
 const health = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/`;
 for (let i = 0; i < 300; i++) {
-  const up = await fetch(health).then((r) => r.ok, () => false);
+  const up = await fetch(health).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (up) {
     console.log(
       [

@@ -9,7 +9,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Answer, type LoadResult, probe, runLoad, type Step } from './lib/load.js';
 import { NGINX_SITE, findNginx, startNginx } from './lib/nginx.js';
-import { type Measured, markdown, NOT_IN_ONLY, type Report, resultLine, type ScaleOutResult, type ScenarioResult, writeReport } from './lib/report.js';
+import {
+  type Measured,
+  markdown,
+  NOT_IN_ONLY,
+  type Report,
+  resultLine,
+  type ScaleOutResult,
+  type ScenarioResult,
+  writeReport,
+} from './lib/report.js';
 import { setupRunDatabase } from './lib/database-setup.js';
 import { presetNamed } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
@@ -180,7 +189,10 @@ async function runScaleOut(list: Scenario[], single: ScenarioResult[]): Promise<
   }
   log(`\nScale-out: two instances on ${dialect} behind nginx (${NGINX_SITE})`);
   const instances = [await startService('instance 1', { TRUST_PROXY: '127.0.0.1' }), await startService('instance 2', { TRUST_PROXY: '127.0.0.1' })];
-  const proxy = await startNginx(binary, instances.map((i) => new URL(i.url).host));
+  const proxy = await startNginx(
+    binary,
+    instances.map((i) => new URL(i.url).host),
+  );
   running.add(proxy);
   // Memory of the service is the instances' together; nginx's own is not counted.
   const front: ChildServer = {
@@ -283,7 +295,13 @@ async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleNa
   // The mean of hello world just before and just after: a drift over the endpoint's run cancels out.
   const paired = (before.rps + after.rps) / 2;
   const helloMicros = [before.microsPerRequest, after.microsPerRequest].filter((x): x is number => x !== null);
-  const m = measured(load, sampled, s.unit === 'pair' ? 2 : 1, paired, helloMicros.length ? helloMicros.reduce((a, b) => a + b) / helloMicros.length : null);
+  const m = measured(
+    load,
+    sampled,
+    s.unit === 'pair' ? 2 : 1,
+    paired,
+    helloMicros.length ? helloMicros.reduce((a, b) => a + b) / helloMicros.length : null,
+  );
   const failed = failures(load);
   const pass = failed ? false : meets(s.target, m.ratio, m.p99Ms);
   const single = s.steps.length === 1 && s.steps[0].method === 'GET';

@@ -12,7 +12,8 @@ const src = path.join(root, 'src');
 const out = path.join(root, 'dist');
 
 function filesUnder(dir) {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile())
     .map((e) => path.join(e.parentPath ?? e.path, e.name));
 }

@@ -11,7 +11,9 @@ if (!file) {
 }
 try {
   const result = await backupSqlite(parseDatabaseUrl(process.env.DATABASE_URL ?? 'sqlite:./data/bets.db'), file);
-  const rows = Object.entries(result.tables).map(([t, n]) => `${t}=${n}`).join(' ');
+  const rows = Object.entries(result.tables)
+    .map(([t, n]) => `${t}=${n}`)
+    .join(' ');
   console.log(`backup written to ${result.file} (${result.pages} pages, integrity ok): ${rows}`);
 } catch (err) {
   console.error(`backup failed: ${(err as Error).message}`);

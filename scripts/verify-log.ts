@@ -20,8 +20,10 @@ if (isUrl && record.proof) {
 }
 const problems = verifyUserRecord(record, published);
 if (problems.length === 0) {
-  console.log(`OK: user ${record.user_id}, ${record.entries.length} entries, ${record.bets.length} bets` +
-    (record.proof ? `, head in the root of ${record.proof.date}` : ', no published day yet'));
+  console.log(
+    `OK: user ${record.user_id}, ${record.entries.length} entries, ${record.bets.length} bets` +
+      (record.proof ? `, head in the root of ${record.proof.date}` : ', no published day yet'),
+  );
 } else {
   console.log(`FAILED: ${problems.length} problem(s) in the record of user ${record.user_id}`);
   for (const p of problems) console.log(`- ${p}`);

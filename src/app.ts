@@ -76,7 +76,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const ownsDatabase = deps.database === undefined;
   const database = deps.database ?? openDatabase(config.database);
   const ownsRedis = deps.redis === undefined && config.redisUrl !== null;
-  const redis = deps.redis !== undefined ? deps.redis : config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const redis =
+    deps.redis !== undefined ? deps.redis : config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
 
   const options: FastifyServerOptions = {
     logger:

@@ -141,7 +141,10 @@ function parseTrustProxy(raw: string | null): Config['trustProxy'] {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 type ShippedData = Pick<Config, 'commonPasswords' | 'marketCalendar'>;
@@ -222,7 +225,11 @@ export function loadConfig(env: Env = process.env): Config {
       cacheTtlMs: int(env, 'PRICE_CACHE_MS', 5000, 0, 3_600_000),
       timeoutMs: int(env, 'PRICE_TIMEOUT_MS', 3000, 100, 60_000),
     },
-    stripe: { secretKey: stripeKey, webhookSecret: stripeWebhookSecret, apiUrl: stripeApiUrl === null ? null : url('STRIPE_API_URL', stripeApiUrl).href },
+    stripe: {
+      secretKey: stripeKey,
+      webhookSecret: stripeWebhookSecret,
+      apiUrl: stripeApiUrl === null ? null : url('STRIPE_API_URL', stripeApiUrl).href,
+    },
     telegram: {
       botToken: str(env, 'TELEGRAM_BOT_TOKEN'),
       botUsername: str(env, 'TELEGRAM_BOT_USERNAME'),

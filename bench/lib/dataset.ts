@@ -147,10 +147,7 @@ export class Population {
   /** Open bets opened in the last 30 days, past their cancellation window; ids follow the finished ones. */
   *openBets(): Generator<Row> {
     const rng = seededRng(this.seed + 2);
-    const owners: number[] = [
-      ...Array<number>(PORTFOLIO_OPEN_BETS).fill(ROLES.portfolio.id),
-      ...Array<number>(4).fill(ROLES.demo.id),
-    ];
+    const owners: number[] = [...Array<number>(PORTFOLIO_OPEN_BETS).fill(ROLES.portfolio.id), ...Array<number>(4).fill(ROLES.demo.id)];
     const ordinary = Math.max(0, this.preset.openBets - owners.length);
     if (ordinary > this.ordinary * 10) throw new Error(`preset ${this.preset.name}: more open bets than the users' capacity`);
     for (let k = 0; k < ordinary; k++) owners.push(FIRST_ORDINARY_ID + (k % this.ordinary));

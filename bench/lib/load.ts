@@ -91,9 +91,7 @@ export interface Answer {
 const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
 /** ok with the last step's answer, or why a step failed. */
-export type ProbeOutcome =
-  | { ok: true; lastAnswer: Answer }
-  | { ok: false; step: string; status: number; body: string };
+export type ProbeOutcome = { ok: true; lastAnswer: Answer } | { ok: false; step: string; status: number; body: string };
 
 /** Plays the steps once with fetch: does every step answer 2xx? (A missing route is a failure like any other.) */
 export async function probe(url: string, steps: Step[], cookie?: string): Promise<ProbeOutcome> {

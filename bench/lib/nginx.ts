@@ -68,7 +68,12 @@ export async function startNginx(binary: string, upstreams: string[]): Promise<N
     ...server,
     errorLog: () => {
       const file = path.join(prefix, 'error.log');
-      return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+      return fs.existsSync(file)
+        ? fs
+            .readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+        : [];
     },
     stop: async () => {
       await server.stop();

@@ -86,7 +86,19 @@ export async function* recordEntries(db: Db, users: number, usersPerSlice = 2000
   for (let from = 1; from <= users; from += usersPerSlice) {
     const bets = (await db
       .selectFrom('bets')
-      .select(['id', 'user_id', 'ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date', 'opened_at', 'closed_at'])
+      .select([
+        'id',
+        'user_id',
+        'ticker',
+        'direction',
+        'status',
+        'entry_price',
+        'exit_price',
+        'percentage_gain',
+        'target_date',
+        'opened_at',
+        'closed_at',
+      ])
       .where('user_id', '>=', from)
       .where('user_id', '<', from + usersPerSlice)
       .execute()) as BetForRecord[];

@@ -158,7 +158,7 @@ export function markdown(report: Report): string {
     `# Benchmark: ${meta.dialect}, ${meta.size} data, ${meta.connections} connections × ${meta.durationS} s`,
     '',
     `${meta.startedAt} · Node ${meta.node} · ${meta.os} · ${meta.cpus} × ${meta.cpuModel}` +
-      (meta.targetConditions ? '' : ' · **not the targets\' conditions (64 connections, 10 s, SQLite, full data): verdicts are indicative**'),
+      (meta.targetConditions ? '' : " · **not the targets' conditions (64 connections, 10 s, SQLite, full data): verdicts are indicative**"),
     '',
     `Baseline (bare Fastify hello world): ${num(baseline.requestsPerSecond)} req/s, p50 ${num(baseline.p50Ms, 1)} ms, p99 ${num(baseline.p99Ms, 1)} ms ` +
       'at the start; each endpoint is divided by the mean of the hello world measured just before and just after it ' +
@@ -219,8 +219,8 @@ export function markdown(report: Report): string {
   }
   if (report.results.some((r) => r.measured?.cpu)) {
     notes.push(
-      '- CPU columns: % of one core over the run (from /proc and the load generator\'s own usage), and the CPU the ' +
-        'service\'s thread spent a request or pair, beside the hello world\'s a request in its paired runs. A service ' +
+      "- CPU columns: % of one core over the run (from /proc and the load generator's own usage), and the CPU the " +
+        "service's thread spent a request or pair, beside the hello world's a request in its paired runs. A service " +
         'thread near 100 % means the service was the limit; a load generator near 100 % with the service thread below ' +
         'it means autocannon was.',
     );
@@ -232,7 +232,9 @@ export function markdown(report: Report): string {
 function scaleOutTable(s: ScaleOutResult): string[] {
   if (s.status === 'skipped') return [`Scale-out run skipped: ${s.detail}.`];
   const cell = (r: ScenarioResult | undefined) =>
-    !r?.measured ? (r?.status ?? '—') : `${num(r.measured.perSecond)} ${r.unit === 'pair' ? 'pairs/s' : 'req/s'}, p99 ${num(r.measured.p99Ms, 1)} ms${r.status === 'errors' ? ` (${r.detail})` : ''}`;
+    !r?.measured
+      ? (r?.status ?? '—')
+      : `${num(r.measured.perSecond)} ${r.unit === 'pair' ? 'pairs/s' : 'req/s'}, p99 ${num(r.measured.p99Ms, 1)} ms${r.status === 'errors' ? ` (${r.detail})` : ''}`;
   return [
     `Scale-out: ${s.instances} instances behind nginx on the same database (with few cores no gain is expected: the run shows the deployment works under load).`,
     '',

@@ -140,7 +140,10 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
  * fields are counted from its last closing parenthesis.
  */
 export function lastCpuOf(stat: string): number | null {
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const rest = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .trim()
+    .split(/\s+/);
   // rest[0] is field 3 (state): field 39 is rest[36].
   const cpu = Number(rest[36]);
   return Number.isInteger(cpu) && cpu >= 0 ? cpu : null;
@@ -151,7 +154,10 @@ export function lastCpuOf(stat: string): number | null {
  * fields 14 and 15 of a /proc stat line (counted like lastCpuOf's field).
  */
 export function cpuTicksOf(stat: string): number | null {
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const rest = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .trim()
+    .split(/\s+/);
   const ticks = Number(rest[11]) + Number(rest[12]);
   return Number.isFinite(ticks) && ticks >= 0 ? ticks : null;
 }

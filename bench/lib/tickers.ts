@@ -2,7 +2,26 @@
 // levels, so entry and exit prices look like the service's own.
 import { SIMULATED_UNIVERSE } from '../../src/providers/prices/simulated-market.js';
 
-const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'META', 'TSLA', 'BRK.B', 'AVGO', 'JPM', 'BTC-USD', 'ETH-USD', 'SOL-USD', 'AMD', 'NFLX', 'COIN', 'SPY', 'QQQ'];
+const SYMBOLS = [
+  'AAPL',
+  'MSFT',
+  'NVDA',
+  'AMZN',
+  'GOOGL',
+  'META',
+  'TSLA',
+  'BRK.B',
+  'AVGO',
+  'JPM',
+  'BTC-USD',
+  'ETH-USD',
+  'SOL-USD',
+  'AMD',
+  'NFLX',
+  'COIN',
+  'SPY',
+  'QQQ',
+];
 
 export const TICKERS: ReadonlyArray<{ ticker: string; price: number }> = SYMBOLS.map((ticker) => {
   const symbol = SIMULATED_UNIVERSE.get(ticker);

@@ -38,9 +38,6 @@ export interface Capacities {
 }
 
 /** A user's capacities: the configured base plus what their plan adds. */
-export function capacitiesOf(
-  base: { baseBets: number; baseFollows: number },
-  extras: { extra_bets: number; extra_slots: number },
-): Capacities {
+export function capacitiesOf(base: { baseBets: number; baseFollows: number }, extras: { extra_bets: number; extra_slots: number }): Capacities {
   return { bet_capacity: base.baseBets + extras.extra_bets, follow_capacity: base.baseFollows + extras.extra_slots };
 }

@@ -16,11 +16,7 @@ export function backoffMs(attempts: number): number {
   return Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-export type ChatCommand =
-  | { kind: 'start'; code: string | null }
-  | { kind: 'stop' }
-  | { kind: 'code'; code: string }
-  | { kind: 'other' };
+export type ChatCommand = { kind: 'start'; code: string | null } | { kind: 'stop' } | { kind: 'code'; code: string } | { kind: 'other' };
 
 const CODE = /^[A-Za-z0-9_-]{16,64}$/;
 

@@ -30,12 +30,7 @@ export function benchmarkOf(ticker: string): string {
  * rising market or a SHORT in a falling one earns no alpha for the market's
  * move. Null without both benchmark prices.
  */
-export function alphaOf(
-  direction: Direction,
-  gain: number,
-  benchmarkEntry: number | null,
-  benchmarkExit: number | null,
-): number | null {
+export function alphaOf(direction: Direction, gain: number, benchmarkEntry: number | null, benchmarkExit: number | null): number | null {
   if (benchmarkEntry === null || benchmarkExit === null || !(benchmarkEntry > 0)) return null;
   const marketMove = percentageGain(direction, benchmarkEntry, benchmarkExit);
   return gain - marketMove;

@@ -32,8 +32,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         paths?: Record<string, Record<string, { parameters?: Array<{ required?: boolean; schema?: { default?: unknown } }> }>>;
       };
       for (const item of Object.values(doc.paths ?? {}))
-        for (const op of Object.values(item))
-          for (const p of op.parameters ?? []) if (p.schema && 'default' in p.schema) p.required = false;
+        for (const op of Object.values(item)) for (const p of op.parameters ?? []) if (p.schema && 'default' in p.schema) p.required = false;
       return doc as never;
     },
     refResolver: {

@@ -56,30 +56,28 @@ export async function installWebApp(app: FastifyInstance, distDir: string = DEFA
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
   };
 
-  await app.register(
-    async (scope) => {
-      if (indexHtml !== null) {
-        await scope.register(fastifyStatic, {
-          root: distDir,
-          prefix: mount,
-          wildcard: false,
-          index: false,
-          decorateReply: false,
-          schemaHide: true,
-          cacheControl: false,
-          setHeaders: (res, filePath) => {
-            const hashed = filePath.startsWith(path.join(distDir, 'assets') + path.sep);
-            res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
-          },
-        });
-      }
-      scope.get(mount, { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
-      scope.get(`${mount}*`, { schema: { hide: true } }, async (request, reply) => {
-        if (looksLikeAsset(request.url)) {
-          return reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
-        }
-        return sendIndex(reply);
+  await app.register(async (scope) => {
+    if (indexHtml !== null) {
+      await scope.register(fastifyStatic, {
+        root: distDir,
+        prefix: mount,
+        wildcard: false,
+        index: false,
+        decorateReply: false,
+        schemaHide: true,
+        cacheControl: false,
+        setHeaders: (res, filePath) => {
+          const hashed = filePath.startsWith(path.join(distDir, 'assets') + path.sep);
+          res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+        },
       });
-    },
-  );
+    }
+    scope.get(mount, { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
+    scope.get(`${mount}*`, { schema: { hide: true } }, async (request, reply) => {
+      if (looksLikeAsset(request.url)) {
+        return reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+      }
+      return sendIndex(reply);
+    });
+  });
 }

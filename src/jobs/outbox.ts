@@ -93,7 +93,11 @@ export class OutboxWorker {
 
   private async release(rows: NotificationRow[], token: string, notBefore: number): Promise<void> {
     for (const r of rows) {
-      await updateNotification(this.o.database.db, r.id, token, { next_attempt_at: Math.max(notBefore, r.next_attempt_at), claim_token: null, claimed_until: null });
+      await updateNotification(this.o.database.db, r.id, token, {
+        next_attempt_at: Math.max(notBefore, r.next_attempt_at),
+        claim_token: null,
+        claimed_until: null,
+      });
     }
   }
 
@@ -136,7 +140,12 @@ export class OutboxWorker {
     if (outcome.reason === 'blocked') {
       const chat = { transport: row.transport, chatId: row.chat_id };
       await database.transaction(async (trx) => {
-        await updateNotification(trx, row.id, token, { status: 'failed', attempts, last_error: `chat blocked the bot (${outcome.error})`, claim_token: null });
+        await updateNotification(trx, row.id, token, {
+          status: 'failed',
+          attempts,
+          last_error: `chat blocked the bot (${outcome.error})`,
+          claim_token: null,
+        });
         await deleteLinkOfChat(trx, chat);
         await dropPendingOfChat(trx, chat, 'chat blocked the bot');
       });

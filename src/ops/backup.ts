@@ -45,7 +45,9 @@ export function verifyBackup(file: string): Record<string, number> {
   try {
     const check = copy.pragma('integrity_check', { simple: true });
     if (check !== 'ok') throw new Error(`backup failed its integrity check: ${String(check)}`);
-    const tables = copy.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
+    const tables = copy.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{
+      name: string;
+    }>;
     const counts: Record<string, number> = {};
     for (const { name } of tables) counts[name] = (copy.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
     return counts;

@@ -46,20 +46,28 @@ function sourceTables(src: SQLite.Database): { order: string[]; columns: Map<str
   const references = new Map<string, string[]>();
   const columns = new Map<string, string[]>();
   for (const n of names) {
-    references.set(n, (src.pragma(`foreign_key_list("${n}")`) as Array<{ table: string }>).map((fk) => fk.table));
-    columns.set(n, (src.pragma(`table_info("${n}")`) as Array<{ name: string }>).map((c) => c.name));
+    references.set(
+      n,
+      (src.pragma(`foreign_key_list("${n}")`) as Array<{ table: string }>).map((fk) => fk.table),
+    );
+    columns.set(
+      n,
+      (src.pragma(`table_info("${n}")`) as Array<{ name: string }>).map((c) => c.name),
+    );
   }
   return { order: dependencyOrder(names, references), columns };
 }
 
 async function assertFresh(target: Target): Promise<void> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema()`.execute(target.db);
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema()`.execute(
+    target.db,
+  );
   if (rows[0].n > 0) throw new CopyError('the target PostgreSQL database (its current schema) is not empty: copy only into a fresh one');
 }
 
 /** Rows of a table, in primary-key order so self-references (a bet copying an earlier bet) point backwards. */
 function* rowsOf(src: SQLite.Database, table: string): Generator<Array<Record<string, unknown>>> {
-  const hasRowid = !(src.prepare("select sql from sqlite_master where name = ?").get(table) as { sql: string }).sql.match(/without\s+rowid/i);
+  const hasRowid = !(src.prepare('select sql from sqlite_master where name = ?').get(table) as { sql: string }).sql.match(/without\s+rowid/i);
   const stmt = src.prepare(`select * from "${table}" ${hasRowid ? 'order by rowid' : ''}`);
   let batch: Array<Record<string, unknown>> = [];
   for (const row of stmt.iterate() as Iterable<Record<string, unknown>>) {
@@ -71,7 +79,6 @@ function* rowsOf(src: SQLite.Database, table: string): Generator<Array<Record<st
   }
   if (batch.length) yield batch;
 }
-
 
 /** Each user's leaderboard row next to the sum and count of their CLOSED bets; mismatches only. */
 async function leaderboardMismatches(target: Target): Promise<string[]> {
@@ -92,7 +99,11 @@ async function leaderboardMismatches(target: Target): Promise<string[]> {
   return out;
 }
 
-export async function copySqliteToPostgres(from: DatabaseConfig, to: DatabaseConfig, log: (line: string) => void = () => undefined): Promise<CopyResult> {
+export async function copySqliteToPostgres(
+  from: DatabaseConfig,
+  to: DatabaseConfig,
+  log: (line: string) => void = () => undefined,
+): Promise<CopyResult> {
   if (from.dialect !== 'sqlite' || from.path === ':memory:') throw new CopyError('FROM must be a SQLite file (sqlite:PATH)');
   if (to.dialect !== 'postgres') throw new CopyError('TO must be a PostgreSQL database (postgres://…)');
   const src = new SQLite(from.path, { readonly: true, fileMustExist: true });
@@ -101,7 +112,9 @@ export async function copySqliteToPostgres(from: DatabaseConfig, to: DatabaseCon
     const applied = (src.prepare('select name from kysely_migration order by name').all() as Array<{ name: string }>).map((r) => r.name);
     const expected = Object.keys(migrations).sort();
     if (applied.join() !== expected.join()) {
-      throw new CopyError(`the SQLite database is at migration ${applied.at(-1) ?? 'none'}, this version expects ${expected.at(-1)}: start the service on it once first`);
+      throw new CopyError(
+        `the SQLite database is at migration ${applied.at(-1) ?? 'none'}, this version expects ${expected.at(-1)}: start the service on it once first`,
+      );
     }
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(pgHandle.db);
     const target = { db: pgHandle.db, pgSchema: rows[0].schema };
@@ -145,4 +158,3 @@ export async function copySqliteToPostgres(from: DatabaseConfig, to: DatabaseCon
     await pgHandle.close();
   }
 }
-

@@ -29,6 +29,9 @@ export async function anonymiseUser(db: Db, userId: number, now: number): Promis
     .where('id', '=', userId)
     .execute();
   await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
-  await db.deleteFrom('follows').where((eb) => eb.or([eb('follower_id', '=', userId), eb('followed_id', '=', userId)])).execute();
+  await db
+    .deleteFrom('follows')
+    .where((eb) => eb.or([eb('follower_id', '=', userId), eb('followed_id', '=', userId)]))
+    .execute();
   await db.deleteFrom('leaderboard').where('user_id', '=', userId).execute();
 }

@@ -7,21 +7,11 @@ export interface ChatAddress {
 }
 
 export async function findLinkOfUser(db: Db, userId: number, transport: ChatTransportName): Promise<ChatLinkRow | undefined> {
-  return db
-    .selectFrom('chat_links')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('transport', '=', transport)
-    .executeTakeFirst();
+  return db.selectFrom('chat_links').selectAll().where('user_id', '=', userId).where('transport', '=', transport).executeTakeFirst();
 }
 
 export async function findLinkOfChat(db: Db, chat: ChatAddress): Promise<ChatLinkRow | undefined> {
-  return db
-    .selectFrom('chat_links')
-    .selectAll()
-    .where('transport', '=', chat.transport)
-    .where('chat_id', '=', chat.chatId)
-    .executeTakeFirst();
+  return db.selectFrom('chat_links').selectAll().where('transport', '=', chat.transport).where('chat_id', '=', chat.chatId).executeTakeFirst();
 }
 
 /** Links the chat to the user, taking it from any other user and replacing the user's previous chat. */

@@ -19,12 +19,7 @@ export async function claimUpdate(db: Db, u: UpdateKey, now: number, answer: str
 }
 
 export async function findUpdate(db: Db, u: UpdateKey): Promise<{ answer: string | null } | undefined> {
-  return db
-    .selectFrom('chat_updates')
-    .select('answer')
-    .where('transport', '=', u.transport)
-    .where('update_key', '=', u.key)
-    .executeTakeFirst();
+  return db.selectFrom('chat_updates').select('answer').where('transport', '=', u.transport).where('update_key', '=', u.key).executeTakeFirst();
 }
 
 export async function deleteUpdatesBefore(db: Db, before: number): Promise<void> {

@@ -14,27 +14,14 @@ export function feedQuery(db: Db, userIds: number[], page: FeedPage) {
   const branches = userIds.map((id) =>
     db
       .selectFrom((eb) =>
-        eb
-          .selectFrom('bets')
-          .selectAll()
-          .where('user_id', '=', id)
-          .orderBy('last_event_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(depth)
-          .as('b'),
+        eb.selectFrom('bets').selectAll().where('user_id', '=', id).orderBy('last_event_at', 'desc').orderBy('id', 'desc').limit(depth).as('b'),
       )
       .selectAll(),
   );
   const [first, ...rest] = branches;
   if (!first) throw new Error('feedQuery needs at least one user');
   const union = rest.reduce((acc, b) => acc.unionAll(b), first);
-  return db
-    .selectFrom(union.as('feed'))
-    .selectAll()
-    .orderBy('last_event_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset);
+  return db.selectFrom(union.as('feed')).selectAll().orderBy('last_event_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset);
 }
 
 export async function listFeed(db: Db, userIds: number[], page: FeedPage, usersPerQuery = FEED_USERS_PER_QUERY): Promise<BetRow[]> {
@@ -44,5 +31,8 @@ export async function listFeed(db: Db, userIds: number[], page: FeedPage, usersP
   // Many followed users: the top offset+limit of each group, merged.
   const depth = { limit: page.offset + page.limit, offset: 0 };
   const parts = await Promise.all(groups.map((ids) => feedQuery(db, ids, depth).execute()));
-  return parts.flat().sort(newestEventFirst).slice(page.offset, page.offset + page.limit);
+  return parts
+    .flat()
+    .sort(newestEventFirst)
+    .slice(page.offset, page.offset + page.limit);
 }

@@ -12,11 +12,7 @@ export async function insertFollow(db: Db, followerId: number, followedId: numbe
 
 /** True when a row was removed. */
 export async function deleteFollow(db: Db, followerId: number, followedId: number): Promise<boolean> {
-  const res = await db
-    .deleteFrom('follows')
-    .where('follower_id', '=', followerId)
-    .where('followed_id', '=', followedId)
-    .executeTakeFirst();
+  const res = await db.deleteFrom('follows').where('follower_id', '=', followerId).where('followed_id', '=', followedId).executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }
 
@@ -47,9 +43,6 @@ export async function countFollowing(db: Db, followerId: number): Promise<number
 
 /** The users someone follows, in id order (the primary key's order). */
 export async function listFollowed(db: Db, followerId: number): Promise<Array<{ id: number; username: string }>> {
-  const rows = await liveFollows(db, followerId)
-    .select(['follows.followed_id', 'users.username'])
-    .orderBy('follows.followed_id')
-    .execute();
+  const rows = await liveFollows(db, followerId).select(['follows.followed_id', 'users.username']).orderBy('follows.followed_id').execute();
   return rows.map((r) => ({ id: Number(r.followed_id), username: r.username }));
 }

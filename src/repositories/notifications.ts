@@ -144,22 +144,9 @@ export async function updateNotification(
   token: string,
   set: Partial<Pick<NotificationRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'sent_at' | 'claimed_until' | 'claim_token'>>,
 ): Promise<void> {
-  await db
-    .updateTable('notifications')
-    .set(set)
-    .where('id', '=', id)
-    .where('claim_token', '=', token)
-    .where('status', '=', 'pending')
-    .execute();
+  await db.updateTable('notifications').set(set).where('id', '=', id).where('claim_token', '=', token).where('status', '=', 'pending').execute();
 }
 
 export async function listOfUser(db: Db, userId: number, limit: number, offset: number): Promise<NotificationRow[]> {
-  return db
-    .selectFrom('notifications')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  return db.selectFrom('notifications').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).offset(offset).execute();
 }

@@ -110,8 +110,6 @@ export async function windowLeaderboard(db: Db, fromDay: string | null, minTrade
 
 /** Every live user with at least minAlphaTrades bets carrying alpha in the window: the rankings are computed from these. */
 export async function windowAlphaTotals(db: Db, fromDay: string | null, minAlphaTrades: number): Promise<WindowTotals[]> {
-  const rows = await windowTotalsQuery(db, fromDay)
-    .where('w.alpha_n', '>=', minAlphaTrades)
-    .execute();
+  const rows = await windowTotalsQuery(db, fromDay).where('w.alpha_n', '>=', minAlphaTrades).execute();
   return rows.map(toTotals);
 }

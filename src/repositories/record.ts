@@ -68,7 +68,11 @@ export async function insertDay(db: Db, day: RecordDaysTable, leaves: RecordDayL
     .onConflict((oc) => oc.column('day').doNothing())
     .executeTakeFirst();
   if (Number(r.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-  for (let i = 0; i < leaves.length; i += 500) await db.insertInto('record_day_leaves').values(leaves.slice(i, i + 500)).execute();
+  for (let i = 0; i < leaves.length; i += 500)
+    await db
+      .insertInto('record_day_leaves')
+      .values(leaves.slice(i, i + 500))
+      .execute();
   return true;
 }
 
@@ -77,13 +81,7 @@ export async function dayLeaves(db: Db, day: string): Promise<RecordDayLeavesTab
 }
 
 export async function latestLeafOf(db: Db, userId: number) {
-  return db
-    .selectFrom('record_day_leaves')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('day', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  return db.selectFrom('record_day_leaves').selectAll().where('user_id', '=', userId).orderBy('day', 'desc').limit(1).executeTakeFirst();
 }
 
 /** A user's id exists (deleted accounts included: the record names users by id). */

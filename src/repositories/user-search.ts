@@ -9,16 +9,18 @@ import type { SearchPatterns } from '../domain/search.js';
  */
 export function searchUsersQuery(db: Db, p: SearchPatterns, limit: number) {
   const like = (pattern: string) => sql<boolean>`username_lower like ${pattern} escape '\\'`;
-  return db
-    .selectFrom('users')
-    .select(['id', 'username'])
-    .where('deleted_at', 'is', null)
-    .where(like(p.substring))
-    .orderBy((eb) => eb.case().when('username_lower', '=', p.exact).then(0).when(like(p.prefix)).then(1).else(2).end())
-    // Within a tier the closer (shorter) name first.
-    .orderBy((eb) => eb.fn('length', ['username_lower']))
-    .orderBy('username_lower')
-    .limit(limit);
+  return (
+    db
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where('deleted_at', 'is', null)
+      .where(like(p.substring))
+      .orderBy((eb) => eb.case().when('username_lower', '=', p.exact).then(0).when(like(p.prefix)).then(1).else(2).end())
+      // Within a tier the closer (shorter) name first.
+      .orderBy((eb) => eb.fn('length', ['username_lower']))
+      .orderBy('username_lower')
+      .limit(limit)
+  );
 }
 
 export async function searchUsers(db: Db, p: SearchPatterns, limit: number): Promise<Array<{ id: number; username: string }>> {

@@ -90,8 +90,8 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-    reply.type('application/openapi+json');
-    return JSON.stringify(app.swagger());
+      reply.type('application/openapi+json');
+      return JSON.stringify(app.swagger());
     },
   );
 
@@ -106,8 +106,8 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => {
-    reply.type('text/plain; charset=utf-8');
-    return llms;
+      reply.type('text/plain; charset=utf-8');
+      return llms;
     },
   );
 };

@@ -35,7 +35,10 @@ ${plan.description ? html`<p>${plan.description}</p>` : ''}
 }
 
 function sendPage(reply: FastifyReply, status: number, title: string, body: SafeHtml): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(page(title, html`<h1>${title}</h1>${body}`));
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(page(title, html`<h1>${title}</h1>${body}`));
 }
 
 const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });

@@ -20,7 +20,7 @@ export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'have none. Per user over the window: n bets with alpha, their mean, s their sample standard deviation floored ' +
           'at 5 points, skill = mean − 1.645 × s / √n. Ranked by skill, then n, then id; top 100. Windows are whole UTC ' +
           'days by exit time (see `period`), read from per-day aggregates. Deleted accounts and cancelled bets never count. ' +
-          'With a valid session, `me` carries the caller\'s row when it ranks below the top rows.',
+          "With a valid session, `me` carries the caller's row when it ranks below the top rows.",
         querystring: RankingsQuerySchema,
         response: { 200: ref(RankingsResponseSchema), ...errorResponses(400, 429) },
       },

@@ -16,7 +16,7 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicLimit,
       schema: {
         tags: ['record'],
-        summary: 'The latest published daily Merkle root over every user\'s chain head',
+        summary: "The latest published daily Merkle root over every user's chain head",
         response: { 200: ref(RecordDaySchema), ...errorResponses(429) },
       },
     },

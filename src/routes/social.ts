@@ -4,12 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, Limit403, PageQuerySchema, ref, Text } from '../schemas/common.js';
-import {
-  FeedItemSchema,
-  FollowRequestSchema,
-  FollowSuccessResponseSchema,
-  PublicProfileResponseSchema,
-} from '../schemas/social.js';
+import { FeedItemSchema, FollowRequestSchema, FollowSuccessResponseSchema, PublicProfileResponseSchema } from '../schemas/social.js';
 import { PublicUserSchema } from '../schemas/users.js';
 import { feed } from '../services/feed.js';
 import { changeFollow, followedIds } from '../services/follows.js';

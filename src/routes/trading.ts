@@ -19,14 +19,7 @@ import {
   type TickerPriceResponse,
 } from '../schemas/bets.js';
 import { CancelWindow403, errorResponses, Limit403, PageQuerySchema, ref } from '../schemas/common.js';
-import {
-  betDetail,
-  cancelBet,
-  closeBet,
-  history,
-  openBet,
-  portfolio,
-} from '../services/bets.js';
+import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { leaderboard } from '../services/rankings.js';
 import { publicRateLimit } from '../http/route-options.js';
@@ -120,7 +113,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['trading'],
         summary: 'Close an open bet at the current server price',
-        description: '400 when the bet is missing, not the caller\'s or not open; 500 when the price cannot be fetched (the bet stays open).',
+        description: "400 when the bet is missing, not the caller's or not open; 500 when the price cannot be fetched (the bet stays open).",
         security: COOKIE_AUTH,
         body: ref(CloseBetRequestSchema),
         response: { 200: ref(CloseBetResponseSchema), ...errorResponses(400, 401, 403, 413, 415, 500) },

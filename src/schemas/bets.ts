@@ -65,10 +65,7 @@ export const OpenBetResponseSchema = Type.Object(
 );
 export type OpenBetResponse = Static<typeof OpenBetResponseSchema>;
 
-export const CloseBetRequestSchema = Type.Object(
-  { bet_id: Type.Integer() },
-  { $id: 'CloseBetRequest', additionalProperties: false },
-);
+export const CloseBetRequestSchema = Type.Object({ bet_id: Type.Integer() }, { $id: 'CloseBetRequest', additionalProperties: false });
 export type CloseBetRequest = Static<typeof CloseBetRequestSchema>;
 
 export const CloseBetResponseSchema = Type.Object(
@@ -94,9 +91,7 @@ export const HistoryRangeSchema = StringEnum(['1d', '5d', '1m', '3m', '1y'], { d
 export const PriceHistoryResponseSchema = Type.Object(
   {
     ticker: Type.String(),
-    points: Type.Array(
-      Type.Object({ t: Type.String({ format: 'date-time' }), price: Type.Number() }, { additionalProperties: false }),
-    ),
+    points: Type.Array(Type.Object({ t: Type.String({ format: 'date-time' }), price: Type.Number() }, { additionalProperties: false })),
   },
   { $id: 'PriceHistoryResponse', additionalProperties: false },
 );

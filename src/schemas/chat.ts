@@ -1,20 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common.js';
 
-export const ChatStatusResponseSchema = Type.Object(
-  { linked: Type.Boolean() },
-  { $id: 'ChatStatusResponse', additionalProperties: false },
-);
+export const ChatStatusResponseSchema = Type.Object({ linked: Type.Boolean() }, { $id: 'ChatStatusResponse', additionalProperties: false });
 
 export const ChatLinkCodeResponseSchema = Type.Object(
   { code: Type.String(), deep_link: Nullable(Type.String({ format: 'uri' })) },
   { $id: 'ChatLinkCodeResponse', additionalProperties: false },
 );
 
-export const ChatUnlinkResponseSchema = Type.Object(
-  { success: Type.Boolean() },
-  { $id: 'ChatUnlinkResponse', additionalProperties: false },
-);
+export const ChatUnlinkResponseSchema = Type.Object({ success: Type.Boolean() }, { $id: 'ChatUnlinkResponse', additionalProperties: false });
 
 export const NotificationSchema = Type.Object(
   {
@@ -26,7 +20,8 @@ export const NotificationSchema = Type.Object(
     bet_id: Nullable(Type.Integer()),
     created_at: Type.String({ format: 'date-time' }),
     status: StringEnum(['pending', 'sent', 'failed', 'dropped'], {
-      description: 'pending: queued; sent: delivered; failed: given up or refused by the messaging service; dropped: no longer to be sent (bet cancelled first, chat unlinked)',
+      description:
+        'pending: queued; sent: delivered; failed: given up or refused by the messaging service; dropped: no longer to be sent (bet cancelled first, chat unlinked)',
     }),
   },
   { $id: 'Notification', additionalProperties: false },

@@ -34,10 +34,7 @@ export const CancelWindowErrorSchema = Type.Object(
   { $id: 'CancelWindowError', additionalProperties: false },
 );
 
-export const MessageResponseSchema = Type.Object(
-  { message: Type.String() },
-  { $id: 'MessageResponse', additionalProperties: false },
-);
+export const MessageResponseSchema = Type.Object({ message: Type.String() }, { $id: 'MessageResponse', additionalProperties: false });
 
 /** limit/offset paging of SPEC part 4 (history, public profile, feed). */
 export const PageQuerySchema = Type.Object(

@@ -16,10 +16,7 @@ export const StripePlanSchema = Type.Object(
 );
 export type StripePlan = Static<typeof StripePlanSchema>;
 
-export const PlansResponseSchema = Type.Object(
-  { plans: Type.Array(ref(StripePlanSchema)) },
-  { $id: 'PlansResponse', additionalProperties: false },
-);
+export const PlansResponseSchema = Type.Object({ plans: Type.Array(ref(StripePlanSchema)) }, { $id: 'PlansResponse', additionalProperties: false });
 
 export const CheckoutRequestSchema = Type.Object(
   { price_id: Type.String({ minLength: 1, maxLength: 255 }) },
@@ -27,7 +24,4 @@ export const CheckoutRequestSchema = Type.Object(
 );
 export type CheckoutRequest = Static<typeof CheckoutRequestSchema>;
 
-export const UrlResponseSchema = Type.Object(
-  { url: Type.String({ format: 'uri' }) },
-  { $id: 'UrlResponse', additionalProperties: false },
-);
+export const UrlResponseSchema = Type.Object({ url: Type.String({ format: 'uri' }) }, { $id: 'UrlResponse', additionalProperties: false });

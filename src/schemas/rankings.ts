@@ -3,8 +3,7 @@ import { PERIODS } from '../domain/rankings.js';
 import { ref, StringEnum } from './common.js';
 
 export const PeriodSchema = StringEnum([...PERIODS], {
-  description:
-    'Rolling window by exit time, in whole UTC days: `7d` is today and the 6 days before it (likewise 30d, 90d, 365d); `all` has no bound',
+  description: 'Rolling window by exit time, in whole UTC days: `7d` is today and the 6 days before it (likewise 30d, 90d, 365d); `all` has no bound',
 });
 
 const MinTradesSchema = Type.Integer({ minimum: 1, maximum: 1_000_000 });

@@ -36,14 +36,9 @@ export const UserRecordSchema = Type.Object(
   {
     user_id: Type.Integer(),
     entries: Type.Array(
-      Type.Object(
-        { seq: Type.Integer(), prev_hash: Hash, hash: Hash, event: ref(RecordEventSchema) },
-        { additionalProperties: false },
-      ),
+      Type.Object({ seq: Type.Integer(), prev_hash: Hash, hash: Hash, event: ref(RecordEventSchema) }, { additionalProperties: false }),
     ),
-    bets: Type.Array(
-      Type.Object({ id: Type.Integer(), ...betState }, { additionalProperties: false }),
-    ),
+    bets: Type.Array(Type.Object({ id: Type.Integer(), ...betState }, { additionalProperties: false })),
     proof: Nullable(
       Type.Object(
         {

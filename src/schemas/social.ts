@@ -20,10 +20,7 @@ export const FollowRequestSchema = Type.Object(
 );
 export type FollowRequest = Static<typeof FollowRequestSchema>;
 
-export const FollowSuccessResponseSchema = Type.Object(
-  { success: Type.Boolean() },
-  { $id: 'FollowSuccessResponse', additionalProperties: false },
-);
+export const FollowSuccessResponseSchema = Type.Object({ success: Type.Boolean() }, { $id: 'FollowSuccessResponse', additionalProperties: false });
 
 export const PublicProfileResponseSchema = Type.Object(
   {

@@ -27,10 +27,9 @@ export const TraderStatsSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
-    curve: Type.Array(
-      Type.Object({ t: Type.String({ format: 'date-time' }), value: Type.Number() }, { additionalProperties: false }),
-      { description: 'Cumulative gain after each closed bet (at most 1000 points, evenly sampled)' },
-    ),
+    curve: Type.Array(Type.Object({ t: Type.String({ format: 'date-time' }), value: Type.Number() }, { additionalProperties: false }), {
+      description: 'Cumulative gain after each closed bet (at most 1000 points, evenly sampled)',
+    }),
   },
   { $id: 'TraderStats', additionalProperties: false },
 );

@@ -13,10 +13,7 @@ export const UserSchema = Type.Object(
 );
 export type User = Static<typeof UserSchema>;
 
-export const PublicUserSchema = Type.Object(
-  { id: Type.Integer(), username: Type.String() },
-  { $id: 'PublicUser', additionalProperties: false },
-);
+export const PublicUserSchema = Type.Object({ id: Type.Integer(), username: Type.String() }, { $id: 'PublicUser', additionalProperties: false });
 export type PublicUser = Static<typeof PublicUserSchema>;
 
 export const RegisterRequestSchema = Type.Object(

@@ -57,7 +57,16 @@ export function toExportedBet(b: BetRow): ExportedBet {
 }
 
 const COLUMNS: Array<keyof ExportedBet> = [
-  'id', 'ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date', 'entry_date', 'exit_date',
+  'id',
+  'ticker',
+  'direction',
+  'status',
+  'entry_price',
+  'exit_price',
+  'percentage_gain',
+  'target_date',
+  'entry_date',
+  'exit_date',
 ];
 
 function csvCell(v: unknown): string {

@@ -19,14 +19,7 @@ import {
   openingState,
 } from '../repositories/bets.js';
 import { findUserById } from '../repositories/users.js';
-import type {
-  BetDetail,
-  CancelBetResponse,
-  CloseBetResponse,
-  OpenBetRequest,
-  OpenBetResponse,
-  PortfolioBet,
-} from '../schemas/bets.js';
+import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
@@ -114,7 +107,13 @@ export interface ExitPrices {
  * exit price, gain, time and the benchmark's exit price, adds to the
  * leaderboard, emits the event. Undefined when the bet is no longer OPEN.
  */
-async function closeAt(ctx: AppContext, trx: Db, bet: BetRow, { price, benchmark }: ExitPrices, reason: 'user' | 'settlement'): Promise<BetRow | undefined> {
+async function closeAt(
+  ctx: AppContext,
+  trx: Db,
+  bet: BetRow,
+  { price, benchmark }: ExitPrices,
+  reason: 'user' | 'settlement',
+): Promise<BetRow | undefined> {
   const now = ctx.clock.now();
   const gain = percentageGain(bet.direction, bet.entry_price, price);
   const closed = await finishOpenBet(trx, bet.id, {

@@ -85,7 +85,11 @@ export async function unlinkChat(ctx: AppContext, userId: number): Promise<{ suc
 }
 
 async function reply(ctx: AppContext, trx: AppContext['db'], chat: ChatAddress, userId: number | null, text: string): Promise<void> {
-  await enqueueNotification(trx, { user_id: userId, transport: chat.transport, chat_id: chat.chatId, kind: 'chat_reply', text, bet_id: null }, ctx.clock.now());
+  await enqueueNotification(
+    trx,
+    { user_id: userId, transport: chat.transport, chat_id: chat.chatId, kind: 'chat_reply', text, bet_id: null },
+    ctx.clock.now(),
+  );
 }
 
 /** Links the chat with a one-time code and queues the answer to the chat. Returns the linked user, or null for a bad code. */

@@ -24,7 +24,14 @@ export interface LocalCheckoutView {
 export function localCheckoutStore(db: Db): LocalCheckoutStore {
   return {
     save: (c) =>
-      insertLocalCheckout(db, { id: c.id, user_id: c.userId, price_id: c.priceId, created_at: c.createdAt, expires_at: c.expiresAt, completed_at: null }),
+      insertLocalCheckout(db, {
+        id: c.id,
+        user_id: c.userId,
+        price_id: c.priceId,
+        created_at: c.createdAt,
+        expires_at: c.expiresAt,
+        completed_at: null,
+      }),
   };
 }
 
@@ -38,8 +45,7 @@ export async function localCheckoutView(ctx: AppContext, userId: number, id: str
   const checkout = await findLocalCheckout(ctx.db, id, userId);
   if (!checkout) throw notFound('Checkout not found');
   const user = await findUserById(ctx.db, userId);
-  const status: LocalCheckoutStatus =
-    checkout.completed_at !== null ? 'completed' : checkout.expires_at <= ctx.clock.now() ? 'expired' : 'open';
+  const status: LocalCheckoutStatus = checkout.completed_at !== null ? 'completed' : checkout.expires_at <= ctx.clock.now() ? 'expired' : 'open';
   return { id, status, plan: await planById(ctx, checkout.price_id), alreadySubscribed: (user?.pay_subscription_id ?? null) !== null };
 }
 

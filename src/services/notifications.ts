@@ -67,7 +67,14 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
     if (!link) return;
     await enqueueNotification(
       trx,
-      { user_id: bet.user_id, transport: link.transport, chat_id: link.chat_id, kind: 'bet_settled', text: settledText(bet, s.webUrl), bet_id: bet.id },
+      {
+        user_id: bet.user_id,
+        transport: link.transport,
+        chat_id: link.chat_id,
+        kind: 'bet_settled',
+        text: settledText(bet, s.webUrl),
+        bet_id: bet.id,
+      },
       at,
     );
   }

@@ -34,7 +34,11 @@ export function checkoutUrls(ctx: AppContext): { successUrl: string; cancelUrl: 
 }
 
 /** The user's provider customer, created once and remembered. */
-async function customerOf(ctx: AppContext, provider: PaymentProvider, user: { id: number; email: string; created_at: number; pay_customer_id: string | null }): Promise<string> {
+async function customerOf(
+  ctx: AppContext,
+  provider: PaymentProvider,
+  user: { id: number; email: string; created_at: number; pay_customer_id: string | null },
+): Promise<string> {
   if (user.pay_customer_id) return user.pay_customer_id;
   const created = await provider.createCustomer(user);
   if (await setCustomerIdIfNone(ctx.db, user.id, created)) return created;
@@ -61,9 +65,7 @@ export async function openPortal(ctx: AppContext, log: Log, userId: number): Pro
   if (!user) throw notFound('User not found');
   if (!user.pay_customer_id) throw badRequest('No payment customer found: start a checkout first');
   const customerId = user.pay_customer_id;
-  return viaProvider(log, 'Failed to create portal session', () =>
-    ctx.payments.createPortal({ customerId, returnUrl: checkoutUrls(ctx).returnUrl }),
-  );
+  return viaProvider(log, 'Failed to create portal session', () => ctx.payments.createPortal({ customerId, returnUrl: checkoutUrls(ctx).returnUrl }));
 }
 
 /**

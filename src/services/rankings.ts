@@ -59,11 +59,7 @@ export function leaderboard(ctx: AppContext, q: WindowQuery): Promise<Leaderboar
 }
 
 /** The skill ranking over a window; with a caller, their own row when it falls outside the top rows. */
-export async function rankings(
-  ctx: AppContext,
-  q: { period: Period; min_trades: number },
-  callerId: number | null,
-): Promise<RankingsResponse> {
+export async function rankings(ctx: AppContext, q: { period: Period; min_trades: number }, callerId: number | null): Promise<RankingsResponse> {
   const totals = await windowAlphaTotals(ctx.db, windowStartDay(q.period, ctx.clock.now()), q.min_trades);
   const ranked = totals
     .map((t) => {

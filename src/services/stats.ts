@@ -17,11 +17,7 @@ function sample<T>(points: T[]): T[] {
 
 export async function traderStats(ctx: AppContext, userId: number): Promise<TraderStats> {
   if (!(await findUserById(ctx.db, userId))) throw notFound('User not found');
-  const [closedRows, counts, tails] = await Promise.all([
-    closedBetsOf(ctx.db, userId),
-    statusCounts(ctx.db, userId),
-    tailsOf(ctx.db, userId),
-  ]);
+  const [closedRows, counts, tails] = await Promise.all([closedBetsOf(ctx.db, userId), statusCounts(ctx.db, userId), tailsOf(ctx.db, userId)]);
   const closed = closedRows.map((b) => ({ percentage_gain: b.percentage_gain ?? 0, opened_at: b.opened_at, closed_at: b.closed_at ?? b.opened_at }));
   const opened = (counts.OPEN ?? 0) + (counts.CLOSED ?? 0) + (counts.CANCELLED ?? 0);
   const tailOutcome = tradeStats(

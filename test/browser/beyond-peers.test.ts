@@ -29,7 +29,8 @@ async function ok<T>(user: ApiUser, method: string, path: string, body?: unknown
   return r.json as T;
 }
 
-const open = (u: ApiUser, ticker: string, direction: 'LONG' | 'SHORT') => ok<{ bet_id: number; entry_price: number }>(u, 'POST', '/bet/open', { ticker, direction });
+const open = (u: ApiUser, ticker: string, direction: 'LONG' | 'SHORT') =>
+  ok<{ bet_id: number; entry_price: number }>(u, 'POST', '/bet/open', { ticker, direction });
 const close = (u: ApiUser, betId: number) => ok<{ gain_percent: number }>(u, 'POST', '/bet/close', { bet_id: betId });
 
 /** Crypto moves around the clock; with a short price cache a second apart gives a different price. */
@@ -51,7 +52,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
     return (await page.getByTestId(`stat-${id}`).locator('.stat-value').innerText()).trim();
   }
 
-  test('a profile shows the trader\'s statistics, matching their bets, and the cumulative-gain curve', async () => {
+  test("a profile shows the trader's statistics, matching their bets, and the cumulative-gain curve", async () => {
     const trader = await suite.user('stats');
     const tailer = await suite.user('tailer');
     const a = await open(trader, 'BTC-USD', 'LONG');
@@ -95,7 +96,10 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       assert.equal(await statText(page, 'drawdown'), formatPoints(-stats.max_drawdown));
       assert.equal(await statText(page, 'cancel-rate'), '20.0%');
       assert.equal(await statText(page, 'tailers'), formatGain(stats.tailers.average_gain!));
-      assert.match(await page.getByTestId('stat-tailers').innerText(), new RegExp(`1 of 1 tail closed, ${formatRate(stats.tailers.win_rate).replace('.', '\\.')} won`));
+      assert.match(
+        await page.getByTestId('stat-tailers').innerText(),
+        new RegExp(`1 of 1 tail closed, ${formatRate(stats.tailers.win_rate).replace('.', '\\.')} won`),
+      );
       assert.match(await page.getByTestId('stats-counts').innerText(), /5 opened in all: 1 open, 3 closed, 1 cancelled/);
       // The curve: the origin and one point per close (closes within one second merge into one).
       const curve = page.getByTestId('gain-curve');
@@ -120,10 +124,15 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
     );
   });
 
-  test('rankings: the window and minimum of trades are in the URL, change the rows, and Back restores them; the caller\'s own row', async () => {
+  test("rankings: the window and minimum of trades are in the URL, change the rows, and Back restores them; the caller's own row", async () => {
     const steady = await suite.user('steady');
     const once = await suite.user('once');
-    const bets = [await open(steady, 'BTC-USD', 'LONG'), await open(steady, 'ETH-USD', 'SHORT'), await open(steady, 'SOL-USD', 'LONG'), await open(once, 'ETH-USD', 'LONG')];
+    const bets = [
+      await open(steady, 'BTC-USD', 'LONG'),
+      await open(steady, 'ETH-USD', 'SHORT'),
+      await open(steady, 'SOL-USD', 'LONG'),
+      await open(once, 'ETH-USD', 'LONG'),
+    ];
     await letPricesMove();
     await close(steady, bets[0].bet_id);
     await close(steady, bets[1].bet_id);
@@ -199,7 +208,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
     });
   });
 
-  test('a bet page shows its entries in the owner\'s record and checks the proof in the browser', async () => {
+  test("a bet page shows its entries in the owner's record and checks the proof in the browser", async () => {
     const owner = await suite.user('recorded');
     const openedOn = new Date().toISOString().slice(0, 10);
     const bet = await open(owner, 'BTC-USD', 'LONG');
@@ -212,14 +221,17 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       // Today's root is published only once the UTC day has ended (unless midnight passed meanwhile).
       const verdict = record.getByTestId('record-verdict');
       await verdict.filter({ hasText: /Not yet published|Verified/ }).waitFor();
-      if ((await verdict.innerText()).includes('Not yet published')) await record.getByTestId('record-unpublished').getByText('is not published yet').waitFor();
+      if ((await verdict.innerText()).includes('Not yet published'))
+        await record.getByTestId('record-unpublished').getByText('is not published yet').waitFor();
       else assert.notEqual(new Date().toISOString().slice(0, 10), openedOn, 'verified before its day was published');
 
       const day = await publishRecordToday(suite.server);
       await page.reload();
       await verdict.filter({ hasText: 'Verified' }).waitFor();
       await record.getByText(`in the Merkle root published for ${day}`).waitFor();
-      const chain = (await owner.call('GET', `/record/user/${owner.id}`)).json as { entries: { seq: number; hash: string; event: { kind: string } }[] };
+      const chain = (await owner.call('GET', `/record/user/${owner.id}`)).json as {
+        entries: { seq: number; hash: string; event: { kind: string } }[];
+      };
       const rows = record.getByTestId('record-entries').locator('tbody tr');
       assert.equal(await rows.count(), 2);
       for (const [i, entry] of chain.entries.entries()) {
@@ -261,9 +273,18 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       };
       const csv = (await download('Download CSV')).trim().split(/\r?\n/);
       assert.match(csv[0], /^id,ticker,direction,status,entry_price/);
-      assert.deepEqual(csv.slice(1).map((l) => l.split(',').slice(0, 4).join(',')), [`${kept.bet_id},AAPL,LONG,OPEN`, `${done.bet_id},BTC-USD,SHORT,CLOSED`]);
+      assert.deepEqual(
+        csv.slice(1).map((l) => l.split(',').slice(0, 4).join(',')),
+        [`${kept.bet_id},AAPL,LONG,OPEN`, `${done.bet_id},BTC-USD,SHORT,CLOSED`],
+      );
       const json = JSON.parse(await download('Download JSON')) as { id: number; ticker: string; status: string }[];
-      assert.deepEqual(json.map((b) => [b.id, b.ticker, b.status]), [[kept.bet_id, 'AAPL', 'OPEN'], [done.bet_id, 'BTC-USD', 'CLOSED']]);
+      assert.deepEqual(
+        json.map((b) => [b.id, b.ticker, b.status]),
+        [
+          [kept.bet_id, 'AAPL', 'OPEN'],
+          [done.bet_id, 'BTC-USD', 'CLOSED'],
+        ],
+      );
 
       // A wrong current password: the API's answer next to the field.
       const fresh = 'a brand new passphrase for settings';
@@ -310,7 +331,10 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
     await suite.withPage(async (page, context) => {
       await fan.signIn(context);
       await page.goto(`/app/user/${stars[2].id}`);
-      await page.getByTestId('follow-capacity').filter({ hasText: /Follows 2\/2/ }).waitFor();
+      await page
+        .getByTestId('follow-capacity')
+        .filter({ hasText: /Follows 2\/2/ })
+        .waitFor();
       await page.getByRole('button', { name: `Follow ${stars[2].username}` }).click();
       const alert = page.getByRole('alert').filter({ hasText: 'limit 2' });
       await alert.getByRole('link', { name: /plans/ }).click();

@@ -189,7 +189,11 @@ export class Guard {
   }
 }
 
-export async function newPage(browser: Browser, guard: Guard, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; baseURL: string }): Promise<{ context: BrowserContext; page: Page }> {
+export async function newPage(
+  browser: Browser,
+  guard: Guard,
+  opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; baseURL: string },
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     viewport: VIEWPORTS[opts.viewport ?? 'desktop'],
     colorScheme: opts.colorScheme ?? 'light',
@@ -225,9 +229,17 @@ export class ApiUser {
 
   static async create(baseUrl: string, username: string): Promise<ApiUser> {
     const email = `${username}@example.test`;
-    const reg = await fetch(`${baseUrl}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, email, password: PASSWORD }) });
+    const reg = await fetch(`${baseUrl}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, email, password: PASSWORD }),
+    });
     if (reg.status !== 201) throw new Error(`register ${username}: ${reg.status} ${await reg.text()}`);
-    const login = await fetch(`${baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const login = await fetch(`${baseUrl}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
     if (login.status !== 200) throw new Error(`login ${username}: ${login.status}`);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
     const me = (await login.json()) as { id: number };
@@ -272,7 +284,10 @@ export async function publishRecordToday(server: Server): Promise<string> {
 
 /** Nothing may overflow the screen sideways (a phone at 375 px). */
 export async function assertNoSidewaysScroll(page: Page, name: string): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
   assert.ok(scroll <= client, `${name} scrolls sideways: ${scroll}px content in ${client}px`);
 }
 
@@ -301,7 +316,10 @@ export class BrowserSuite {
   }
 
   /** A fresh context and page; afterwards nothing may have gone wrong in it (see Guard). */
-  async withPage(fn: (page: Page, context: BrowserContext) => Promise<void>, opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark' } = {}): Promise<void> {
+  async withPage(
+    fn: (page: Page, context: BrowserContext) => Promise<void>,
+    opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark' } = {},
+  ): Promise<void> {
     const guard = new Guard();
     const { context, page } = await newPage(this.browser, guard, { baseURL: this.server.baseUrl, ...opts });
     try {

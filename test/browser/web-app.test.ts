@@ -86,7 +86,10 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       const rows = page.getByTestId('portfolio-table').locator('tbody tr');
       await rows.nth(1).waitFor();
       assert.equal(await rows.count(), 2);
-      await page.getByTestId('bet-capacity').filter({ hasText: /Open bets 2\// }).waitFor();
+      await page
+        .getByTestId('bet-capacity')
+        .filter({ hasText: /Open bets 2\// })
+        .waitFor();
       const shortRow = rows.filter({ hasText: 'SHORT' });
       await shortRow.getByText(target).waitFor();
       // The cancel button counts down to cancelable_until.
@@ -97,7 +100,10 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await page.getByText(/Bet #\d+ cancelled/).waitFor();
       await rows.nth(1).waitFor({ state: 'detached' });
 
-      await rows.first().getByRole('button', { name: /^Close bet/ }).click();
+      await rows
+        .first()
+        .getByRole('button', { name: /^Close bet/ })
+        .click();
       await page.getByText(/Closed AAPL at/).waitFor();
       await page.getByText('No open bets.').waitFor();
 
@@ -107,7 +113,10 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       assert.equal(await history.count(), 2);
       await history.filter({ hasText: 'CANCELLED' }).waitFor();
       await history.filter({ hasText: 'CLOSED' }).waitFor();
-      await page.getByTestId('my-score').filter({ hasText: /Closed trades\s*1/ }).waitFor();
+      await page
+        .getByTestId('my-score')
+        .filter({ hasText: /Closed trades\s*1/ })
+        .waitFor();
 
       await page.getByRole('link', { name: 'Leaderboard' }).click();
       await page.getByTestId('leaderboard-table').getByRole('link', { name: user.username, exact: true }).click();
@@ -140,13 +149,19 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await suite.logIn(page, follower.email);
       await page.getByRole('link', { name: 'Feed' }).click();
       await page.getByText('Nothing yet.').waitFor();
-      await page.getByTestId('follow-capacity').filter({ hasText: /Follows 0\// }).waitFor();
+      await page
+        .getByTestId('follow-capacity')
+        .filter({ hasText: /Follows 0\// })
+        .waitFor();
 
       await page.getByLabel('Username').fill(leader.username.slice(0, -1));
       const result = page.getByTestId('search-results').locator('li', { hasText: leader.username });
       await result.getByRole('button', { name: `Follow ${leader.username}` }).click();
       await result.getByRole('button', { name: `Unfollow ${leader.username}` }).waitFor();
-      await page.getByTestId('follow-capacity').filter({ hasText: /Follows 1\// }).waitFor();
+      await page
+        .getByTestId('follow-capacity')
+        .filter({ hasText: /Follows 1\// })
+        .waitFor();
 
       const item = page.getByTestId('feed-list').locator('li', { hasText: leader.username });
       await item.getByRole('link', { name: 'MSFT' }).waitFor();
@@ -159,7 +174,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('tail a followed trader\'s bet from the feed', async () => {
+  test("tail a followed trader's bet from the feed", async () => {
     const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('lead'));
     await leader.call('POST', '/bet/open', { ticker: 'NVDA', direction: 'SHORT' });
     const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('tail'));
@@ -192,7 +207,11 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await page.getByTestId('upgrade-confirmed').waitFor({ timeout: 30_000 });
       const after = (await user.call('GET', '/me')).json as { bet_capacity: number };
       assert.ok(after.bet_capacity > before.bet_capacity, `${after.bet_capacity} > ${before.bet_capacity}`);
-      await page.getByTestId('bet-capacity').filter({ hasText: new RegExp(`/${after.bet_capacity}\\b`) }).first().waitFor();
+      await page
+        .getByTestId('bet-capacity')
+        .filter({ hasText: new RegExp(`/${after.bet_capacity}\\b`) })
+        .first()
+        .waitFor();
       await screenshot(page, 'billing-return-desktop-light');
 
       // With a plan, the plans page offers the provider's billing portal.
@@ -226,7 +245,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('a followed trader\'s bet reaches the notice list, linking to the bet page', async () => {
+  test("a followed trader's bet reaches the notice list, linking to the bet page", async () => {
     const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('noted'));
     const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('reader'));
     await suite.withPage(async (page) => {
@@ -262,7 +281,11 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     let betId: number | null = null;
     // Data for the pages to show: open bets (crypto moves around the clock, so its chart has points), a closed one,
     // and a followed trader with an open bet for the feed.
-    for (const [ticker, direction] of [['AAPL', 'LONG'], ['BTC-USD', 'SHORT'], ['SPY', 'LONG']] as const) {
+    for (const [ticker, direction] of [
+      ['AAPL', 'LONG'],
+      ['BTC-USD', 'SHORT'],
+      ['SPY', 'LONG'],
+    ] as const) {
       const r = await user.call('POST', '/bet/open', { ticker, direction });
       const id = (r.json as { bet_id?: number }).bet_id;
       if (ticker === 'AAPL' && id !== undefined) await user.call('POST', '/bet/close', { bet_id: id });

@@ -29,8 +29,7 @@ describe('OpenAPI document', () => {
     }
     return schema;
   };
-  const refName = (schema: Json | undefined): string | null =>
-    schema?.$ref ? String(schema.$ref).replace('#/components/schemas/', '') : null;
+  const refName = (schema: Json | undefined): string | null => (schema?.$ref ? String(schema.$ref).replace('#/components/schemas/', '') : null);
 
   test('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
@@ -101,7 +100,7 @@ describe('OpenAPI document', () => {
   test('every SPEC shape is a component under its SPEC name with the same fields', () => {
     const typeOf = (s: Json): { types: string[]; nullable: boolean } => {
       const variants: Json[] = s.anyOf ? s.anyOf.map(deref) : [deref(s)];
-      const types = variants.map((v) => (v.enum || v.const ? v.type ?? 'string' : v.type)).filter(Boolean);
+      const types = variants.map((v) => (v.enum || v.const ? (v.type ?? 'string') : v.type)).filter(Boolean);
       return { types: types.filter((x: string) => x !== 'null'), nullable: types.includes('null') };
     };
     for (const [name, shape] of Object.entries(SPEC_SHAPES)) {

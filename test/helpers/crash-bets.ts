@@ -58,10 +58,12 @@ function bets(db: SQLite.Database): BetRow[] {
 function betProblems(b: BetRow): string[] {
   const p: string[] = [];
   if (b.status === 'OPEN') {
-    if (b.exit_price !== null || b.percentage_gain !== null || b.closed_at !== null || b.close_reason !== null) p.push(`bet ${b.id}: OPEN with an exit`);
+    if (b.exit_price !== null || b.percentage_gain !== null || b.closed_at !== null || b.close_reason !== null)
+      p.push(`bet ${b.id}: OPEN with an exit`);
   } else if (b.status === 'CLOSED') {
     if (b.exit_price === null || b.percentage_gain === null || b.closed_at === null) p.push(`bet ${b.id}: CLOSED without its exit`);
-    else if (Math.abs(b.percentage_gain - percentageGain(b.direction, b.entry_price, b.exit_price)) > 1e-9) p.push(`bet ${b.id}: gain does not match its prices`);
+    else if (Math.abs(b.percentage_gain - percentageGain(b.direction, b.entry_price, b.exit_price)) > 1e-9)
+      p.push(`bet ${b.id}: gain does not match its prices`);
     if (b.close_reason !== 'user' && b.close_reason !== 'settlement') p.push(`bet ${b.id}: closed for "${b.close_reason}"`);
   } else p.push(`bet ${b.id}: unexpected status ${b.status}`);
   return p;
@@ -70,7 +72,11 @@ function betProblems(b: BetRow): string[] {
 /** The leaderboard aggregate equals the sum over each user's closed bets. */
 function aggregateProblems(db: SQLite.Database, all: BetRow[]): string[] {
   const p: string[] = [];
-  const rows = db.prepare('select user_id, total_score, total_trades from leaderboard').all() as Array<{ user_id: number; total_score: number; total_trades: number }>;
+  const rows = db.prepare('select user_id, total_score, total_trades from leaderboard').all() as Array<{
+    user_id: number;
+    total_score: number;
+    total_trades: number;
+  }>;
   const byUser = new Map(rows.map((r) => [r.user_id, r]));
   const users = new Set([...all.map((b) => b.user_id), ...byUser.keys()]);
   for (const u of users) {
@@ -97,7 +103,13 @@ function recordProblems(db: SQLite.Database, all: BetRow[]): string[] {
   const users = new Set([...all.map((b) => b.user_id), ...entries.map((e) => e.user_id)]);
   for (const u of users) {
     const chain: ChainEntry[] = entries.filter((e) => e.user_id === u).map((e) => ({ ...e, event: JSON.parse(e.event) }));
-    p.push(...verifyChain(u, chain, all.filter((b) => b.user_id === u)).map((x) => `user ${u}: ${x}`));
+    p.push(
+      ...verifyChain(
+        u,
+        chain,
+        all.filter((b) => b.user_id === u),
+      ).map((x) => `user ${u}: ${x}`),
+    );
   }
   return p;
 }
@@ -110,7 +122,11 @@ function recordProblems(db: SQLite.Database, all: BetRow[]): string[] {
  */
 function noticeProblems(db: SQLite.Database, all: BetRow[]): string[] {
   const p: string[] = [];
-  const follows = db.prepare('select follower_id, followed_id, created_at from follows').all() as Array<{ follower_id: number; followed_id: number; created_at: number }>;
+  const follows = db.prepare('select follower_id, followed_id, created_at from follows').all() as Array<{
+    follower_id: number;
+    followed_id: number;
+    created_at: number;
+  }>;
   const notices = db.prepare("select user_id, kind, bet_id from notifications where kind in ('bet_opened', 'bet_settled')").all() as Array<{
     user_id: number;
     kind: string;
@@ -196,7 +212,11 @@ export async function betScenario(): Promise<BetCrashScenario> {
       return String(bet.id);
     },
     missing(db, keys) {
-      const closedByUser = new Set(bets(db).filter((b) => b.status === 'CLOSED' && b.close_reason === 'user').map((b) => String(b.id)));
+      const closedByUser = new Set(
+        bets(db)
+          .filter((b) => b.status === 'CLOSED' && b.close_reason === 'user')
+          .map((b) => String(b.id)),
+      );
       return keys.filter((k) => !closedByUser.has(k));
     },
     broken: () => [],

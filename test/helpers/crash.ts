@@ -99,7 +99,7 @@ function checkDatabase(file: string, drivers: WriteDriver[], acked: Map<string, 
   try {
     const applied = (db.prepare('select name from kysely_migration order by name').all() as Array<{ name: string }>).map((r) => r.name);
     assert.deepEqual(applied, Object.keys(migrations).sort(), `${context}: every migration applied`);
-    assert.equal((db.pragma('integrity_check', { simple: true }) as string), 'ok', `${context}: integrity`);
+    assert.equal(db.pragma('integrity_check', { simple: true }) as string, 'ok', `${context}: integrity`);
     for (const d of drivers) {
       assert.deepEqual(d.missing(db, acked.get(d.name) ?? []), [], `${context}: acknowledged ${d.name}s lost`);
       assert.deepEqual(d.broken(db), [], `${context}: half-written ${d.name}s visible`);
@@ -130,7 +130,13 @@ export async function crashLoop(opts: { rounds: number; scenario?: CrashScenario
       // Every third kill lands during start-up: module loading, opening, migrating.
       if (round % 3 === 2) {
         const at = rand() * 2500;
-        const outcome = await Promise.race([server.ready.then(() => 'ready' as const, () => 'exited' as const), pause(at).then(() => 'timer' as const)]);
+        const outcome = await Promise.race([
+          server.ready.then(
+            () => 'ready' as const,
+            () => 'exited' as const,
+          ),
+          pause(at).then(() => 'timer' as const),
+        ]);
         server.child.kill('SIGKILL');
         await server.exited;
         scenario?.killed?.();

@@ -211,7 +211,12 @@ export function stripeDriver(get: () => StripeTestApp, fake: FakeStripe) {
   /** A user with a Stripe customer (from a first checkout) and a subscription known to the fake. */
   async function customerWithSubscription(status = 'active', priceId = 'price_pro') {
     const u = await registerAndLogin(get().app);
-    const checkout = await get().app.inject({ method: 'POST', url: '/api/pay/checkout', payload: { price_id: priceId }, headers: { cookie: u.cookie } });
+    const checkout = await get().app.inject({
+      method: 'POST',
+      url: '/api/pay/checkout',
+      payload: { price_id: priceId },
+      headers: { cookie: u.cookie },
+    });
     if (checkout.statusCode !== 200) throw new Error(`checkout failed: ${checkout.statusCode} ${checkout.body}`);
     const customer = (await customerOf(u.id)) as string;
     const sub: FakeSubscription = { id: `sub_${++subSeq}_${u.id}`, customer, status, priceId, metadata: { user_id: String(u.id) } };

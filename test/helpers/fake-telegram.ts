@@ -81,7 +81,18 @@ export class FakeTelegram {
       });
     }
     if (method === 'getMe') {
-      return reply(200, { ok: true, result: { id: 4242, is_bot: true, first_name: 'Paper', username: 'paper_bot', can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false } });
+      return reply(200, {
+        ok: true,
+        result: {
+          id: 4242,
+          is_bot: true,
+          first_name: 'Paper',
+          username: 'paper_bot',
+          can_join_groups: false,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        },
+      });
     }
     if (method === 'getUpdates') {
       const offset = Number(payload.offset ?? 0);

@@ -40,7 +40,18 @@ interface Operation {
 }
 
 export interface OpenApiDoc {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema: Schema }> }; responses: Operation['responses']; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { content?: Record<string, { schema: Schema }> };
+        responses: Operation['responses'];
+        security?: unknown[];
+      }
+    >
+  >;
   components: { schemas: Record<string, Schema> };
 }
 
@@ -133,7 +144,9 @@ function deref(schema: Schema, doc: OpenApiDoc): Schema {
 const WORD_CHARS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ -.'];
 
 function dateString(): fc.Arbitrary<string> {
-  return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+  return fc
+    .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10));
 }
 
 /** Values that satisfy schema (as far as a generator can: the server's own rules may still refuse them). */
@@ -194,9 +207,13 @@ function invalidObject(schema: Schema, doc: OpenApiDoc): fc.Arbitrary<unknown> {
       delete copy[k];
       return copy;
     }),
-    fc.tuple(valid(s, doc), fc.oneof(fc.constantFrom('admin', 'id', 'role', 'is_admin', 'user_id', '$where'), fc.string({ maxLength: 10 })), anyHostileValue).map(
-      ([v, k, extra]) => ({ ...(v as object), [k]: extra }),
-    ),
+    fc
+      .tuple(
+        valid(s, doc),
+        fc.oneof(fc.constantFrom('admin', 'id', 'role', 'is_admin', 'user_id', '$where'), fc.string({ maxLength: 10 })),
+        anyHostileValue,
+      )
+      .map(([v, k, extra]) => ({ ...(v as object), [k]: extra })),
   );
 }
 
@@ -228,7 +245,23 @@ function pathValue(p: Parameter, doc: OpenApiDoc): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 3, arbitrary: valid(p.schema, doc).map((v) => pct(String(v))) },
     { weight: 2, arbitrary: anyHostileValue.map((v) => pct(typeof v === 'string' ? v : JSON.stringify(v)).slice(0, 3000)) },
-    { weight: 1, arbitrary: fc.constantFrom('..%2F..%2Fetc%2Fpasswd', '%00', '%', '%zz', '0x10', '1.0', '1e3', '-0', '+1', '00001', '%20', '1%3B%20drop%20table%20bets') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '..%2F..%2Fetc%2Fpasswd',
+        '%00',
+        '%',
+        '%zz',
+        '0x10',
+        '1.0',
+        '1e3',
+        '-0',
+        '+1',
+        '00001',
+        '%20',
+        '1%3B%20drop%20table%20bets',
+      ),
+    },
   );
 }
 
@@ -248,24 +281,48 @@ function queryFor(op: Operation, doc: OpenApiDoc): fc.Arbitrary<string> {
   );
 }
 
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=utf-16', 'application/jsonx', ''];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json; charset=utf-16',
+  'application/jsonx',
+  '',
+];
 
 function bodyFor(op: Operation, doc: OpenApiDoc): fc.Arbitrary<Case['body']> {
   const json = (v: unknown) => ({ payload: JSON.stringify(v) ?? 'null', contentType: 'application/json' });
   const raw = fc.oneof(
-    fc.constantFrom('{', '{"a":', '[1,2', 'nul', '{"a":1}{"b":2}', '\u0000', '{"a":"\\ud800"}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'),
+    fc.constantFrom(
+      '{',
+      '{"a":',
+      '[1,2',
+      'nul',
+      '{"a":1}{"b":2}',
+      '\u0000',
+      '{"a":"\\ud800"}',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"admin":true}}}',
+    ),
     fc.string({ unit: 'binary', maxLength: 200 }),
     // Nesting far deeper than any value above, as text: the parser and validator must cope.
     fc.integer({ min: 1000, max: 30000 }).map((n) => `{"a":${'['.repeat(n)}${']'.repeat(n)}}`),
   );
-  const wrongType = fc.tuple(fc.constantFrom(...CONTENT_TYPES), fc.string({ maxLength: 100 })).map(([contentType, payload]) => ({ payload, contentType: contentType || null }));
+  const wrongType = fc
+    .tuple(fc.constantFrom(...CONTENT_TYPES), fc.string({ maxLength: 100 }))
+    .map(([contentType, payload]) => ({ payload, contentType: contentType || null }));
   const huge = fc.constant({ payload: JSON.stringify({ x: 'y'.repeat(70 * 1024) }), contentType: 'application/json' });
   const common = [
     { weight: 1, arbitrary: raw.map((payload) => ({ payload, contentType: 'application/json' })) },
     { weight: 1, arbitrary: wrongType },
     { weight: 1, arbitrary: fc.constant(null) },
   ];
-  if (!op.body) return fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: anyHostileValue.map(json) }, ...common, { weight: 1, arbitrary: huge });
+  if (!op.body)
+    return fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: anyHostileValue.map(json) }, ...common, {
+      weight: 1,
+      arbitrary: huge,
+    });
   return fc.oneof(
     { weight: 5, arbitrary: valid(op.body, doc).map(json) },
     { weight: 5, arbitrary: invalidObject(op.body, doc).map(json) },
@@ -289,7 +346,8 @@ function caseFor(op: Operation, doc: OpenApiDoc): fc.Arbitrary<Case> {
 // ---------------------------------------------------------------- invariants
 
 /** Text that only an internal error would put in a body. */
-const LEAK = /\n\s+at |\bat [\w.$<>]+ \(|node_modules|[\w-]+\.(ts|js|mjs):\d+|SQLITE_|sqlite3|kysely|duplicate key|violates|syntax error at|ECONN|TypeError|ReferenceError|RangeError|Cannot read prop|undefined is not|is not a function/i;
+const LEAK =
+  /\n\s+at |\bat [\w.$<>]+ \(|node_modules|[\w-]+\.(ts|js|mjs):\d+|SQLITE_|sqlite3|kysely|duplicate key|violates|syntax error at|ECONN|TypeError|ReferenceError|RangeError|Cannot read prop|undefined is not|is not a function/i;
 
 export class ContractChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
@@ -335,7 +393,10 @@ export class ContractChecker {
       pointer = '/components/schemas/Error';
     }
     const validate = this.validator(pointer);
-    assert.ok(validate(body), `${describe}: ${status} body does not match its schema: ${JSON.stringify(validate.errors)} in ${res.body.slice(0, 300)}`);
+    assert.ok(
+      validate(body),
+      `${describe}: ${status} body does not match its schema: ${JSON.stringify(validate.errors)} in ${res.body.slice(0, 300)}`,
+    );
   }
 }
 
@@ -370,7 +431,8 @@ export async function fuzzContract(dialect: Dialect, numRuns: number): Promise<{
         if (c.withSession) headers.cookie = cookie;
         if (c.crossSite) headers.origin = 'https://evil.example';
         if (c.body?.contentType) headers['content-type'] = c.body.contentType;
-        if (process.env.FUZZ_TRACE) console.log(`> ${c.op.method} ${url.slice(0, 150)} ct=${c.body?.contentType} body=${(c.body?.payload ?? "").slice(0, 100)}`);
+        if (process.env.FUZZ_TRACE)
+          console.log(`> ${c.op.method} ${url.slice(0, 150)} ct=${c.body?.contentType} body=${(c.body?.payload ?? '').slice(0, 100)}`);
         const started = performance.now();
         const res = await app.inject({
           method: c.op.method as 'GET',

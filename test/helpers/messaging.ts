@@ -38,7 +38,12 @@ export async function insertOpenBet(t: TestApp, userId: number, ticker = 'AAPL',
 }
 
 /** Ends a bet (cancel or settlement) and emits the event in the same transaction. */
-export async function finishBet(t: TestApp, bet: BetRow, kind: Extract<BetEventKind, 'cancelled' | 'settled'>, exitPrice = bet.entry_price): Promise<BetRow> {
+export async function finishBet(
+  t: TestApp,
+  bet: BetRow,
+  kind: Extract<BetEventKind, 'cancelled' | 'settled'>,
+  exitPrice = bet.entry_price,
+): Promise<BetRow> {
   const now = t.clock.now();
   return t.ctx.database.transaction(async (trx) => {
     const gain = kind === 'cancelled' ? 0 : ((exitPrice - bet.entry_price) / bet.entry_price) * 100;

@@ -136,7 +136,12 @@ export function racesSuite(opts: { rounds: number }): void {
           const res = await t.app.inject({ method: 'POST', url: '/follow', payload: { followed_id: id, action: 'follow' }, headers: as(f) });
           assert.equal(res.statusCode, 200, res.body);
         }
-        const followReq = (id: number): RawRequest => ({ method: 'POST', path: '/follow', headers: as(f), body: { followed_id: id, action: 'follow' } });
+        const followReq = (id: number): RawRequest => ({
+          method: 'POST',
+          path: '/follow',
+          headers: as(f),
+          body: { followed_id: id, action: 'follow' },
+        });
         const { responses } = await together(server, targets.slice(already).map(followReq));
         assert.equal(count(responses, 200), baseFollows - already, responses.map((r) => r.status).join(','));
         for (const r of responses) {
@@ -146,14 +151,23 @@ export function racesSuite(opts: { rounds: number }): void {
         const rows = await t.ctx.db.selectFrom('follows').select('followed_id').where('follower_id', '=', f.id).execute();
         assert.equal(rows.length, baseFollows);
         const following = (await t.app.inject({ method: 'GET', url: '/following', headers: as(f) })).json();
-        assert.deepEqual([...following].sort((a: number, b: number) => a - b), rows.map((r) => Number(r.followed_id)).sort((a, b) => a - b));
+        assert.deepEqual(
+          [...following].sort((a: number, b: number) => a - b),
+          rows.map((r) => Number(r.followed_id)).sort((a, b) => a - b),
+        );
 
         const g = await registerAndLogin(t.app);
         const same: RawRequest = { method: 'POST', path: '/follow', headers: as(g), body: { followed_id: targets[0], action: 'follow' } };
-        const again = await together(server, Array.from({ length: 20 }, () => same));
+        const again = await together(
+          server,
+          Array.from({ length: 20 }, () => same),
+        );
         assert.equal(count(again.responses, 200), 20, again.responses.map((r) => r.body).join(','));
         const gRows = await t.ctx.db.selectFrom('follows').select('followed_id').where('follower_id', '=', g.id).execute();
-        assert.deepEqual(gRows.map((r) => Number(r.followed_id)), [targets[0]]);
+        assert.deepEqual(
+          gRows.map((r) => Number(r.followed_id)),
+          [targets[0]],
+        );
       }
     });
 
@@ -164,7 +178,10 @@ export function racesSuite(opts: { rounds: number }): void {
         for (let i = 0; i < 5; i++) bets.push(await open(u));
         setPrice('AAPL', 110);
         try {
-          const { responses } = await together(server, bets.flatMap((id) => [closeReq(u, id), closeReq(u, id)]));
+          const { responses } = await together(
+            server,
+            bets.flatMap((id) => [closeReq(u, id), closeReq(u, id)]),
+          );
           bets.forEach((_, i) => {
             const pair = responses.slice(2 * i, 2 * i + 2);
             assert.equal(count(pair, 200), 1, pair.map((r) => r.body).join(' | '));
@@ -208,14 +225,18 @@ export function racesSuite(opts: { rounds: number }): void {
         clock.advance(t.ctx.config.prices.cacheTtlMs + 1000); // the closes must ask the provider, which holds them
         prices.hold();
         try {
-          const { responses } = await together(server, bets.flatMap((id) => [closeReq(u, id), cancelReq(u, id)]), async () => {
-            // Every close is waiting for its price; the cancels do not need one and commit.
-            await waitFor('the cancels commit', async () => {
-              const rows = await t.ctx.db.selectFrom('bets').select('status').where('id', 'in', bets).execute();
-              return rows.every((r) => r.status === 'CANCELLED');
-            });
-            prices.unhold();
-          });
+          const { responses } = await together(
+            server,
+            bets.flatMap((id) => [closeReq(u, id), cancelReq(u, id)]),
+            async () => {
+              // Every close is waiting for its price; the cancels do not need one and commit.
+              await waitFor('the cancels commit', async () => {
+                const rows = await t.ctx.db.selectFrom('bets').select('status').where('id', 'in', bets).execute();
+                return rows.every((r) => r.status === 'CANCELLED');
+              });
+              prices.unhold();
+            },
+          );
           for (let i = 0; i < bets.length; i++) {
             assertError(responses[2 * i]!, 400);
             assert.equal(responses[2 * i + 1]!.status, 200, responses[2 * i + 1]!.body);
@@ -262,7 +283,10 @@ export function racesSuite(opts: { rounds: number }): void {
       }
       clock.set(start);
       clock.step = 1;
-      const moving = await together(server, staggered.map((b) => cancelReq(u, b.id)));
+      const moving = await together(
+        server,
+        staggered.map((b) => cancelReq(u, b.id)),
+      );
       clock.step = 0;
       for (let i = 0; i < staggered.length; i++) {
         const r = moving.responses[i]!;
@@ -277,7 +301,8 @@ export function racesSuite(opts: { rounds: number }): void {
       }
       assert.equal(moving.responses[0]!.status, 403, 'a window that ended before the requests arrived');
       for (const b of staggered) {
-        if ((await betRow(b.id)).status === 'OPEN') await t.app.inject({ method: 'POST', url: '/bet/close', payload: { bet_id: b.id }, headers: as(u) });
+        if ((await betRow(b.id)).status === 'OPEN')
+          await t.app.inject({ method: 'POST', url: '/bet/close', payload: { bet_id: b.id }, headers: as(u) });
       }
     });
 
@@ -324,11 +349,18 @@ export function racesSuite(opts: { rounds: number }): void {
           Array.from({ length: 8 }, () => ({ method: 'POST' as const, path: '/api/pay/webhook', headers, body: payload })),
         );
         for (const r of responses) assert.deepEqual([r.status, r.json()], [200, { received: true }], r.body);
-        const rows = await t.ctx.db.selectFrom('pay_events').select('event_id').where('event_id', '=', event.id as string).execute();
+        const rows = await t.ctx.db
+          .selectFrom('pay_events')
+          .select('event_id')
+          .where('event_id', '=', event.id as string)
+          .execute();
         assert.equal(rows.length, 1);
         const outcomes = logs.filter((l) => l.eventId === event.id).map((l) => l.outcome);
         assert.equal(outcomes.length, 8);
-        assert.deepEqual(outcomes.filter((o) => o !== 'replay'), ['applied']);
+        assert.deepEqual(
+          outcomes.filter((o) => o !== 'replay'),
+          ['applied'],
+        );
         const user = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
         assert.deepEqual([user.pay_subscription_id, user.extra_bets, user.extra_slots], [sub.id, 40, 80]);
       }
@@ -345,7 +377,11 @@ export function racesSuite(opts: { rounds: number }): void {
         clock.set(due + 1000);
         setPrice('BTC-USD', 51_000);
         try {
-          const race = await together(server, bets.map((id) => closeReq(u, id)), () => worker.runOnce());
+          const race = await together(
+            server,
+            bets.map((id) => closeReq(u, id)),
+            () => worker.runOnce(),
+          );
           const settled = race.alongside!.settled;
           let userWins = 0;
           for (let i = 0; i < bets.length; i++) {

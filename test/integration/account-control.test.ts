@@ -56,14 +56,22 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
     const u = await registerAndLogin(t.app);
     const friend = await registerAndLogin(t.app);
     const now = t.clock.now();
-    await t.ctx.db.insertInto('follows').values([
-      { follower_id: u.id, followed_id: friend.id, created_at: now },
-      { follower_id: friend.id, followed_id: u.id, created_at: now },
-    ]).execute();
+    await t.ctx.db
+      .insertInto('follows')
+      .values([
+        { follower_id: u.id, followed_id: friend.id, created_at: now },
+        { follower_id: friend.id, followed_id: u.id, created_at: now },
+      ])
+      .execute();
     await t.ctx.db.insertInto('bets').values(bet(u.id, now)).execute();
     await t.ctx.db.insertInto('leaderboard').values({ user_id: u.id, total_score: 5, total_trades: 1 }).execute();
 
-    const wrong = await t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: u.cookie }, payload: { password: 'wrong password entirely' } });
+    const wrong = await t.app.inject({
+      method: 'DELETE',
+      url: '/me',
+      headers: { cookie: u.cookie },
+      payload: { password: 'wrong password entirely' },
+    });
     assert.equal(wrong.statusCode, 403);
     const res = await t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: u.cookie }, payload: { password: PASSWORD } });
     assert.equal(res.statusCode, 200);
@@ -75,7 +83,11 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
     assert.notEqual(row.email, u.email);
     assert.equal(row.password_hash, '');
     assert.ok(row.deleted_at);
-    const follows = await t.ctx.db.selectFrom('follows').selectAll().where((eb) => eb.or([eb('follower_id', '=', u.id), eb('followed_id', '=', u.id)])).execute();
+    const follows = await t.ctx.db
+      .selectFrom('follows')
+      .selectAll()
+      .where((eb) => eb.or([eb('follower_id', '=', u.id), eb('followed_id', '=', u.id)]))
+      .execute();
     assert.equal(follows.length, 0);
     assert.equal((await t.ctx.db.selectFrom('leaderboard').selectAll().where('user_id', '=', u.id).execute()).length, 0);
     assert.equal((await t.ctx.db.selectFrom('bets').selectAll().where('user_id', '=', u.id).execute()).length, 1, 'bets stay');
@@ -84,13 +96,17 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
     assert.equal(again.statusCode, 201);
   });
 
-  test('export: JSON and CSV of every bet, streamed across keyset pages; only the caller\'s', async () => {
+  test("export: JSON and CSV of every bet, streamed across keyset pages; only the caller's", async () => {
     const u = await registerAndLogin(t.app);
     const other = await registerAndLogin(t.app);
     const now = t.clock.now();
     const rows: NewBet[] = Array.from({ length: EXPORT_PAGE + 5 }, (_, i) => bet(u.id, now - i * 60_000));
     rows[0] = { ...rows[0], ticker: 'BRK.B', status: 'OPEN', exit_price: null, percentage_gain: null, closed_at: null, close_reason: null };
-    for (let i = 0; i < rows.length; i += 200) await t.ctx.db.insertInto('bets').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await t.ctx.db
+        .insertInto('bets')
+        .values(rows.slice(i, i + 200))
+        .execute();
     await t.ctx.db.insertInto('bets').values(bet(other.id, now)).execute();
 
     const json = await t.app.inject({ method: 'GET', url: '/me/export', headers: { cookie: u.cookie } });
@@ -99,7 +115,18 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
     assert.equal(json.headers['cache-control'], 'no-store');
     const list = json.json();
     assert.equal(list.length, EXPORT_PAGE + 5);
-    assert.deepEqual(Object.keys(list[0]).sort(), ['direction', 'entry_date', 'entry_price', 'exit_date', 'exit_price', 'id', 'percentage_gain', 'status', 'target_date', 'ticker']);
+    assert.deepEqual(Object.keys(list[0]).sort(), [
+      'direction',
+      'entry_date',
+      'entry_price',
+      'exit_date',
+      'exit_price',
+      'id',
+      'percentage_gain',
+      'status',
+      'target_date',
+      'ticker',
+    ]);
     assert.equal(list[0].status, 'OPEN');
     assert.equal(list[0].exit_date, null);
     assert.equal(new Set(list.map((b: { id: number }) => b.id)).size, list.length);

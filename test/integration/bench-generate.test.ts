@@ -56,7 +56,14 @@ forEachDialect('bench generator', (dialect: Dialect) => {
 
   test('loads the preset and prints progress', async () => {
     const count = async (table: 'users' | 'bets' | 'follows') =>
-      Number((await handle.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await handle.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     assert.equal(await count('users'), PRESETS.tiny.users);
     assert.equal(await count('bets'), PRESETS.tiny.finishedBets + PRESETS.tiny.openBets);
     assert.ok((await count('follows')) > PRESETS.tiny.followers * PRESETS.tiny.followsEach);
@@ -134,15 +141,19 @@ forEachDialect('bench generator', (dialect: Dialect) => {
   });
 
   // PostgreSQL only: SQLite's load ends with a WAL checkpoint (bench/lib/bulk.ts), and the run's copy is fsynced.
-  if (dialect === 'postgres') test('on PostgreSQL the loaded tables are vacuumed and analyzed before anything is measured', async () => {
-    const { rows } = await sql<{ relname: string; vacuumed: boolean; analyzed: boolean }>`
+  if (dialect === 'postgres')
+    test('on PostgreSQL the loaded tables are vacuumed and analyzed before anything is measured', async () => {
+      const { rows } = await sql<{ relname: string; vacuumed: boolean; analyzed: boolean }>`
       select relname, last_vacuum is not null as vacuumed, last_analyze is not null as analyzed
         from pg_stat_user_tables where schemaname = current_schema() and relname in ('users', 'bets', 'follows', 'record_entries')
        order by relname`.execute(handle.db);
-    assert.deepEqual(
-      rows.map((r) => [r.relname, r.vacuumed, r.analyzed]),
-      ['bets', 'follows', 'record_entries', 'users'].map((t) => [t, true, true]),
-    );
-    assert.ok(summaryLines.every((l) => !l.includes('checkpoint skipped')), 'the test database allows CHECKPOINT');
-  });
+      assert.deepEqual(
+        rows.map((r) => [r.relname, r.vacuumed, r.analyzed]),
+        ['bets', 'follows', 'record_entries', 'users'].map((t) => [t, true, true]),
+      );
+      assert.ok(
+        summaryLines.every((l) => !l.includes('checkpoint skipped')),
+        'the test database allows CHECKPOINT',
+      );
+    });
 });

@@ -19,8 +19,7 @@ forEachDialect('price history and bet detail', (dialect) => {
     await fake.close();
   });
 
-  const get = (t: TestApp, url: string, user?: TestUser) =>
-    t.app.inject({ method: 'GET', url, headers: user ? { cookie: user.cookie } : {} });
+  const get = (t: TestApp, url: string, user?: TestUser) => t.app.inject({ method: 'GET', url, headers: user ? { cookie: user.cookie } : {} });
 
   test('GET /price/{ticker}/history: points oldest first ending at the current price; every range', async () => {
     const u = await registerAndLogin(sim.app);
@@ -104,7 +103,11 @@ forEachDialect('price history and bet detail', (dialect) => {
 
   test('the OpenAPI document declares the 503s with Retry-After and the two extensions', async () => {
     const doc = (await get(sim, '/openapi.json')).json();
-    for (const [path, method] of [['/bet/open', 'post'], ['/price/{ticker}', 'get'], ['/price/{ticker}/history', 'get']]) {
+    for (const [path, method] of [
+      ['/bet/open', 'post'],
+      ['/price/{ticker}', 'get'],
+      ['/price/{ticker}/history', 'get'],
+    ]) {
       const r503 = doc.paths[path][method].responses['503'];
       assert.ok(r503?.headers?.['retry-after'], `${path} 503 Retry-After`);
       assert.ok(r503.content['application/json'].schema.$ref.endsWith('/Error'));

@@ -55,7 +55,10 @@ forEachDialect('activity feed', (dialect) => {
     await follow(me, b);
 
     const items = await getFeed(me);
-    assert.deepEqual(items.map((i) => i.id), [closed!.id, cancelled!.id, open!.id]);
+    assert.deepEqual(
+      items.map((i) => i.id),
+      [closed!.id, cancelled!.id, open!.id],
+    );
     assert.deepEqual(items[0], {
       id: closed!.id,
       ticker: 'MSFT',
@@ -113,9 +116,15 @@ forEachDialect('activity feed', (dialect) => {
     await follow(me, b);
     const newestFirst = rows.map((r) => r.id).reverse();
     const all = await getFeed(me);
-    assert.deepEqual(all.map((i) => i.id), newestFirst.slice(0, 100));
+    assert.deepEqual(
+      all.map((i) => i.id),
+      newestFirst.slice(0, 100),
+    );
     const page = await getFeed(me, '?limit=7&offset=98');
-    assert.deepEqual(page.map((i) => i.id), newestFirst.slice(98, 105));
+    assert.deepEqual(
+      page.map((i) => i.id),
+      newestFirst.slice(98, 105),
+    );
     assert.deepEqual(await getFeed(me, '?offset=105'), []);
     assert.deepEqual((await getFeed(me, '?limit=500')).length, 105);
   });
@@ -132,7 +141,10 @@ forEachDialect('activity feed', (dialect) => {
     ]);
     await follow(me, a);
     await follow(me, b);
-    assert.deepEqual((await getFeed(me)).map((i) => i.id), rows.map((r) => r.id).reverse());
+    assert.deepEqual(
+      (await getFeed(me)).map((i) => i.id),
+      rows.map((r) => r.id).reverse(),
+    );
   });
 
   test('bad limit or offset → 400 Error', async () => {
@@ -155,12 +167,18 @@ forEachDialect('activity feed', (dialect) => {
     const me = await registerAndLogin(t.app);
     const a = await insertTestUser(t.ctx, uniqueName('a'));
     const b = await insertTestUser(t.ctx, uniqueName('b'));
-    await insertTestBets(t.ctx, [{ userId: a, openedAt: t.clock.now() - MIN }, { userId: b, openedAt: t.clock.now() - MIN }]);
+    await insertTestBets(t.ctx, [
+      { userId: a, openedAt: t.clock.now() - MIN },
+      { userId: b, openedAt: t.clock.now() - MIN },
+    ]);
     await follow(me, a);
     await follow(me, b);
     assert.equal((await getFeed(me)).length, 2);
     await t.app.inject({ method: 'POST', url: '/follow', payload: { followed_id: a, action: 'unfollow' }, headers: { cookie: me.cookie } });
-    assert.deepEqual((await getFeed(me)).map((i) => i.user_id), [b]);
+    assert.deepEqual(
+      (await getFeed(me)).map((i) => i.user_id),
+      [b],
+    );
     await deleteTestUser(t.ctx, b);
     assert.deepEqual(await getFeed(me), []);
   });
@@ -172,10 +190,18 @@ forEachDialect('activity feed', (dialect) => {
       t.ctx,
       Array.from({ length: 40 }, (_, i) => ({ userId: users[(i * 7) % 5]!, openedAt: t0 + ((i * 13) % 17) * MIN })),
     );
-    for (const page of [{ limit: 100, offset: 0 }, { limit: 6, offset: 3 }, { limit: 10, offset: 35 }]) {
+    for (const page of [
+      { limit: 100, offset: 0 },
+      { limit: 6, offset: 3 },
+      { limit: 10, offset: 35 },
+    ]) {
       const whole = await listFeed(t.ctx.db, users, page);
       const grouped = await listFeed(t.ctx.db, users, page, 2);
-      assert.deepEqual(grouped.map((r) => r.id), whole.map((r) => r.id), JSON.stringify(page));
+      assert.deepEqual(
+        grouped.map((r) => r.id),
+        whole.map((r) => r.id),
+        JSON.stringify(page),
+      );
       assert.equal(whole.length, Math.min(page.limit, 40 - page.offset));
     }
   });
@@ -184,15 +210,17 @@ forEachDialect('activity feed', (dialect) => {
     const me = await registerAndLogin(t.app);
     const trader = await registerAndLogin(t.app, 'tr');
     await follow(me, trader.id);
-    const post = (url: string, payload: object) =>
-      t.app.inject({ method: 'POST', url, payload, headers: { cookie: trader.cookie } });
+    const post = (url: string, payload: object) => t.app.inject({ method: 'POST', url, payload, headers: { cookie: trader.cookie } });
 
     prices.set('AAPL', 100);
     const opened = await post('/bet/open', { ticker: 'AAPL', direction: 'LONG' });
     assert.equal(opened.statusCode, 200, opened.body);
     const betId = opened.json().bet_id;
     let items = await getFeed(me);
-    assert.deepEqual(items.map((i) => [i.id, i.status]), [[betId, 'OPEN']]);
+    assert.deepEqual(
+      items.map((i) => [i.id, i.status]),
+      [[betId, 'OPEN']],
+    );
 
     t.clock.advance(MIN);
     const cancelAt = t.clock.now();
@@ -212,7 +240,14 @@ forEachDialect('activity feed', (dialect) => {
     const closed = await post('/bet/close', { bet_id: second });
     assert.equal(closed.statusCode, 200, closed.body);
     items = await getFeed(me);
-    assert.deepEqual(items.map((i) => [i.id, i.status]), [[second, 'CLOSED'], [betId, 'CANCELLED']], 'the close is the latest event');
+    assert.deepEqual(
+      items.map((i) => [i.id, i.status]),
+      [
+        [second, 'CLOSED'],
+        [betId, 'CANCELLED'],
+      ],
+      'the close is the latest event',
+    );
     assert.equal(items[0]!.exit_price, 90);
     assert.ok(Math.abs((items[0]!.percentage_gain as number) - 10) < 1e-9);
     assert.equal(items[0]!.username, trader.username);

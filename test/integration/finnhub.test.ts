@@ -29,13 +29,14 @@ describe('Finnhub adapter', () => {
     await new Promise((r) => server.close(r));
   });
 
-  const json = (status: number, body: unknown): Handler => (_u, _q, res) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  };
-  const provider = (timeoutMs = 2000) =>
-    new FinnhubPriceProvider({ apiUrl: base, apiKey: 'test-key', timeoutMs, clock: new FakeClock() });
+  const json =
+    (status: number, body: unknown): Handler =>
+    (_u, _q, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+  const provider = (timeoutMs = 2000) => new FinnhubPriceProvider({ apiUrl: base, apiKey: 'test-key', timeoutMs, clock: new FakeClock() });
 
-  test('maps our symbols to Finnhub\'s', () => {
+  test("maps our symbols to Finnhub's", () => {
     assert.equal(finnhubSymbol('BTC-USD'), 'BINANCE:BTCUSDT');
     assert.equal(finnhubSymbol('ETH-USD'), 'BINANCE:ETHUSDT');
     assert.equal(finnhubSymbol('AAPL'), 'AAPL');
@@ -90,7 +91,10 @@ describe('Finnhub adapter', () => {
     handler = json(200, { s: 'ok', t: [1772463600, 1772463900], c: [230, 231], o: [], h: [], l: [], v: [] });
     seen.length = 0;
     const points = await provider().history('AAPL', '1d');
-    assert.deepEqual(points, [{ t: 1772463600_000, price: 230 }, { t: 1772463900_000, price: 231 }]);
+    assert.deepEqual(points, [
+      { t: 1772463600_000, price: 230 },
+      { t: 1772463900_000, price: 231 },
+    ]);
     assert.equal(seen[0].path, '/api/v1/stock/candle');
     await provider().history('BTC-USD', '1y');
     assert.equal(seen[1].path, '/api/v1/crypto/candle');

@@ -32,7 +32,10 @@ forEachDialect('follow, unfollow and the following list', (dialect) => {
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), { success: true });
     }
-    assert.deepEqual(await following(me), [a, b].sort((x, y) => x - y));
+    assert.deepEqual(
+      await following(me),
+      [a, b].sort((x, y) => x - y),
+    );
   });
 
   test('follow is idempotent: again is a success and no second row', async () => {

@@ -59,7 +59,13 @@ describe('SQLite group commit', () => {
     try {
       // Connected (and accepted) first, then every request written in one go: they arrive together.
       const sockets = await Promise.all(
-        Array.from({ length: 40 }, () => new Promise<net.Socket>((resolve) => { const s = net.connect(port, '127.0.0.1', () => resolve(s)); })),
+        Array.from(
+          { length: 40 },
+          () =>
+            new Promise<net.Socket>((resolve) => {
+              const s = net.connect(port, '127.0.0.1', () => resolve(s));
+            }),
+        ),
       );
       while (accepted < sockets.length) await new Promise((resolve) => setTimeout(resolve, 5));
       const answers = sockets.map(
@@ -83,7 +89,10 @@ describe('SQLite group commit', () => {
   test('a constraint error in one member leaves the batch usable', async () => {
     await put('dup');
     const results = await Promise.allSettled([put('a1'), put('dup'), put('a2')]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     const n = await d.db.selectFrom('settings').select('key').where('key', 'in', ['a1', 'a2']).execute();
     assert.equal(n.length, 2);
   });
@@ -108,7 +117,10 @@ describe('SQLite group commit', () => {
       }),
       insert('u-c'),
     ]);
-    assert.deepEqual(one.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      one.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
 
     const two = await Promise.allSettled([
       insert('u-d'),
@@ -116,7 +128,10 @@ describe('SQLite group commit', () => {
         await sql`rollback`.execute(trx);
       }),
     ]);
-    assert.deepEqual(two.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      two.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
     const stored = (await d.db.selectFrom('settings').select('key').where('key', 'like', 'u-%').execute()).map((r) => r.key).sort();
     assert.deepEqual(stored, ['u-a', 'u-c']);
   });

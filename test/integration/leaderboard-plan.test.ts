@@ -19,7 +19,9 @@ forEachDialect('leaderboard query plan', (dialect) => {
       const batch = Array.from({ length: 500 }, (_, i) => start + i);
       const users = await db
         .insertInto('users')
-        .values(batch.map((n) => ({ username: `plan_${n}`, username_lower: `plan_${n}`, email: `plan_${n}@x.test`, password_hash: 'x', created_at: 0 })))
+        .values(
+          batch.map((n) => ({ username: `plan_${n}`, username_lower: `plan_${n}`, email: `plan_${n}@x.test`, password_hash: 'x', created_at: 0 })),
+        )
         .returning('id')
         .execute();
       await db

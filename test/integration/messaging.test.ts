@@ -166,7 +166,12 @@ forEachDialect('messaging over Telegram', (dialect) => {
       assert.match(text, new RegExp(`${leader.username} opened SHORT BTC-USD at 187.25`));
       assert.match(text, new RegExp(`https://web.example/app/bet/${bet.id}`));
       assert.deepEqual(msg.payload.reply_markup, {
-        inline_keyboard: [[{ text: 'Tail', callback_data: `tail:${bet.id}` }, { text: 'Fade', callback_data: `fade:${bet.id}` }]],
+        inline_keyboard: [
+          [
+            { text: 'Tail', callback_data: `tail:${bet.id}` },
+            { text: 'Fade', callback_data: `fade:${bet.id}` },
+          ],
+        ],
       });
     }
     const listed = await notices(f1!.cookie);
@@ -227,7 +232,10 @@ forEachDialect('messaging over Telegram', (dialect) => {
     } finally {
       t.ctx.chatTransport.send = original;
     }
-    assert.deepEqual(bot.sent(chat).map((c) => /cancelled/.test(String(c.payload.text))), [false, true]);
+    assert.deepEqual(
+      bot.sent(chat).map((c) => /cancelled/.test(String(c.payload.text))),
+      [false, true],
+    );
   });
 
   test('settlement: the owner gets the result', async () => {
@@ -445,7 +453,14 @@ forEachDialect('outbox workers racing', (dialect) => {
 
     bot.delayMs = 2;
     const worker = () =>
-      new OutboxWorker({ database: t.ctx.database, clock: t.clock, transport: t.ctx.chatTransport, log: t.app.log, webUrl: t.ctx.config.webUrl, batchSize: 4 });
+      new OutboxWorker({
+        database: t.ctx.database,
+        clock: t.clock,
+        transport: t.ctx.chatTransport,
+        log: t.app.log,
+        webUrl: t.ctx.config.webUrl,
+        batchSize: 4,
+      });
     const drain = async (w: InstanceType<typeof OutboxWorker>) => {
       while ((await w.runOnce()) > 0);
     };
@@ -493,8 +508,14 @@ forEachDialect('outbox workers racing', (dialect) => {
     release();
     await stopped;
     const rows = await t.ctx.db.selectFrom('notifications').selectAll().where('bet_id', '=', bet.id).orderBy('id').execute();
-    assert.deepEqual(rows.map((r) => r.status), ['sent', 'pending', 'pending']);
-    assert.deepEqual(rows.map((r) => r.claim_token), [null, null, null]);
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['sent', 'pending', 'pending'],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.claim_token),
+      [null, null, null],
+    );
     await drainOutbox(t);
   });
 
@@ -531,7 +552,10 @@ forEachDialect('outbox workers racing', (dialect) => {
     assert.equal(sent.length, 3, `each notice sent once: ${sent.join(', ')}`);
     assert.equal(new Set(sent).size, 3);
     const rows = await t.ctx.db.selectFrom('notifications').select('status').where('bet_id', '=', bet.id).execute();
-    assert.deepEqual(rows.map((r) => r.status), ['sent', 'sent', 'sent']);
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['sent', 'sent', 'sent'],
+    );
   });
 
   test('link-code without a bot username: no deep link', async () => {

@@ -32,7 +32,10 @@ describe('migrations beside other schemas being dropped', { skip: PG_URL ? false
         try {
           await Promise.all(dbs.map((d) => migrateToLatest(d)));
           for (const d of dbs) {
-            const row = await d.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+            const row = await d.db
+              .selectFrom('users')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow();
             assert.equal(Number(row.n), 0);
           }
         } finally {

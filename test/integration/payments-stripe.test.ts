@@ -41,7 +41,16 @@ forEachDialect('payments: Stripe', (dialect) => {
     assert.deepEqual(res.json(), {
       plans: [
         { price_id: 'price_plus', amount: 500, currency: 'eur', interval: 'year', extra_slots: 5, extra_bets: 10, name: 'Plus', description: null },
-        { price_id: 'price_pro', amount: 1500, currency: 'usd', interval: 'month', extra_slots: 80, extra_bets: 40, name: 'Pro', description: 'For busy traders' },
+        {
+          price_id: 'price_pro',
+          amount: 1500,
+          currency: 'usd',
+          interval: 'month',
+          extra_slots: 80,
+          extra_bets: 40,
+          name: 'Pro',
+          description: 'For busy traders',
+        },
       ],
     });
     const call = fake.calls('GET', '/v1/prices').at(-1);
@@ -99,19 +108,34 @@ forEachDialect('payments: Stripe', (dialect) => {
     const u = await registerAndLogin(t.app);
     const before = fake.calls('POST', '/v1/checkout/sessions').length;
     const results = await Promise.all(Array.from({ length: 4 }, () => post('/api/pay/checkout', u, { price_id: 'price_pro' })));
-    assert.deepEqual(results.map((r) => r.statusCode), [200, 200, 200, 200]);
+    assert.deepEqual(
+      results.map((r) => r.statusCode),
+      [200, 200, 200, 200],
+    );
     const customer = await customerOf(u);
     const sessions = fake.calls('POST', '/v1/checkout/sessions').slice(before);
     assert.equal(sessions.length, 4);
     for (const s of sessions) assert.equal(s.params.customer, customer);
-    const keys = new Set(fake.calls('POST', '/v1/customers').filter((c) => c.params.email === u.email).map((c) => c.idempotencyKey));
+    const keys = new Set(
+      fake
+        .calls('POST', '/v1/customers')
+        .filter((c) => c.params.email === u.email)
+        .map((c) => c.idempotencyKey),
+    );
     assert.equal(keys.size, 1);
   });
 
   test('checkout: 401 without a session, 400 for prices that are not plans or bad bodies, 403 cross-site, 415 for forms', async () => {
     assert.equal((await post('/api/pay/checkout', undefined, { price_id: 'price_pro' })).statusCode, 401);
     const u = await registerAndLogin(t.app);
-    for (const body of [{ price_id: 'price_no_metadata' }, { price_id: 'price_bad_metadata' }, { price_id: 'nope' }, {}, { price_id: 'price_pro', x: 1 }, { price_id: 7 }]) {
+    for (const body of [
+      { price_id: 'price_no_metadata' },
+      { price_id: 'price_bad_metadata' },
+      { price_id: 'nope' },
+      {},
+      { price_id: 'price_pro', x: 1 },
+      { price_id: 7 },
+    ]) {
       const res = await post('/api/pay/checkout', u, body);
       assert.equal(res.statusCode, 400, JSON.stringify(body));
       assert.deepEqual(Object.keys(res.json()), ['error']);
@@ -223,11 +247,18 @@ forEachDialect('payments: Stripe', (dialect) => {
     assert.equal((await me(u)).pay_subscription_id, sub.id);
   });
 
-  test('webhook: event ids are kept beyond Stripe\'s three days of retries, then pruned', async () => {
+  test("webhook: event ids are kept beyond Stripe's three days of retries, then pruned", async () => {
     const { u, sub } = await customerWithSubscription();
     const first = completed(sub, u);
     await deliver(first);
-    const kept = async () => (await t.ctx.db.selectFrom('pay_events').select('event_id').where('event_id', '=', first.id as string).execute()).length;
+    const kept = async () =>
+      (
+        await t.ctx.db
+          .selectFrom('pay_events')
+          .select('event_id')
+          .where('event_id', '=', first.id as string)
+          .execute()
+      ).length;
     t.clock.advance(31 * 24 * 3600 * 1000);
     await deliver(subEvent('customer.subscription.updated', sub));
     assert.equal(await kept(), 1);
@@ -262,7 +293,10 @@ forEachDialect('payments: Stripe', (dialect) => {
         })),
       )
       .execute();
-    await t.ctx.db.insertInto('follows').values(others.map((o) => ({ follower_id: u.id, followed_id: o.id, created_at: now }))).execute();
+    await t.ctx.db
+      .insertInto('follows')
+      .values(others.map((o) => ({ follower_id: u.id, followed_id: o.id, created_at: now })))
+      .execute();
     sub.status = 'canceled';
     await deliver(subEvent('customer.subscription.deleted', sub));
     assert.equal((await me(u)).bet_capacity, base().bet_capacity);

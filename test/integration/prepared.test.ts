@@ -34,7 +34,13 @@ forEachDialect('prepared queries', (dialect) => {
   });
   // Two values of one type whose places must not be swapped.
   const between = prepared((db, p: { hi: number; lo: number; userId: number }) =>
-    db.selectFrom('bets').select('ticker').where('user_id', '=', p.userId).where('opened_at', '>', p.lo).where('opened_at', '<', p.hi).orderBy('opened_at'),
+    db
+      .selectFrom('bets')
+      .select('ticker')
+      .where('user_id', '=', p.userId)
+      .where('opened_at', '>', p.lo)
+      .where('opened_at', '<', p.hi)
+      .orderBy('opened_at'),
   );
 
   test('each value lands in its own place, constants stay as built, null binds NULL', async () => {
@@ -84,8 +90,17 @@ forEachDialect('prepared queries', (dialect) => {
       outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
       ['TSLA', 'META fails', 'NFLX'],
     );
-    const kept = await t.ctx.db.selectFrom('bets').select('ticker').where('user_id', '=', userId).where('opened_at', '=', 5000).orderBy('id').execute();
-    assert.deepEqual(kept.map((r) => r.ticker), ['TSLA', 'NFLX']);
+    const kept = await t.ctx.db
+      .selectFrom('bets')
+      .select('ticker')
+      .where('user_id', '=', userId)
+      .where('opened_at', '=', 5000)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      kept.map((r) => r.ticker),
+      ['TSLA', 'NFLX'],
+    );
   });
 
   test('on a database with plugins the query is built for each call, so every plugin sees it', async () => {

@@ -6,7 +6,9 @@ import { createTestApp, registerAndLogin } from '../helpers/app.js';
 import { REDIS_URL } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
 
-test('two instances on one Redis share quotes', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set: shared price cache test skipped' }, async () => {
+test('two instances on one Redis share quotes', {
+  skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set: shared price cache test skipped',
+}, async () => {
   const redis = new Redis(REDIS_URL as string);
   const prices = new FakePriceProvider();
   const a = await createTestApp('sqlite', { deps: { prices, redis } });

@@ -63,7 +63,10 @@ forEachDialect('public profiles', (dialect) => {
     assert.equal(old.current, 400);
     assert.equal(old.unrealized_gain, 20, 'SHORT gains when the price falls');
 
-    assert.deepEqual(body.history.map((b: { id: number }) => b.id), [p.closedLater.id, p.cancelled.id, p.closed.id]);
+    assert.deepEqual(
+      body.history.map((b: { id: number }) => b.id),
+      [p.closedLater.id, p.cancelled.id, p.closed.id],
+    );
     assert.deepEqual(body.history[0], {
       id: p.closedLater.id,
       ticker: 'AAPL',
@@ -92,7 +95,10 @@ forEachDialect('public profiles', (dialect) => {
   test('history is paged by limit and offset; history_total does not depend on the page', async () => {
     const p = await trader();
     const page = (await profile(p.id, '?limit=1&offset=1')).json();
-    assert.deepEqual(page.history.map((b: { id: number }) => b.id), [p.cancelled.id]);
+    assert.deepEqual(
+      page.history.map((b: { id: number }) => b.id),
+      [p.cancelled.id],
+    );
     assert.equal(page.history_total, 3);
     assert.equal(page.portfolio.length, 2, 'the portfolio is not paged');
     const past = (await profile(p.id, '?offset=3')).json();

@@ -23,14 +23,27 @@ forEachDialect('rankings window query plan', (dialect) => {
       const batch = Array.from({ length: 250 }, (_, i) => start + i);
       const users = await db
         .insertInto('users')
-        .values(batch.map((n) => ({ username: `wplan_${n}`, username_lower: `wplan_${n}`, email: `wplan_${n}@x.test`, password_hash: 'x', created_at: 0 })))
+        .values(
+          batch.map((n) => ({ username: `wplan_${n}`, username_lower: `wplan_${n}`, email: `wplan_${n}@x.test`, password_hash: 'x', created_at: 0 })),
+        )
         .returning('id')
         .execute();
       for (let d = 0; d < DAYS; d += 3) {
         const day = new Date(now - d * DAY_MS).toISOString().slice(0, 10);
         await db
           .insertInto('user_day_stats')
-          .values(users.map((u, i) => ({ user_id: u.id, day, trades: 1 + (i % 3), score_sum: (i % 17) - 8, wins: 1, alpha_count: 1, alpha_sum: 1, alpha_sq_sum: 1 })))
+          .values(
+            users.map((u, i) => ({
+              user_id: u.id,
+              day,
+              trades: 1 + (i % 3),
+              score_sum: (i % 17) - 8,
+              wins: 1,
+              alpha_count: 1,
+              alpha_sum: 1,
+              alpha_sq_sum: 1,
+            })),
+          )
           .execute();
       }
     }
@@ -57,6 +70,9 @@ forEachDialect('rankings window query plan', (dialect) => {
     const rows = await windowTotalsQuery(t.ctx.db, from).execute();
     assert.equal(rows.length, USERS);
     // Days 0, 3 and 6 back are inside a 7-day window.
-    assert.ok(rows.every((r) => Number(r.alpha_n) === 3), JSON.stringify(rows[0]));
+    assert.ok(
+      rows.every((r) => Number(r.alpha_n) === 3),
+      JSON.stringify(rows[0]),
+    );
   });
 });

@@ -151,7 +151,10 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
         (await a.board('?period=7d')).find((r) => r.id === u.id),
         { id: u.id, username: u.username, total_score: 20, total_trades: 2 },
       );
-      assert.equal((await a.ranking('?period=7d')).rows.find((r) => r.id === u.id), undefined);
+      assert.equal(
+        (await a.ranking('?period=7d')).rows.find((r) => r.id === u.id),
+        undefined,
+      );
     });
 
     test('settlement records the benchmark at its close too', async () => {
@@ -204,8 +207,16 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       const u = await registerAndLogin(a.t.app, 'cancel');
       const id = await a.open(u, 'AAPL', 'LONG');
       assert.equal((await a.call('DELETE', `/bet/${id}`, u)).statusCode, 200);
-      for (const q of ['', '?period=7d', '?period=all']) assert.equal((await a.board(q)).find((r) => r.id === u.id), undefined, q);
-      assert.equal((await a.ranking('?period=all')).rows.find((r) => r.id === u.id), undefined);
+      for (const q of ['', '?period=7d', '?period=all'])
+        assert.equal(
+          (await a.board(q)).find((r) => r.id === u.id),
+          undefined,
+          q,
+        );
+      assert.equal(
+        (await a.ranking('?period=all')).rows.find((r) => r.id === u.id),
+        undefined,
+      );
       const agg = await a.t.ctx.db.selectFrom('user_day_stats').selectAll().where('user_id', '=', u.id).execute();
       assert.deepEqual(agg, []);
     });
@@ -314,7 +325,10 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       await a.trade(twice, { exit: 105, bench: [500, 500] });
 
       const ids = (rows: Array<{ id: number }>) =>
-        rows.map((r) => r.id).filter((id) => [old.id, edgeIn.id, edgeOut.id, twice.id].includes(id)).sort((x, y) => x - y);
+        rows
+          .map((r) => r.id)
+          .filter((id) => [old.id, edgeIn.id, edgeOut.id, twice.id].includes(id))
+          .sort((x, y) => x - y);
       const sorted = (...xs: number[]) => xs.sort((x, y) => x - y);
 
       // The last instant of 2026-03-10: the 7-day window is 03-04 … 03-10.

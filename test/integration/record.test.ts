@@ -28,9 +28,21 @@ forEachDialect('verifiable record', (dialect) => {
     });
   }
   const openBet = (userId: number): NewBet => ({
-    user_id: userId, ticker: 'MSFT', direction: 'SHORT', status: 'OPEN', entry_price: 400, exit_price: null, percentage_gain: null,
-    target_date: null, settle_at: null, opened_at: t.clock.now(), closed_at: null, last_event_at: t.clock.now(), close_reason: null,
-    source_bet_id: null, source_kind: null,
+    user_id: userId,
+    ticker: 'MSFT',
+    direction: 'SHORT',
+    status: 'OPEN',
+    entry_price: 400,
+    exit_price: null,
+    percentage_gain: null,
+    target_date: null,
+    settle_at: null,
+    opened_at: t.clock.now(),
+    closed_at: null,
+    last_event_at: t.clock.now(),
+    close_reason: null,
+    source_bet_id: null,
+    source_kind: null,
   });
   const getRecord = async (userId: number) => {
     const res = await t.app.inject({ method: 'GET', url: `/record/user/${userId}` });
@@ -38,13 +50,16 @@ forEachDialect('verifiable record', (dialect) => {
     return res.json();
   };
 
-  test('each bet event extends the user\'s chain; the published day root proves the head; tampering is detected', async () => {
+  test("each bet event extends the user's chain; the published day root proves the head; tampering is detected", async () => {
     const u = await registerAndLogin(t.app);
     const other = await registerAndLogin(t.app);
     const a = await change(openBet(u.id), 'opened');
     await change(openBet(other.id), 'opened');
     t.clock.advance(60_000);
-    await change({ ...a, status: 'CLOSED', exit_price: 380, percentage_gain: 5, closed_at: t.clock.now(), last_event_at: t.clock.now(), close_reason: 'user' }, 'closed');
+    await change(
+      { ...a, status: 'CLOSED', exit_price: 380, percentage_gain: 5, closed_at: t.clock.now(), last_event_at: t.clock.now(), close_reason: 'user' },
+      'closed',
+    );
     const b = await change(openBet(u.id), 'opened');
 
     const today = new Date(t.clock.now()).toISOString().slice(0, 10);
@@ -52,7 +67,10 @@ forEachDialect('verifiable record', (dialect) => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/record/days/2026-13-01' })).statusCode, 400);
 
     let rec = await getRecord(u.id);
-    assert.deepEqual(rec.entries.map((e: { event: { kind: string } }) => e.event.kind), ['opened', 'closed', 'opened']);
+    assert.deepEqual(
+      rec.entries.map((e: { event: { kind: string } }) => e.event.kind),
+      ['opened', 'closed', 'opened'],
+    );
     assert.equal(rec.proof, null);
     assert.deepEqual(verifyUserRecord(rec), []);
 
@@ -72,10 +90,22 @@ forEachDialect('verifiable record', (dialect) => {
     // Someone edits a bet row directly in the database.
     await t.ctx.db.updateTable('bets').set({ percentage_gain: 50 }).where('id', '=', a.id).execute();
     const problems = verifyUserRecord(await getRecord(u.id));
-    assert.ok(problems.some((p) => p.includes(`bet ${a.id}: percentage_gain is 50`)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => p.includes(`bet ${a.id}: percentage_gain is 50`)),
+      problems.join('\n'),
+    );
 
     // … or rewrites the chain entry too: the hash no longer matches, or the head leaves the published root.
-    await t.ctx.db.updateTable('record_entries').set({ event: (await t.ctx.db.selectFrom('record_entries').select('event').where('user_id', '=', u.id).where('seq', '=', 2).executeTakeFirstOrThrow()).event.replace('"percentage_gain":5', '"percentage_gain":50') }).where('user_id', '=', u.id).where('seq', '=', 2).execute();
+    await t.ctx.db
+      .updateTable('record_entries')
+      .set({
+        event: (
+          await t.ctx.db.selectFrom('record_entries').select('event').where('user_id', '=', u.id).where('seq', '=', 2).executeTakeFirstOrThrow()
+        ).event.replace('"percentage_gain":5', '"percentage_gain":50'),
+      })
+      .where('user_id', '=', u.id)
+      .where('seq', '=', 2)
+      .execute();
     assert.ok(verifyUserRecord(await getRecord(u.id)).some((p) => p.includes('entry 2 was changed')));
     void b;
   });
@@ -123,7 +153,10 @@ forEachDialect('verifiable record', (dialect) => {
     assert.equal(afterIt.status, 'fulfilled');
     await change(openBet(u.id), 'opened');
     const rec = await getRecord(u.id);
-    assert.deepEqual(rec.entries.map((e: { seq: number }) => e.seq), [1, 2, 3, 4]);
+    assert.deepEqual(
+      rec.entries.map((e: { seq: number }) => e.seq),
+      [1, 2, 3, 4],
+    );
     assert.deepEqual(verifyUserRecord(rec), []);
   });
 });

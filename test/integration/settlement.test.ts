@@ -139,7 +139,8 @@ forEachDialect('automatic settlement', (dialect) => {
   test('two workers at once (two instances) settle each bet exactly once', async () => {
     const u = await userAt('2026-08-03T15:00:00Z');
     const ids: number[] = [];
-    for (let i = 0; i < 12; i++) ids.push(await openAt(u, '2026-08-03T15:00:00Z', { ticker: i % 2 ? 'AAPL' : 'MSFT', direction: 'LONG', target_date: '2026-08-04' }));
+    for (let i = 0; i < 12; i++)
+      ids.push(await openAt(u, '2026-08-03T15:00:00Z', { ticker: i % 2 ? 'AAPL' : 'MSFT', direction: 'LONG', target_date: '2026-08-04' }));
     t.clock.set('2026-08-04T20:00:00Z');
     const other = new SettlementWorker(t.ctx, quiet);
     const [a, b] = await Promise.all([worker.runOnce(), other.runOnce()]);
@@ -154,7 +155,12 @@ forEachDialect('automatic settlement', (dialect) => {
     const u = await userAt('2026-09-01T15:00:00Z');
     const id = await openAt(u, '2026-09-01T15:00:00Z', { ticker: 'AAPL', direction: 'LONG', target_date: '2026-09-01' });
     t.clock.set('2026-09-01T20:00:00Z');
-    const app = await buildApp(testConfig({ workers: { enabled: true, settlementIntervalMs: 60_000 } }), { logger: false, database: t.database, clock: t.clock, prices });
+    const app = await buildApp(testConfig({ workers: { enabled: true, settlementIntervalMs: 60_000 } }), {
+      logger: false,
+      database: t.database,
+      clock: t.clock,
+      prices,
+    });
     await app.close(); // waits for the pass that started with the app
     assert.equal(await status(id), 'CLOSED');
   });

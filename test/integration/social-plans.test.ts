@@ -43,7 +43,9 @@ forEachDialect('social query plans', (dialect) => {
     const bets = users.flatMap((u, i) =>
       Array.from({ length: BETS_PER_USER }, (_, k) => {
         const openedAt = now - (i * BETS_PER_USER + k) * 1000;
-        return betRow(k % 3 === 0 ? { userId: u, openedAt } : { userId: u, openedAt, end: { status: 'CLOSED', at: openedAt + 500, exit: 101, gain: 1 } });
+        return betRow(
+          k % 3 === 0 ? { userId: u, openedAt } : { userId: u, openedAt, end: { status: 'CLOSED', at: openedAt + 500, exit: 101, gain: 1 } },
+        );
       }),
     );
     for (const part of chunk(bets, 1000)) await db.insertInto('bets').values(part).execute();
@@ -79,7 +81,9 @@ forEachDialect('social query plans', (dialect) => {
 
     const [feed] = await plans((db) => listFeed(db, users.slice(1, 1 + FOLLOWED), { limit: 100, offset: 0 }));
     assertNoTableScan(feed!);
-    const seeks = feed!.match(dialect === 'sqlite' ? /SEARCH bets USING INDEX bets_user_event_idx \(user_id=\?\)/g : /Index Scan Backward using bets_user_event_idx/g);
+    const seeks = feed!.match(
+      dialect === 'sqlite' ? /SEARCH bets USING INDEX bets_user_event_idx \(user_id=\?\)/g : /Index Scan Backward using bets_user_event_idx/g,
+    );
     assert.equal(seeks?.length, FOLLOWED, feed);
   });
 

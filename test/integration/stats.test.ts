@@ -13,9 +13,22 @@ forEachDialect('trader statistics endpoint', (dialect) => {
 
   const H = 3_600_000;
   const row = (userId: number, over: Partial<NewBet>): NewBet => ({
-    user_id: userId, ticker: 'AAPL', direction: 'LONG', status: 'CLOSED', entry_price: 100, exit_price: 100, percentage_gain: 0,
-    target_date: null, settle_at: null, opened_at: 0, closed_at: H, last_event_at: H, close_reason: 'user', source_bet_id: null,
-    source_kind: null, ...over,
+    user_id: userId,
+    ticker: 'AAPL',
+    direction: 'LONG',
+    status: 'CLOSED',
+    entry_price: 100,
+    exit_price: 100,
+    percentage_gain: 0,
+    target_date: null,
+    settle_at: null,
+    opened_at: 0,
+    closed_at: H,
+    last_event_at: H,
+    close_reason: 'user',
+    source_bet_id: null,
+    source_kind: null,
+    ...over,
   });
 
   test('statistics match a hand-computed example, with the cancel rate and how tailers fared', async () => {
@@ -24,16 +37,23 @@ forEachDialect('trader statistics endpoint', (dialect) => {
     const gains = [10, -4, 6, -15, 3];
     const ids: number[] = [];
     for (const [i, g] of gains.entries()) {
-      const r = await t.ctx.db.insertInto('bets').values(row(u.id, { percentage_gain: g, opened_at: i * H, closed_at: (i + 1) * H, last_event_at: (i + 1) * H })).returning('id').executeTakeFirstOrThrow();
+      const r = await t.ctx.db
+        .insertInto('bets')
+        .values(row(u.id, { percentage_gain: g, opened_at: i * H, closed_at: (i + 1) * H, last_event_at: (i + 1) * H }))
+        .returning('id')
+        .executeTakeFirstOrThrow();
       ids.push(r.id);
     }
-    await t.ctx.db.insertInto('bets').values([
-      row(u.id, { status: 'CANCELLED', percentage_gain: 0 }),
-      row(u.id, { status: 'OPEN', exit_price: null, percentage_gain: null, closed_at: null }),
-      row(follower.id, { source_bet_id: ids[0], source_kind: 'tail', percentage_gain: 8 }),
-      row(follower.id, { source_bet_id: ids[1], source_kind: 'tail', status: 'OPEN', exit_price: null, percentage_gain: null, closed_at: null }),
-      row(follower.id, { source_bet_id: ids[2], source_kind: 'fade', percentage_gain: -6 }),
-    ]).execute();
+    await t.ctx.db
+      .insertInto('bets')
+      .values([
+        row(u.id, { status: 'CANCELLED', percentage_gain: 0 }),
+        row(u.id, { status: 'OPEN', exit_price: null, percentage_gain: null, closed_at: null }),
+        row(follower.id, { source_bet_id: ids[0], source_kind: 'tail', percentage_gain: 8 }),
+        row(follower.id, { source_bet_id: ids[1], source_kind: 'tail', status: 'OPEN', exit_price: null, percentage_gain: null, closed_at: null }),
+        row(follower.id, { source_bet_id: ids[2], source_kind: 'fade', percentage_gain: -6 }),
+      ])
+      .execute();
 
     const res = await t.app.inject({ method: 'GET', url: `/user/${u.id}/stats` });
     assert.equal(res.statusCode, 200);
@@ -51,7 +71,10 @@ forEachDialect('trader statistics endpoint', (dialect) => {
     assert.equal(s.median_holding_seconds, 3600);
     assert.equal(s.cancel_rate, Math.round((1 / 7) * 1e6) / 1e6);
     assert.deepEqual(s.tailers, { tails: 2, closed: 1, average_gain: 8, win_rate: 1 });
-    assert.deepEqual(s.curve.map((p: { value: number }) => p.value), [10, 6, 12, -3, 0]);
+    assert.deepEqual(
+      s.curve.map((p: { value: number }) => p.value),
+      [10, 6, 12, -3, 0],
+    );
     assert.ok(!('email' in s));
   });
 

@@ -18,7 +18,12 @@ forEachDialect('tail of a bet closed meanwhile', (dialect) => {
   test('openBet with a source that is no longer OPEN → 400, nothing opened', async () => {
     const leader = await registerAndLogin(t.app);
     const follower = await registerAndLogin(t.app);
-    const opened = await t.app.inject({ method: 'POST', url: '/bet/open', headers: { cookie: leader.cookie }, payload: { ticker: 'AAPL', direction: 'LONG' } });
+    const opened = await t.app.inject({
+      method: 'POST',
+      url: '/bet/open',
+      headers: { cookie: leader.cookie },
+      payload: { ticker: 'AAPL', direction: 'LONG' },
+    });
     const betId = opened.json().bet_id as number;
     const closed = await t.app.inject({ method: 'POST', url: '/bet/close', headers: { cookie: leader.cookie }, payload: { bet_id: betId } });
     assert.equal(closed.statusCode, 200);

@@ -37,7 +37,12 @@ forEachDialect('Telegram updates act once', (dialect) => {
 
   async function sourceBet(): Promise<number> {
     const trader = await registerAndLogin(t.app, 'src');
-    const res = await t.app.inject({ method: 'POST', url: '/bet/open', headers: { cookie: trader.cookie }, payload: { ticker: 'AAPL', direction: 'LONG' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/bet/open',
+      headers: { cookie: trader.cookie },
+      payload: { ticker: 'AAPL', direction: 'LONG' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json().bet_id;
   }
@@ -45,7 +50,13 @@ forEachDialect('Telegram updates act once', (dialect) => {
   const betsOf = async (userId: number) => (await t.ctx.db.selectFrom('bets').select('id').where('user_id', '=', userId).execute()).length;
   const repliesTo = async (chat: number) =>
     (
-      await t.ctx.db.selectFrom('notifications').select('text').where('chat_id', '=', String(chat)).where('kind', '=', 'chat_reply').orderBy('id').execute()
+      await t.ctx.db
+        .selectFrom('notifications')
+        .select('text')
+        .where('chat_id', '=', String(chat))
+        .where('kind', '=', 'chat_reply')
+        .orderBy('id')
+        .execute()
     ).map((r) => r.text);
 
   test('a Tail tap delivered twice opens one bet, says so once, and answers both deliveries alike', async () => {

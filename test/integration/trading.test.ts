@@ -172,10 +172,13 @@ forEachDialect('trading', (dialect) => {
     const board = (await call('GET', '/leaderboard')).json() as Array<{ id: number; total_score: number; total_trades: number }>;
     const me = board.find((x) => x.id === u.id);
     assert.deepEqual(me, { id: u.id, username: u.username, total_score: 15, total_trades: 2 });
-    assert.deepEqual(events.filter((e) => e.bet.user_id === u.id).map((e) => e.kind), ['opened', 'opened', 'closed', 'closed']);
+    assert.deepEqual(
+      events.filter((e) => e.bet.user_id === u.id).map((e) => e.kind),
+      ['opened', 'opened', 'closed', 'closed'],
+    );
   });
 
-  test('POST /bet/close: 400 missing, another user\'s, closed or cancelled bet; 400 bad body; 401', async () => {
+  test("POST /bet/close: 400 missing, another user's, closed or cancelled bet; 400 bad body; 401", async () => {
     const u = await registerAndLogin(t.app);
     const other = await registerAndLogin(t.app);
     const theirs = await open(other, { ticker: 'AAPL', direction: 'LONG' });
@@ -213,7 +216,10 @@ forEachDialect('trading', (dialect) => {
       prices.failing.delete('SPY');
     }
     const portfolio = (await call('GET', '/portfolio', u)).json();
-    assert.deepEqual(portfolio.map((b: { id: number }) => b.id), [id]);
+    assert.deepEqual(
+      portfolio.map((b: { id: number }) => b.id),
+      [id],
+    );
     assert.equal((await call('POST', '/bet/close', u, { bet_id: id })).statusCode, 200);
   });
 
@@ -221,7 +227,11 @@ forEachDialect('trading', (dialect) => {
     const u = await registerAndLogin(t.app);
     const id = await open(u, { ticker: 'AAPL', direction: 'LONG' });
     // Another instance cancels it: this process never hears of it.
-    await t.ctx.db.updateTable('bets').set({ status: 'CANCELLED', exit_price: 100, percentage_gain: 0, closed_at: Date.now(), close_reason: 'cancel' }).where('id', '=', id).execute();
+    await t.ctx.db
+      .updateTable('bets')
+      .set({ status: 'CANCELLED', exit_price: 100, percentage_gain: 0, closed_at: Date.now(), close_reason: 'cancel' })
+      .where('id', '=', id)
+      .execute();
     const res = await call('POST', '/bet/close', u, { bet_id: id });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().error, 'Bet is not open');
@@ -250,7 +260,10 @@ forEachDialect('trading', (dialect) => {
     assert.equal(hist[0].exit_price, hist[0].entry_price);
     assert.equal(hist[0].exit_date, new Date(t.clock.now()).toISOString());
     const board = (await call('GET', '/leaderboard')).json() as Array<{ id: number }>;
-    assert.equal(board.some((x) => x.id === u.id), false);
+    assert.equal(
+      board.some((x) => x.id === u.id),
+      false,
+    );
     assert.equal(events.find((e) => e.bet.id === id && e.kind === 'cancelled')?.bet.status, 'CANCELLED');
   });
 
@@ -265,7 +278,7 @@ forEachDialect('trading', (dialect) => {
     assert.equal((await call('GET', '/portfolio', u)).json().length, 1);
   });
 
-  test('DELETE /bet/{id}: 404 missing or another user\'s; 400 closed or cancelled; 400 bad id; 401', async () => {
+  test("DELETE /bet/{id}: 404 missing or another user's; 400 closed or cancelled; 400 bad id; 401", async () => {
     const u = await registerAndLogin(t.app);
     const other = await registerAndLogin(t.app);
     const theirs = await open(other, { ticker: 'AAPL', direction: 'LONG' });
@@ -287,7 +300,7 @@ forEachDialect('trading', (dialect) => {
     assert.equal((await call('DELETE', `/bet/${theirs}`)).statusCode, 401);
   });
 
-  test('GET /portfolio: the caller\'s OPEN bets with all nine fields, marked to market', async () => {
+  test("GET /portfolio: the caller's OPEN bets with all nine fields, marked to market", async () => {
     const u = await registerAndLogin(t.app);
     const a = await open(u, { ticker: 'AAPL', direction: 'LONG', target_date: '2026-12-31' });
     const b = await open(u, { ticker: 'MSFT', direction: 'SHORT' });
@@ -350,15 +363,24 @@ forEachDialect('trading', (dialect) => {
     }
     await open(u, { ticker: 'AAPL', direction: 'LONG' }); // OPEN: never in history
     const all = (await call('GET', '/history', u)).json() as Array<{ id: number; status: string }>;
-    assert.deepEqual(all.map((b) => b.id), [...ids].reverse());
-    assert.deepEqual(all.map((b) => b.status), ['CLOSED', 'CLOSED', 'CANCELLED', 'CLOSED', 'CLOSED']);
+    assert.deepEqual(
+      all.map((b) => b.id),
+      [...ids].reverse(),
+    );
+    assert.deepEqual(
+      all.map((b) => b.status),
+      ['CLOSED', 'CLOSED', 'CANCELLED', 'CLOSED', 'CLOSED'],
+    );
     for (const b of all) {
       for (const k of ['id', 'ticker', 'direction', 'entry_price', 'exit_price', 'percentage_gain', 'exit_date', 'entry_date']) {
         assert.ok(k in b, k);
       }
     }
     const page = (await call('GET', '/history?limit=2&offset=1', u)).json() as Array<{ id: number }>;
-    assert.deepEqual(page.map((b) => b.id), [ids[3], ids[2]]);
+    assert.deepEqual(
+      page.map((b) => b.id),
+      [ids[3], ids[2]],
+    );
     assert.equal((await call('GET', '/history?limit=500&offset=10000', u)).statusCode, 200);
     assert.equal((await call('GET', '/history?limit=1&offset=0', u)).json().length, 1);
     for (const q of ['limit=0', 'limit=501', 'limit=-1', 'limit=abc', 'limit=1.5', 'offset=-1', 'offset=10001', 'offset=x', 'other=1']) {
@@ -409,7 +431,10 @@ forEachDialect('trading', (dialect) => {
       );
     }
     const ours = board.filter((r) => [a.id, b.id, c.id, d.id].includes(r.id));
-    assert.deepEqual(ours.map((r) => r.id), [a.id, c.id, b.id]);
+    assert.deepEqual(
+      ours.map((r) => r.id),
+      [a.id, c.id, b.id],
+    );
     assert.deepEqual(ours[1], { id: c.id, username: c.username, total_score: 500, total_trades: 2 });
   });
 });

@@ -54,7 +54,10 @@ forEachDialect('user search', (dialect) => {
     for (let i = 0; i < 25; i++) await insertTestUser(t.ctx, `${s}_${String(i).padStart(2, '0')}`);
     const rows = await search(s);
     assert.equal(rows.length, 20);
-    assert.deepEqual(names(rows), Array.from({ length: 20 }, (_, i) => `${s}_${String(i).padStart(2, '0')}`));
+    assert.deepEqual(
+      names(rows),
+      Array.from({ length: 20 }, (_, i) => `${s}_${String(i).padStart(2, '0')}`),
+    );
   });
 
   test('%, _ and \\ match literally, never as wildcards', async () => {

@@ -9,7 +9,10 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 function fakeBuild(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'web-dist-'));
   fs.mkdirSync(path.join(dir, 'assets'));
-  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><div id="root"></div><script type="module" src="/app/assets/main-abc123.js"></script>');
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><div id="root"></div><script type="module" src="/app/assets/main-abc123.js"></script>',
+  );
   fs.writeFileSync(path.join(dir, 'assets', 'main-abc123.js'), 'console.log("app")');
   fs.writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return dir;

@@ -4,7 +4,9 @@ import { betScenario } from '../helpers/crash-bets.js';
 import { crashLoop } from '../helpers/crash.js';
 
 // A few kills here; test/long/ runs the same loop at least 50 times.
-test('SIGKILL at random moments loses no acknowledged write or notice; restarts migrate, serve and resume the workers', { timeout: 180_000 }, async (t) => {
+test('SIGKILL at random moments loses no acknowledged write or notice; restarts migrate, serve and resume the workers', {
+  timeout: 180_000,
+}, async (t) => {
   const scenario = await betScenario();
   try {
     const report = await crashLoop({ rounds: 3, scenario });

@@ -22,7 +22,17 @@ test('dependencyOrder puts referenced tables first and ignores self-references',
   const order = dependencyOrder([...refs.keys()], refs);
   assert.equal(order[0], 'users');
   assert.equal(order.length, 5);
-  assert.throws(() => dependencyOrder(['a', 'b'], new Map([['a', ['b']], ['b', ['a']]])), /cycle/);
+  assert.throws(
+    () =>
+      dependencyOrder(
+        ['a', 'b'],
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    /cycle/,
+  );
 });
 
 /** A SQLite service with users, sessions, follows, bets (open, closed, cancelled, a tail) and a matching leaderboard. */
@@ -57,10 +67,13 @@ async function populated(): Promise<TestApp & { cookie: string }> {
   await bet(a.id, 'OPEN', null);
   await bet(a.id, 'CANCELLED', null);
   await bet(b.id, 'CLOSED', 3, first.id);
-  await db.insertInto('leaderboard').values([
-    { user_id: a.id, total_score: 10.25, total_trades: 2 },
-    { user_id: b.id, total_score: 3, total_trades: 1 },
-  ]).execute();
+  await db
+    .insertInto('leaderboard')
+    .values([
+      { user_id: a.id, total_score: 10.25, total_trades: 2 },
+      { user_id: b.id, total_score: 3, total_trades: 1 },
+    ])
+    .execute();
   await db.insertInto('follows').values({ follower_id: b.id, followed_id: a.id, created_at: now }).execute();
   return { ...t, cookie: a.cookie };
 }
@@ -147,6 +160,9 @@ describe('db:copy SQLite → PostgreSQL', { skip: PG_URL ? false : PG_SKIP }, ()
 });
 
 test('db:copy refuses a non-SQLite source and a non-PostgreSQL target', async () => {
-  await assert.rejects(copySqliteToPostgres({ dialect: 'postgres', url: 'postgres://a@127.0.0.1/x' }, { dialect: 'postgres', url: 'postgres://a@127.0.0.1/y' }), /FROM must be/);
+  await assert.rejects(
+    copySqliteToPostgres({ dialect: 'postgres', url: 'postgres://a@127.0.0.1/x' }, { dialect: 'postgres', url: 'postgres://a@127.0.0.1/y' }),
+    /FROM must be/,
+  );
   await assert.rejects(copySqliteToPostgres({ dialect: 'sqlite', path: '/tmp/x.db' }, { dialect: 'sqlite', path: '/tmp/y.db' }), /TO must be/);
 });

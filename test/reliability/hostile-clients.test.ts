@@ -61,10 +61,10 @@ function operationsOf(doc: Doc): Operation[] {
  * added here: decide whether another user may read or act on it.
  */
 const ID_OPERATIONS: Record<string, { ownerOnly: boolean; why: string }> = {
-  'DELETE /bet/{bet_id}': { ownerOnly: true, why: 'cancels the caller\'s own bet' },
-  'POST /bet/close': { ownerOnly: true, why: 'closes the caller\'s own bet' },
-  'GET /pay/local/checkout/{id}': { ownerOnly: true, why: 'the caller\'s own checkout' },
-  'POST /pay/local/checkout/{id}/confirm': { ownerOnly: true, why: 'the caller\'s own checkout' },
+  'DELETE /bet/{bet_id}': { ownerOnly: true, why: "cancels the caller's own bet" },
+  'POST /bet/close': { ownerOnly: true, why: "closes the caller's own bet" },
+  'GET /pay/local/checkout/{id}': { ownerOnly: true, why: "the caller's own checkout" },
+  'POST /pay/local/checkout/{id}/confirm': { ownerOnly: true, why: "the caller's own checkout" },
   'GET /bet/{bet_id}': { ownerOnly: false, why: 'bets are public, like profiles' },
   'POST /bet/{bet_id}/tail': { ownerOnly: false, why: 'opens a bet of the caller copying a public bet' },
   'POST /bet/{bet_id}/fade': { ownerOnly: false, why: 'opens a bet of the caller opposing a public bet' },
@@ -126,7 +126,9 @@ forEachDialect('hostile clients', (dialect) => {
     mine.closedBet = (await as(a, 'POST', '/bet/open', { ticker: 'MSFT', direction: 'SHORT' })).json().bet_id;
     assert.equal((await as(a, 'POST', '/bet/close', { bet_id: mine.closedBet })).statusCode, 200);
     const plan = (await t.app.inject({ method: 'GET', url: '/api/pay/plans' })).json().plans[0].price_id;
-    mine.checkout = String((await as(a, 'POST', '/api/pay/checkout', { price_id: plan })).json().url).split('/').pop()!;
+    mine.checkout = String((await as(a, 'POST', '/api/pay/checkout', { price_id: plan })).json().url)
+      .split('/')
+      .pop()!;
     mine.code = (await as(a, 'POST', '/chat/link-code')).json().code;
     assert.ok(mine.openBet && mine.closedBet && mine.checkout && mine.code);
   });
@@ -183,15 +185,21 @@ forEachDialect('hostile clients', (dialect) => {
 
   describe('IDOR and leaks: swept over /openapi.json', () => {
     test('every operation taking an id is classified as owner-only or public by design', () => {
-      const taking = ops.filter((o) => o.pathParams.length > 0 || o.bodyIds.length > 0).map((o) => o.key).sort();
+      const taking = ops
+        .filter((o) => o.pathParams.length > 0 || o.bodyIds.length > 0)
+        .map((o) => o.key)
+        .sort();
       assert.deepEqual(taking, Object.keys(ID_OPERATIONS).sort());
     });
 
-    test('B and an anonymous client never act on A\'s objects nor read A\'s private data', async () => {
+    test("B and an anonymous client never act on A's objects nor read A's private data", async () => {
       const reads = ops.filter((o) => o.method === 'GET');
       const idOps = ops.filter((o) => o.key in ID_OPERATIONS);
       for (const op of new Set([...reads, ...idOps])) {
-        for (const [who, headers] of [['B', { cookie: b.cookie }], ['anonymous', {}]] as const) {
+        for (const [who, headers] of [
+          ['B', { cookie: b.cookie }],
+          ['anonymous', {}],
+        ] as const) {
           const res = await t.app.inject({ ...requestFor(op), headers });
           assertNoLeak(res, op, who);
           assert.ok(res.statusCode < 500 || op.responses.includes(String(res.statusCode)), `${who} ${op.key}: ${res.statusCode} ${res.body}`);
@@ -204,7 +212,7 @@ forEachDialect('hostile clients', (dialect) => {
       await aUnchanged();
     });
 
-    test('SPEC\'s answers to B for A\'s bet: close 400, cancel 404, as for a bet that does not exist', async () => {
+    test("SPEC's answers to B for A's bet: close 400, cancel 404, as for a bet that does not exist", async () => {
       const close = (betId: number) => t.app.inject({ method: 'POST', url: '/bet/close', payload: { bet_id: betId }, headers: { cookie: b.cookie } });
       const cancel = (betId: number) => t.app.inject({ method: 'DELETE', url: `/bet/${betId}`, headers: { cookie: b.cookie } });
       const missing = 2_000_000_000;
@@ -212,7 +220,7 @@ forEachDialect('hostile clients', (dialect) => {
         [await close(mine.openBet), await close(missing), 400],
         [await cancel(mine.openBet), await cancel(missing), 404],
       ] as const) {
-        errorShape(mineRes, status, 'A\'s bet');
+        errorShape(mineRes, status, "A's bet");
         assert.deepEqual(mineRes.json(), noneRes.json(), 'the same answer as for no bet at all');
       }
       await aUnchanged();
@@ -226,7 +234,8 @@ forEachDialect('hostile clients', (dialect) => {
       const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
       const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
       const secret = (await t.ctx.db.selectFrom('settings').select('value').where('key', '=', 'jwt_secret').executeTakeFirstOrThrow()).value;
-      const sign = (claims: object, key: string) => new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key));
+      const sign = (claims: object, key: string) =>
+        new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key));
       const second = await t.app.inject({ method: 'POST', url: '/login', payload: { email: a.email, password: PASSWORD } });
       const revoked = cookieFrom(second).slice('auth_token='.length);
       assert.equal((await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie: `auth_token=${revoked}` } })).statusCode, 200);
@@ -240,7 +249,7 @@ forEachDialect('hostile clients', (dialect) => {
         ['changed sid, original signature', `${h}.${enc({ ...payload, sid: 'x' })}.${s}`],
         ['tampered signature', `${h}.${p}.${s.slice(0, -2)}${s.endsWith('A') ? 'BB' : 'AA'}`],
         // Even with the real key, a token naming A's session but B's id is refused: the session row decides.
-        ['real key, A\'s session, B\'s id', await sign({ ...payload, sub: String(b.id) }, secret)],
+        ["real key, A's session, B's id", await sign({ ...payload, sub: String(b.id) }, secret)],
         ['revoked by logout', revoked],
         ['garbage', 'garbage'],
         ['empty', ''],
@@ -295,7 +304,11 @@ forEachDialect('hostile clients', (dialect) => {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const { responses } = await together(
         t.app.server as Server,
-        Array.from({ length: 12 }, (_, i) => ({ method: 'POST' as const, path: '/login', body: { email: u.email, password: `wrong guess number ${i}` } })),
+        Array.from({ length: 12 }, (_, i) => ({
+          method: 'POST' as const,
+          path: '/login',
+          body: { email: u.email, password: `wrong guess number ${i}` },
+        })),
       );
       const statuses = responses.map((r) => r.status);
       assert.equal(statuses.filter((s) => s === 401).length, 3, statuses.join(','));
@@ -334,10 +347,13 @@ forEachDialect('hostile clients', (dialect) => {
         await attempt2('nobody-at-all@nowhere.test', 'wrong password here!', '10.5.5.5');
       }
       const [known, nobody] = [await attempt2(u.email, PASSWORD, '10.5.5.5'), await attempt2('nobody-at-all@nowhere.test', PASSWORD, '10.5.5.5')];
-      assert.deepEqual([known.statusCode, known.json(), known.headers['retry-after']], [nobody.statusCode, nobody.json(), nobody.headers['retry-after']]);
+      assert.deepEqual(
+        [known.statusCode, known.json(), known.headers['retry-after']],
+        [nobody.statusCode, nobody.json(), nobody.headers['retry-after']],
+      );
     });
 
-    test('register: a taken username or email is SPEC\'s 409, one message for both; any other answer ignores existence', async () => {
+    test("register: a taken username or email is SPEC's 409, one message for both; any other answer ignores existence", async () => {
       const u = await registerAndLogin(t.app);
       const reg = (body: object) => t.app.inject({ method: 'POST', url: '/register', payload: body });
       const takenName = await reg({ username: u.username, email: `${uniqueName()}@x.test`, password: PASSWORD });
@@ -445,7 +461,16 @@ forEachDialect('hostile clients', (dialect) => {
       const unsigned = await p.app.inject({ method: 'POST', url: '/api/pay/webhook', payload, headers: { 'content-type': 'application/json' } });
       errorShape(unsigned, 400, 'unsigned');
       assert.deepEqual(await me(u), plain(u));
-      assert.equal((await p.ctx.db.selectFrom('pay_events').select('event_id').where('event_id', '=', event.id as string).execute()).length, 0);
+      assert.equal(
+        (
+          await p.ctx.db
+            .selectFrom('pay_events')
+            .select('event_id')
+            .where('event_id', '=', event.id as string)
+            .execute()
+        ).length,
+        0,
+      );
       // None of them was recorded: the genuine delivery still applies (within the tolerance).
       assert.equal((await stripe.deliver(event, { timestamp: now - 299 })).statusCode, 200);
       assert.equal((await me(u)).pay_subscription_id, sub.id);
@@ -466,7 +491,7 @@ forEachDialect('hostile clients', (dialect) => {
       // (Concurrent deliveries of one event: races.test.ts.)
     });
 
-    test('Stripe: out-of-order delivery ends in Stripe\'s current state', async () => {
+    test("Stripe: out-of-order delivery ends in Stripe's current state", async () => {
       // Deleted arrives before created: both read the subscription as it is now (canceled).
       const { u, sub } = await stripe.customerWithSubscription('canceled');
       assert.equal((await stripe.deliver(stripe.subEvent('customer.subscription.deleted', sub))).statusCode, 200);
@@ -505,7 +530,9 @@ forEachDialect('hostile clients', (dialect) => {
     test('Stripe: an event for a customer nobody has changes nobody', async () => {
       const stranger = { id: 'sub_stranger', customer: 'cus_stranger', status: 'active', priceId: 'price_pro', metadata: {} };
       fake.subscriptions.set(stranger.id, stranger);
-      const res = await stripe.deliver(stripeEvent('customer.subscription.created', { id: stranger.id, object: 'subscription', customer: stranger.customer, status: 'active' }));
+      const res = await stripe.deliver(
+        stripeEvent('customer.subscription.created', { id: stranger.id, object: 'subscription', customer: stranger.customer, status: 'active' }),
+      );
       assert.equal(res.statusCode, 200);
       const raised = await p.ctx.db.selectFrom('users').select('id').where('pay_subscription_id', '=', stranger.id).execute();
       assert.deepEqual(raised, []);
@@ -541,7 +568,9 @@ describe('per-IP rate limits (low limits configured)', () => {
 
   test('the leaderboard and every public data read: 429 { error } with Retry-After past the limit, per client address', async () => {
     const u = await registerAndLogin(t.app);
-    const bet = (await t.app.inject({ method: 'POST', url: '/bet/open', payload: { ticker: 'AAPL', direction: 'LONG' }, headers: { cookie: u.cookie } })).json().bet_id;
+    const bet = (
+      await t.app.inject({ method: 'POST', url: '/bet/open', payload: { ticker: 'AAPL', direction: 'LONG' }, headers: { cookie: u.cookie } })
+    ).json().bet_id;
     const reads = operationsOf(doc).filter((o) => o.method === 'GET' && !o.auth && !UNLIMITED_PUBLIC_READS.has(o.key));
     assert.ok(reads.some((o) => o.key === 'GET /leaderboard') && reads.some((o) => o.key === 'GET /user/{user_id}/public'));
     let n = 0;
@@ -552,7 +581,10 @@ describe('per-IP rate limits (low limits configured)', () => {
       const from = (ip: string) => t.app.inject({ method: 'GET', url, remoteAddress: ip });
       const codes: number[] = [];
       for (let i = 0; i < 3; i++) codes.push((await from(`10.77.${n}.1`)).statusCode);
-      assert.ok(codes.every((c) => c !== 429), `${op.key}: ${codes}`);
+      assert.ok(
+        codes.every((c) => c !== 429),
+        `${op.key}: ${codes}`,
+      );
       const limited = await from(`10.77.${n}.1`);
       errorShape(limited, 429, op.key);
       assert.ok(Number(limited.headers['retry-after']) >= 1, `${op.key} Retry-After`);
@@ -570,7 +602,8 @@ describe('per-IP rate limits (low limits configured)', () => {
           method: 'POST',
           url,
           remoteAddress: url === '/register' ? '10.1.1.1' : '10.1.1.2',
-          payload: url === '/register' ? { username, email: `${username}@x.test`, password: PASSWORD } : { email: `${username}@x.test`, password: PASSWORD },
+          payload:
+            url === '/register' ? { username, email: `${username}@x.test`, password: PASSWORD } : { email: `${username}@x.test`, password: PASSWORD },
         });
         codes.push(last.statusCode);
       }

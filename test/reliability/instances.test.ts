@@ -191,7 +191,11 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
     const betIds = opened.map((r) => r.body.bet_id as number);
 
     // The settlement time passes: every instance's worker (each second) now races for these bets.
-    await database.db.updateTable('bets').set({ settle_at: Date.now() - 1000 }).where('id', 'in', betIds).execute();
+    await database.db
+      .updateTable('bets')
+      .set({ settle_at: Date.now() - 1000 })
+      .where('id', 'in', betIds)
+      .execute();
     await waitUntil(async () => {
       const left = await database.db.selectFrom('bets').select('id').where('id', 'in', betIds).where('status', '=', 'OPEN').execute();
       return left.length === 0;
@@ -206,7 +210,14 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
     // One settlement event per bet in the record, one "settled bet" log line over all instances.
     const entries = await database.db.selectFrom('record_entries').select(['bet_id', 'kind']).where('bet_id', 'in', betIds).execute();
     for (const id of betIds) {
-      assert.deepEqual(entries.filter((e) => Number(e.bet_id) === id).map((e) => e.kind).sort(), ['opened', 'settled'], `bet ${id}`);
+      assert.deepEqual(
+        entries
+          .filter((e) => Number(e.bet_id) === id)
+          .map((e) => e.kind)
+          .sort(),
+        ['opened', 'settled'],
+        `bet ${id}`,
+      );
     }
     const settledLogs = cluster.servers.flatMap((s) => s.logs.filter((l) => l.msg === 'settled bet' && betIds.includes(Number(l.betId))));
     assert.equal(settledLogs.length, betIds.length);
@@ -219,8 +230,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
     }
 
     // Every notice is recorded as sent (after which no instance sends it again), then counted.
-    const noticeIds = () =>
-      database.db.selectFrom('notifications').select(['status']).where('bet_id', 'in', betIds).execute();
+    const noticeIds = () => database.db.selectFrom('notifications').select(['status']).where('bet_id', 'in', betIds).execute();
     await waitUntil(async () => {
       const rows = await noticeIds();
       return rows.length === betIds.length * 2 && rows.every((r) => r.status === 'sent');

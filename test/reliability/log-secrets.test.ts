@@ -16,7 +16,14 @@ test('logs of real requests carry request ids and none of the secrets they saw',
   const password = 'Zq9-secret-passphrase-Lm4';
   const username = uniqueName('logs');
   const email = `${username}@example.test`;
-  const secrets = [password, 'Bearer-abcdef0123456789', 't=1,v1=5257a869e7ecebeda32affa62cdca3fa', 'tg-webhook-secret-77', 'LINKCODE8842', 'qtoken-991'];
+  const secrets = [
+    password,
+    'Bearer-abcdef0123456789',
+    't=1,v1=5257a869e7ecebeda32affa62cdca3fa',
+    'tg-webhook-secret-77',
+    'LINKCODE8842',
+    'qtoken-991',
+  ];
   try {
     const reg = await t.app.inject({ method: 'POST', url: '/register', payload: { username, email, password } });
     assert.equal(reg.statusCode, 201);
@@ -47,8 +54,14 @@ test('logs of real requests carry request ids and none of the secrets they saw',
   for (const s of secrets) assert.ok(!log.includes(s), `secret ${s.slice(0, 6)}… leaked into the log`);
   assert.ok(!log.includes('$argon2'), 'no password hash in the log');
   const entries = lines.map((l) => JSON.parse(l) as { reqId?: string; req?: { url?: string } });
-  assert.ok(entries.some((e) => e.reqId === 'login-req-1'), 'the given request id is in the log');
-  assert.ok(entries.filter((e) => e.req).every((e) => typeof e.reqId === 'string'), 'every request entry has an id');
+  assert.ok(
+    entries.some((e) => e.reqId === 'login-req-1'),
+    'the given request id is in the log',
+  );
+  assert.ok(
+    entries.filter((e) => e.req).every((e) => typeof e.reqId === 'string'),
+    'every request entry has an id',
+  );
   assert.ok(entries.some((e) => e.req?.url === '/telegram/link?code=[redacted]&token=[redacted]&x=1'));
 });
 

@@ -52,7 +52,15 @@ forEachDialect('operability: request ids, no-store, metrics, degraded health', (
     assert.ok(count(after, 'method="GET",route="unmatched",status="404"') >= 1);
     assert.doesNotMatch(after, /no\/such\/route/);
     assert.match(after, /http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/\.well-known\/oauth-protected-resource"\}/);
-    for (const name of ['settlement_lag_seconds', 'outbox_depth', 'outbox_delivery_failures_total', 'provider_errors_total', 'price_cache_hits_total', 'price_cache_misses_total', 'database_up']) {
+    for (const name of [
+      'settlement_lag_seconds',
+      'outbox_depth',
+      'outbox_delivery_failures_total',
+      'provider_errors_total',
+      'price_cache_hits_total',
+      'price_cache_misses_total',
+      'database_up',
+    ]) {
       assert.match(after, new RegExp(`# TYPE ${name} `), name);
     }
     t.ctx.metrics.providerErrors.inc({ provider: 'prices' });

@@ -55,7 +55,6 @@ describe('without TRUST_PROXY', () => {
     assert.equal(await hit(t, '192.0.2.60', '203.0.113.3'), 429);
     assert.equal(await hit(t, '192.0.2.61', '203.0.113.3'), 400, 'another peer has its own budget');
   });
-
 });
 
 describe('login throttling behind a trusted proxy', () => {

@@ -28,15 +28,44 @@ forEachDialect('metrics fed by prices, settlement and the outbox', (dialect) => 
     assert.equal((await t.app.inject({ method: 'GET', url: '/price/MSFT', headers: { cookie: u.cookie } })).statusCode, 503);
 
     const now = t.clock.now();
-    await t.ctx.db.insertInto('bets').values({
-      user_id: u.id, ticker: 'AAPL', direction: 'LONG', status: 'OPEN', entry_price: 100, exit_price: null, percentage_gain: null,
-      target_date: '2026-03-01', settle_at: now - 90_000, opened_at: now - 86_400_000, closed_at: null, last_event_at: now - 86_400_000,
-      close_reason: null, source_bet_id: null, source_kind: null,
-    }).execute();
-    await t.ctx.db.insertInto('notifications').values({
-      user_id: u.id, transport: 'log', chat_id: 'x', kind: 'bet_opened', text: 'hi', bet_id: null, status: 'pending',
-      next_attempt_at: now, claim_token: null, claimed_until: null, created_at: now, sent_at: null, last_error: null,
-    } as never).execute();
+    await t.ctx.db
+      .insertInto('bets')
+      .values({
+        user_id: u.id,
+        ticker: 'AAPL',
+        direction: 'LONG',
+        status: 'OPEN',
+        entry_price: 100,
+        exit_price: null,
+        percentage_gain: null,
+        target_date: '2026-03-01',
+        settle_at: now - 90_000,
+        opened_at: now - 86_400_000,
+        closed_at: null,
+        last_event_at: now - 86_400_000,
+        close_reason: null,
+        source_bet_id: null,
+        source_kind: null,
+      })
+      .execute();
+    await t.ctx.db
+      .insertInto('notifications')
+      .values({
+        user_id: u.id,
+        transport: 'log',
+        chat_id: 'x',
+        kind: 'bet_opened',
+        text: 'hi',
+        bet_id: null,
+        status: 'pending',
+        next_attempt_at: now,
+        claim_token: null,
+        claimed_until: null,
+        created_at: now,
+        sent_at: null,
+        last_error: null,
+      } as never)
+      .execute();
 
     const text = await t.ctx.metrics.scrape();
     assert.ok(value(text, 'price_cache_hits_total') >= 1, 'a hit');

@@ -19,15 +19,12 @@ function rawExchange(port: number, drive: (socket: net.Socket, closed: () => boo
       resolve(received);
     });
     socket.on('connect', () => {
-      drive(socket, () => isClosed).then(
-        () => {
-          if (!isClosed) {
-            socket.destroy();
-            reject(new Error(`the server kept the connection open; got: ${received.slice(0, 80)}`));
-          }
-        },
-        reject,
-      );
+      drive(socket, () => isClosed).then(() => {
+        if (!isClosed) {
+          socket.destroy();
+          reject(new Error(`the server kept the connection open; got: ${received.slice(0, 80)}`));
+        }
+      }, reject);
     });
   });
 }
@@ -84,7 +81,10 @@ describe('slow and oversized clients', () => {
     } finally {
       socket.destroy();
     }
-    assert.deepEqual(answers().map((h) => h.toLowerCase()), ['connection: keep-alive', 'connection: close']);
+    assert.deepEqual(
+      answers().map((h) => h.toLowerCase()),
+      ['connection: keep-alive', 'connection: close'],
+    );
   });
 
   test('a normal client on the same server is served', async () => {

@@ -17,7 +17,7 @@ describe('bench population', () => {
   const open = [...people.openBets()].map(bet);
   const follows = [...people.follows()];
 
-  test('has the preset\'s counts, ids in time order, and the same rows on every run', () => {
+  test("has the preset's counts, ids in time order, and the same rows on every run", () => {
     assert.equal(finished.length, PRESETS.tiny.finishedBets);
     assert.equal(open.length, people.openBetCount());
     assert.equal(follows.length, people.followCount());
@@ -42,7 +42,10 @@ describe('bench population', () => {
     assert.equal(following(ROLES.follower.id), 0);
     const pairs = follows.map((f) => `${f[0]}>${f[1]}`);
     assert.equal(new Set(pairs).size, pairs.length, 'no duplicate follow');
-    assert.ok(follows.every((f) => f[0] !== f[1]), 'nobody follows themselves');
+    assert.ok(
+      follows.every((f) => f[0] !== f[1]),
+      'nobody follows themselves',
+    );
     const perUser = new Map<unknown, number>();
     for (const b of open) perUser.set(b.user_id, (perUser.get(b.user_id) ?? 0) + 1);
     assert.ok(Math.max(...perUser.values()) <= 10, 'no one above the base bet capacity');
@@ -75,7 +78,10 @@ describe('bench population', () => {
 
   test('ordinary users start after the special ones', () => {
     const ids = Object.values(ROLES).map((r) => r.id);
-    assert.deepEqual(ids, Array.from({ length: FIRST_ORDINARY_ID - 1 }, (_, i) => i + 1));
+    assert.deepEqual(
+      ids,
+      Array.from({ length: FIRST_ORDINARY_ID - 1 }, (_, i) => i + 1),
+    );
   });
 });
 
@@ -85,8 +91,15 @@ describe('bench chart', () => {
       meta: { dialect: 'sqlite', size: 'tiny', connections: 4, durationS: 1 },
       baseline: { requestsPerSecond: 1000, p50Ms: 1, p99Ms: 2 },
       results: [
-        { key: 'h', label: 'GET /history?limit=100&offset=5000', unit: 'request', status: 'ok', target: null, pass: null,
-          measured: { perSecond: 300, requestsPerSecond: 300, p50Ms: 3, p99Ms: 9, ratio: 0.3, peakRssMb: 90, statusCounts: {}, errors: 0 } },
+        {
+          key: 'h',
+          label: 'GET /history?limit=100&offset=5000',
+          unit: 'request',
+          status: 'ok',
+          target: null,
+          pass: null,
+          measured: { perSecond: 300, requestsPerSecond: 300, p50Ms: 3, p99Ms: 9, ratio: 0.3, peakRssMb: 90, statusCounts: {}, errors: 0 },
+        },
         { key: 'f', label: 'GET /feed', unit: 'request', status: 'not available', target: null, pass: null },
       ],
     } as unknown as Report;

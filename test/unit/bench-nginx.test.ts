@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import { NGINX_SITE, siteConfig } from '../../bench/lib/nginx.js';
 
-test('the deployment example gets the run\'s upstreams and listen port, and nothing else changes', () => {
+test("the deployment example gets the run's upstreams and listen port, and nothing else changes", () => {
   const template = fs.readFileSync(NGINX_SITE, 'utf8');
   const site = siteConfig(template, ['127.0.0.1:41001', '127.0.0.1:41002', '127.0.0.1:41003'], 45555);
   assert.match(site, /upstream paper_bets \{\n    server 127\.0\.0\.1:41001;\n    server 127\.0\.0\.1:41002;\n    server 127\.0\.0\.1:41003;\n/);

@@ -8,10 +8,36 @@ import { PRESETS } from '../../bench/lib/presets.js';
 import { chainOf, fastEntry, RECORD_COLUMNS } from '../../bench/lib/record.js';
 import { ROLES } from '../../bench/lib/roles.js';
 
-test('the fast entry is the domain\'s canonical JSON and hash', () => {
+test("the fast entry is the domain's canonical JSON and hash", () => {
   const events: RecordEvent[] = [
-    { user_id: 7, seq: 1, kind: 'opened', at: '2026-01-02T03:04:05.678Z', bet_id: 9, ticker: 'BRK.B', direction: 'SHORT', status: 'OPEN', entry_price: 460.1, exit_price: null, percentage_gain: null, target_date: null },
-    { user_id: 7, seq: 2, kind: 'closed', at: '2026-01-03T03:04:05.000Z', bet_id: 9, ticker: 'BRK.B', direction: 'SHORT', status: 'CLOSED', entry_price: 460.1, exit_price: 455, percentage_gain: 1.1084546837644065, target_date: '2026-02-01' },
+    {
+      user_id: 7,
+      seq: 1,
+      kind: 'opened',
+      at: '2026-01-02T03:04:05.678Z',
+      bet_id: 9,
+      ticker: 'BRK.B',
+      direction: 'SHORT',
+      status: 'OPEN',
+      entry_price: 460.1,
+      exit_price: null,
+      percentage_gain: null,
+      target_date: null,
+    },
+    {
+      user_id: 7,
+      seq: 2,
+      kind: 'closed',
+      at: '2026-01-03T03:04:05.000Z',
+      bet_id: 9,
+      ticker: 'BRK.B',
+      direction: 'SHORT',
+      status: 'CLOSED',
+      entry_price: 460.1,
+      exit_price: 455,
+      percentage_gain: 1.1084546837644065,
+      target_date: '2026-02-01',
+    },
   ];
   let prev = GENESIS;
   for (const e of events) {
@@ -22,7 +48,7 @@ test('the fast entry is the domain\'s canonical JSON and hash', () => {
   }
 });
 
-test('every generated user\'s chain verifies against their bets', () => {
+test("every generated user's chain verifies against their bets", () => {
   const people = new Population(PRESETS.tiny, Date.parse('2026-11-22T04:00:00Z'));
   const bets = [...people.finishedBets(), ...people.openBets()].map((row) => {
     const b = Object.fromEntries(BET_COLUMNS.map((c, i) => [c, row[i]])) as Record<string, unknown>;
@@ -41,6 +67,10 @@ test('every generated user\'s chain verifies against their bets', () => {
     assert.deepEqual(verifyChain(userId, entries, mine), [], `user ${userId}`);
     assert.equal(rows.length, 2 * mine.filter((b) => b.status !== 'OPEN').length + mine.filter((b) => b.status === 'OPEN').length);
     const times = rows.map((r) => r[col('at')] as number);
-    assert.deepEqual(times, [...times].sort((a, b) => a - b), 'events in time order');
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+      'events in time order',
+    );
   }
 });

@@ -10,7 +10,10 @@ test('the benchmark starts the service as npm start does: the built entry point 
   assert.equal(entry, 'dist/main.js');
   const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
   assert.deepEqual(nodeArgs, start.slice(1, -1));
-  assert.ok(nodeArgs.some((a) => a.startsWith('--max-old-space-size=')), nodeArgs.join(' '));
+  assert.ok(
+    nodeArgs.some((a) => a.startsWith('--max-old-space-size=')),
+    nodeArgs.join(' '),
+  );
 });
 
 test('a start script that is not node running a built file is refused with the reason', () => {

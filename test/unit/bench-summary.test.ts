@@ -15,7 +15,18 @@ function run(ratio: number, p99Ms: number, rss: number, cpu: Cpu = null): Report
     status: 'ok',
     target: TARGETS.leaderboard,
     pass: null,
-    measured: { perSecond: ratio * 1000, requestsPerSecond: ratio * 1000, p50Ms: 1, p99Ms, ratio, baselineRps: 1000, peakRssMb: rss, cpu, statusCounts: {}, errors: 0 },
+    measured: {
+      perSecond: ratio * 1000,
+      requestsPerSecond: ratio * 1000,
+      p50Ms: 1,
+      p99Ms,
+      ratio,
+      baselineRps: 1000,
+      peakRssMb: rss,
+      cpu,
+      statusCounts: {},
+      errors: 0,
+    },
   };
   const feed: ScenarioResult = { key: 'feed', label: 'GET /feed', unit: 'request', status: 'not available', target: TARGETS.deepRead, pass: null };
   return {
@@ -52,7 +63,10 @@ test('the CPU table quotes the medians of where the CPU went, and a dash where a
     baselineMicrosPerRequest: hello,
   });
   const table = summaryTable([
-    { title: 'SQLite', reports: [run(0.6, 3, 120, cpu(80, 15.5, 13.2, 100)), run(0.7, 3, 120, cpu(78, 16.3, 12.0, 99)), run(0.5, 3, 120, cpu(90, 17, 14, 97))] },
+    {
+      title: 'SQLite',
+      reports: [run(0.6, 3, 120, cpu(80, 15.5, 13.2, 100)), run(0.7, 3, 120, cpu(78, 16.3, 12.0, 99)), run(0.5, 3, 120, cpu(90, 17, 14, 97))],
+    },
     { title: 'PostgreSQL', reports: [run(0.7, 3, 120)] },
   ]);
   assert.match(table, /\| GET \/leaderboard \| 80 %, 16\.3 µs a request \(13\.2\); 99 % \| — \|/);

@@ -29,7 +29,12 @@ describe('cross-site protection per route', () => {
   test('unsafe methods from another site are refused with 403, before the route’s own hooks, also in child plugins', async () => {
     const app = await appWithRoutes();
     try {
-      for (const [method, url] of [['POST', '/write'], ['POST', '/guarded'], ['DELETE', '/both'], ['PUT', '/child']] as const) {
+      for (const [method, url] of [
+        ['POST', '/write'],
+        ['POST', '/guarded'],
+        ['DELETE', '/both'],
+        ['PUT', '/child'],
+      ] as const) {
         const res = await app.inject({ method, url, headers: EVIL });
         assert.equal(res.statusCode, 403, `${method} ${url}`);
         assert.match(res.json().message, /Cross-site request refused/);

@@ -20,7 +20,7 @@ describe('notification rules', () => {
     assert.ok(MAX_ATTEMPTS > 1);
   });
 
-  test("Telegram HTML escaping covers &, < and >", () => {
+  test('Telegram HTML escaping covers &, < and >', () => {
     assert.equal(escapeTelegramHtml('a < b && c > d'), 'a &lt; b &amp;&amp; c &gt; d');
     assert.equal(escapeTelegramHtml('<b>x</b>'), '&lt;b&gt;x&lt;/b&gt;');
   });
@@ -28,7 +28,10 @@ describe('notification rules', () => {
   test('texts name who, ticker, direction, price and the bet link', () => {
     const bet = { id: 7, ticker: 'BRK.B', direction: 'SHORT' as const, entry_price: 412.5 };
     assert.equal(openedText('alice', bet, 'https://w.example/app/'), 'alice opened SHORT BRK.B at 412.5.\nhttps://w.example/app/bet/7');
-    assert.match(settledText({ ...bet, exit_price: 400, percentage_gain: 3.0303 }, 'https://w.example/app/'), /settled at 400 \(entry 412.5\): \+3\.03%/);
+    assert.match(
+      settledText({ ...bet, exit_price: 400, percentage_gain: 3.0303 }, 'https://w.example/app/'),
+      /settled at 400 \(entry 412.5\): \+3\.03%/,
+    );
     assert.match(settledText({ ...bet, exit_price: 420, percentage_gain: -1.8181 }, 'https://w.example/app/'), /: -1\.82%/);
   });
 });

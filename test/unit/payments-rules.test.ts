@@ -64,7 +64,15 @@ const price = (over: Partial<Stripe.Price> = {}, productOver: Partial<Stripe.Pro
     unit_amount: 900,
     recurring: { interval: 'month', interval_count: 1 },
     metadata: {},
-    product: { id: 'prod_1', object: 'product', active: true, name: 'Gold', description: null, metadata: { extra_bets: '3', extra_slots: '4' }, ...productOver },
+    product: {
+      id: 'prod_1',
+      object: 'product',
+      active: true,
+      name: 'Gold',
+      description: null,
+      metadata: { extra_bets: '3', extra_slots: '4' },
+      ...productOver,
+    },
     ...over,
   }) as unknown as Stripe.Price;
 

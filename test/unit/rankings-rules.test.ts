@@ -82,6 +82,9 @@ describe('skill', () => {
       { id: 2, skill: 1, n: 5 },
       { id: 4, skill: 2, n: 1 },
     ];
-    assert.deepEqual(rows.sort(compareRanked).map((r) => r.id), [4, 2, 1, 3]);
+    assert.deepEqual(
+      rows.sort(compareRanked).map((r) => r.id),
+      [4, 2, 1, 3],
+    );
   });
 });

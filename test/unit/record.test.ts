@@ -58,8 +58,26 @@ describe('record: canonical JSON and chains', () => {
   test('a clean chain verifies; its bets match', () => {
     const entries = chain([ev(1), ev(2), ev(3, { bet_id: 101, kind: 'closed', status: 'CLOSED', exit_price: 110, percentage_gain: 10 })]);
     const bets = [
-      { id: 101, ticker: 'AAPL', direction: 'LONG' as const, status: 'CLOSED' as const, entry_price: 100, exit_price: 110, percentage_gain: 10, target_date: null },
-      { id: 102, ticker: 'AAPL', direction: 'LONG' as const, status: 'OPEN' as const, entry_price: 100, exit_price: null, percentage_gain: null, target_date: null },
+      {
+        id: 101,
+        ticker: 'AAPL',
+        direction: 'LONG' as const,
+        status: 'CLOSED' as const,
+        entry_price: 100,
+        exit_price: 110,
+        percentage_gain: 10,
+        target_date: null,
+      },
+      {
+        id: 102,
+        ticker: 'AAPL',
+        direction: 'LONG' as const,
+        status: 'OPEN' as const,
+        entry_price: 100,
+        exit_price: null,
+        percentage_gain: null,
+        target_date: null,
+      },
     ];
     assert.deepEqual(verifyChain(7, entries, bets), []);
   });
@@ -72,7 +90,16 @@ describe('record: canonical JSON and chains', () => {
     assert.match(verifyChain(7, gap).join('\n'), /gap/);
     const relinked = [entries[0], { ...entries[1], prev_hash: GENESIS }];
     assert.match(verifyChain(7, relinked).join('\n'), /does not link/);
-    const bets = [1, 2, 3].map((s) => ({ id: 100 + s, ticker: 'AAPL', direction: 'LONG' as const, status: 'OPEN' as const, entry_price: 100, exit_price: null, percentage_gain: null, target_date: null }));
+    const bets = [1, 2, 3].map((s) => ({
+      id: 100 + s,
+      ticker: 'AAPL',
+      direction: 'LONG' as const,
+      status: 'OPEN' as const,
+      entry_price: 100,
+      exit_price: null,
+      percentage_gain: null,
+      target_date: null,
+    }));
     bets[1] = { ...bets[1], entry_price: 90 };
     assert.match(verifyChain(7, entries, bets).join('\n'), /bet 102: entry_price is 90/);
   });

@@ -8,7 +8,12 @@ import { SHARED_ANSWER_TTL_MS, SharedAnswers } from '../../src/services/shared-a
 
 function counter() {
   let n = 0;
-  return { make: async () => ({ n: ++n }), get count() { return n; } };
+  return {
+    make: async () => ({ n: ++n }),
+    get count() {
+      return n;
+    },
+  };
 }
 
 test('callers asking together share one make; the answer lives at most its lifetime', async () => {
@@ -73,6 +78,9 @@ test('an answer dropped while it is being made reaches its callers but is not ke
 
 test('a failed make is not kept: the next caller makes it again', async () => {
   const shared = new SharedAnswers(new FakeClock());
-  await assert.rejects(shared.profile(9, '100|0', async () => Promise.reject(new Error('User not found'))), /User not found/);
+  await assert.rejects(
+    shared.profile(9, '100|0', async () => Promise.reject(new Error('User not found'))),
+    /User not found/,
+  );
   assert.deepEqual(await shared.profile(9, '100|0', async () => ({ ok: true })), { ok: true });
 });

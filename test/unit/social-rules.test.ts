@@ -30,7 +30,10 @@ describe('feed and id rules', () => {
       { id: 3, last_event_at: 5 },
       { id: 2, last_event_at: 10 },
     ];
-    assert.deepEqual([...rows].sort(newestEventFirst).map((r) => r.id), [2, 1, 3]);
+    assert.deepEqual(
+      [...rows].sort(newestEventFirst).map((r) => r.id),
+      [2, 1, 3],
+    );
   });
 
   test('chunk splits into groups of at most n, in order', () => {

@@ -47,7 +47,10 @@ describe('trader statistics', () => {
   });
 
   test('cumulative curve in exit order; cancel rate', () => {
-    assert.deepEqual(cumulativeCurve([bet(2, 5), bet(1, 3)]).map((p) => p.value), [1, 3]);
+    assert.deepEqual(
+      cumulativeCurve([bet(2, 5), bet(1, 3)]).map((p) => p.value),
+      [1, 3],
+    );
     assert.equal(cancelRate(0, 0), null);
     assert.equal(cancelRate(8, 2), 0.25);
   });

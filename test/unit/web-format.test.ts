@@ -2,11 +2,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { gainCurvePoints } from '../../web/src/lib/curve.js';
-import { formatCountdown, formatDuration, formatGain, formatMoney, formatPoints, formatPrice, formatRate, gainClass, todayUtc } from '../../web/src/lib/format.js';
+import {
+  formatCountdown,
+  formatDuration,
+  formatGain,
+  formatMoney,
+  formatPoints,
+  formatPrice,
+  formatRate,
+  gainClass,
+  todayUtc,
+} from '../../web/src/lib/format.js';
 import { parseWindow, writeWindow } from '../../web/src/lib/window-params.js';
 
 describe('web formatting', () => {
-  test('plan prices are in the currency\'s smallest unit', () => {
+  test("plan prices are in the currency's smallest unit", () => {
     assert.match(formatMoney(500, 'usd'), /\$5\.00/);
     assert.match(formatMoney(1999, 'EUR'), /19[.,]99/);
     // The yen has no minor unit: 500 is ¥500, not ¥5.

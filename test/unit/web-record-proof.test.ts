@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import * as server from '../../src/domain/record.js';
-import { canonicalJson, checkBetRecord, entryHash, leafHash, rootFromProof, shortHash, type UserRecord, verdictOf } from '../../web/src/lib/record-proof.js';
+import {
+  canonicalJson,
+  checkBetRecord,
+  entryHash,
+  leafHash,
+  rootFromProof,
+  shortHash,
+  type UserRecord,
+  verdictOf,
+} from '../../web/src/lib/record-proof.js';
 
 const USER = 7;
 
@@ -46,18 +55,45 @@ function record(publishedSeq: number | null, size = 9, index = 6): UserRecord {
   let proof: UserRecord['proof'] = null;
   if (publishedSeq !== null) {
     const head = { user_id: USER, seq: publishedSeq, hash: entries[publishedSeq - 1].hash };
-    const leaves = Array.from({ length: size }, (_, i) => (i === index ? server.leafHash(head) : server.leafHash({ user_id: 100 + i, seq: i + 1, hash: 'ab'.repeat(32) })));
-    proof = { date: '2026-03-02', root: server.merkleRoot(leaves), tree_size: size, leaf_index: index, leaf: head, path: server.inclusionProof(leaves, index) };
+    const leaves = Array.from({ length: size }, (_, i) =>
+      i === index ? server.leafHash(head) : server.leafHash({ user_id: 100 + i, seq: i + 1, hash: 'ab'.repeat(32) }),
+    );
+    proof = {
+      date: '2026-03-02',
+      root: server.merkleRoot(leaves),
+      tree_size: size,
+      leaf_index: index,
+      leaf: head,
+      path: server.inclusionProof(leaves, index),
+    };
   }
   const bets = [
-    { id: 101, ticker: 'BTC-USD', direction: 'LONG' as const, status: 'CLOSED' as const, entry_price: 64_123.45, exit_price: 64_500.01, percentage_gain: 0.587405, target_date: null },
-    { id: 102, ticker: 'AAPL', direction: 'SHORT' as const, status: 'OPEN' as const, entry_price: 187.2, exit_price: null, percentage_gain: null, target_date: '2026-04-01' },
+    {
+      id: 101,
+      ticker: 'BTC-USD',
+      direction: 'LONG' as const,
+      status: 'CLOSED' as const,
+      entry_price: 64_123.45,
+      exit_price: 64_500.01,
+      percentage_gain: 0.587405,
+      target_date: null,
+    },
+    {
+      id: 102,
+      ticker: 'AAPL',
+      direction: 'SHORT' as const,
+      status: 'OPEN' as const,
+      entry_price: 187.2,
+      exit_price: null,
+      percentage_gain: null,
+      target_date: '2026-04-01',
+    },
   ];
   return JSON.parse(JSON.stringify({ user_id: USER, entries, bets, proof })) as UserRecord;
 }
 
 describe('web record proof (WebCrypto) agrees with the server', () => {
-  test('canonical JSON, entry hashes and leaf hashes are byte for byte the server\'s', async () => {
+  test("canonical JSON, entry hashes and leaf hashes are byte for byte the server's", async () => {
     const arbEvent = fc.record({
       user_id: fc.integer({ min: 1, max: 2 ** 31 }),
       seq: fc.integer({ min: 1, max: 1e6 }),
@@ -84,7 +120,7 @@ describe('web record proof (WebCrypto) agrees with the server', () => {
     );
   });
 
-  test('the audit path of every leaf of trees of 1 to 33 leaves leads to the server\'s root; a wrong index or size does not', async () => {
+  test("the audit path of every leaf of trees of 1 to 33 leaves leads to the server's root; a wrong index or size does not", async () => {
     for (let size = 1; size <= 33; size++) {
       const leaves = Array.from({ length: size }, (_, i) => server.leafHash({ user_id: i + 1, seq: 1, hash: server.GENESIS }));
       const root = server.merkleRoot(leaves);
@@ -102,8 +138,14 @@ describe('web record proof (WebCrypto) agrees with the server', () => {
     const check = await checkBetRecord(record(3), 101);
     assert.deepEqual(check.problems, []);
     assert.equal(check.proof, 'verified');
-    assert.deepEqual(check.entries.map((e) => e.seq), [1, 3]);
-    assert.deepEqual(check.covered.map((e) => e.seq), [1, 3]);
+    assert.deepEqual(
+      check.entries.map((e) => e.seq),
+      [1, 3],
+    );
+    assert.deepEqual(
+      check.covered.map((e) => e.seq),
+      [1, 3],
+    );
     assert.deepEqual(check.pending, []);
     assert.equal(check.recomputedRoot, record(3).proof!.root);
     assert.equal(verdictOf(check), 'verified');
@@ -114,8 +156,14 @@ describe('web record proof (WebCrypto) agrees with the server', () => {
   test('entries after the published head wait for the next root', async () => {
     const check = await checkBetRecord(record(2), 101);
     assert.equal(check.proof, 'verified');
-    assert.deepEqual(check.covered.map((e) => e.seq), [1]);
-    assert.deepEqual(check.pending.map((e) => e.seq), [3]);
+    assert.deepEqual(
+      check.covered.map((e) => e.seq),
+      [1],
+    );
+    assert.deepEqual(
+      check.pending.map((e) => e.seq),
+      [3],
+    );
     assert.equal(verdictOf(check), 'verified');
     const opened = await checkBetRecord(record(1), 102);
     assert.deepEqual(opened.covered, []);

@@ -35,11 +35,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('total_score', 'double precision', (c) => c.notNull())
     .addColumn('total_trades', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('leaderboard_rank_idx')
-    .on('leaderboard')
-    .columns(['total_score desc', 'total_trades desc', 'user_id'])
-    .execute();
+  await db.schema.createIndex('leaderboard_rank_idx').on('leaderboard').columns(['total_score desc', 'total_trades desc', 'user_id']).execute();
 
   await db.schema
     .createTable('follows')

@@ -44,12 +44,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // GET /notifications: a user's notices newest first.
   await db.schema.createIndex('notifications_user_idx').on('notifications').columns(['user_id', 'id']).execute();
   // At most one notice of a kind per recipient and bet, whatever retries or races happen.
-  await db.schema
-    .createIndex('notifications_bet_once_uq')
-    .on('notifications')
-    .columns(['bet_id', 'user_id', 'kind'])
-    .unique()
-    .execute();
+  await db.schema.createIndex('notifications_bet_once_uq').on('notifications').columns(['bet_id', 'user_id', 'kind']).unique().execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -8,9 +8,7 @@ export function isPostgres(db: Kysely<unknown>): boolean {
 
 /** An auto-incrementing integer primary key on both dialects. */
 export function withId<T extends string>(db: Kysely<unknown>, t: CreateTableBuilder<T, never>): CreateTableBuilder<T, 'id'> {
-  return isPostgres(db)
-    ? t.addColumn('id', 'bigserial', (c) => c.primaryKey())
-    : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+  return isPostgres(db) ? t.addColumn('id', 'bigserial', (c) => c.primaryKey()) : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
 /** Epoch-millisecond timestamps need 64 bits. */

@@ -54,9 +54,7 @@ export interface LocalCheckoutStore {
 export class LocalPaymentProvider implements PaymentProvider {
   readonly kind = 'local' as const;
 
-  constructor(
-    private readonly opts: { checkouts: LocalCheckoutStore; clock: Clock; publicUrl: string; plans: StripePlan[] },
-  ) {}
+  constructor(private readonly opts: { checkouts: LocalCheckoutStore; clock: Clock; publicUrl: string; plans: StripePlan[] }) {}
 
   async plans(): Promise<StripePlan[]> {
     return this.opts.plans;

@@ -34,7 +34,8 @@ export function sdkAddress(apiUrl: string | null): Pick<Stripe.StripeConfig, 'ho
 }
 
 function extrasOf(price: Stripe.Price): { extra_bets: number; extra_slots: number } | null {
-  const product = typeof price.product === 'object' && !('deleted' in price.product && price.product.deleted) ? (price.product as Stripe.Product) : null;
+  const product =
+    typeof price.product === 'object' && !('deleted' in price.product && price.product.deleted) ? (price.product as Stripe.Product) : null;
   const read = (key: string) => parseExtra(price.metadata?.[key] ?? product?.metadata?.[key]);
   const extra_bets = read('extra_bets');
   const extra_slots = read('extra_slots');
@@ -154,14 +155,7 @@ export class StripePaymentProvider implements PaymentProvider {
 
   /** The event, if the signature over the raw body is valid and recent; throws Stripe's SignatureVerificationError otherwise. */
   verifyEvent(rawBody: Buffer, signature: string, nowMs: number): Stripe.Event {
-    return this.client.webhooks.constructEvent(
-      rawBody,
-      signature,
-      this.opts.webhookSecret,
-      SIGNATURE_TOLERANCE_SECONDS,
-      undefined,
-      nowMs,
-    );
+    return this.client.webhooks.constructEvent(rawBody, signature, this.opts.webhookSecret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
   }
 
   /** The subscription an event is about, or null for events we do not act on. */

@@ -12,7 +12,10 @@ export class UnknownTickerError extends Error {
 
 /** The provider failed (time-out, non-2xx, malformed answer) → 503 / 500 per SPEC and DESIGN. */
 export class PriceUnavailableError extends Error {
-  constructor(readonly ticker: string, reason: string) {
+  constructor(
+    readonly ticker: string,
+    reason: string,
+  ) {
     super(`Price of ${ticker} unavailable: ${reason}`);
     this.name = 'PriceUnavailableError';
   }

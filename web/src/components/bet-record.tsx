@@ -59,7 +59,8 @@ export function BetRecord({ betId, userId, username }: { betId: number; userId: 
       {check.isError && <ErrorState error={check.error} />}
       {ready && !verifiable && (
         <p className="alert alert-info" role="status">
-          This browser offers SHA-256 to pages only over HTTPS, so the proof is not checked here: check it with <code>npm run verify-log -- {recordUrl(userId)}</code>.
+          This browser offers SHA-256 to pages only over HTTPS, so the proof is not checked here: check it with{' '}
+          <code>npm run verify-log -- {recordUrl(userId)}</code>.
         </p>
       )}
       {record.data && check.data && <Explanation record={record.data} check={check.data} username={username} latestDay={head.data?.date ?? null} />}
@@ -106,8 +107,8 @@ function Explanation({ record, check, username, latestDay }: { record: UserRecor
     pendingDay !== null ? (
       <>
         {' '}
-        {check.pending.length === 1 ? 'Entry' : 'Entries'} {seqList(check.pending)} came after that head: the root of <span className="num">{pendingDay}</span>, published once that UTC day has ended, will
-        include {check.pending.length === 1 ? 'it' : 'them'}.
+        {check.pending.length === 1 ? 'Entry' : 'Entries'} {seqList(check.pending)} came after that head: the root of{' '}
+        <span className="num">{pendingDay}</span>, published once that UTC day has ended, will include {check.pending.length === 1 ? 'it' : 'them'}.
       </>
     ) : null;
   if (v === 'failed') {
@@ -130,9 +131,9 @@ function Explanation({ record, check, username, latestDay }: { record: UserRecor
     return (
       <p className="alert alert-ok" role="status">
         <span>
-          Checked in this browser: {check.covered.length === 1 ? 'entry' : 'entries'} {seqList(check.covered)} of {username}'s chain link up to its head, entry #{proof.leaf.seq}, which is leaf{' '}
-          <span className="num">{proof.leaf_index + 1}</span> of <span className="num">{proof.tree_size}</span> in the Merkle root published for <span className="num">{proof.date}</span>.
-          {waiting}
+          Checked in this browser: {check.covered.length === 1 ? 'entry' : 'entries'} {seqList(check.covered)} of {username}'s chain link up to its
+          head, entry #{proof.leaf.seq}, which is leaf <span className="num">{proof.leaf_index + 1}</span> of{' '}
+          <span className="num">{proof.tree_size}</span> in the Merkle root published for <span className="num">{proof.date}</span>.{waiting}
         </span>
       </p>
     );
@@ -153,7 +154,9 @@ function Explanation({ record, check, username, latestDay }: { record: UserRecor
           </>
         ) : null}
         .{' '}
-        {proof ? `${username}'s chain checks out in this browser up to its published head, entry #${proof.leaf.seq}.` : `${username}'s chain checks out in this browser.`}
+        {proof
+          ? `${username}'s chain checks out in this browser up to its published head, entry #${proof.leaf.seq}.`
+          : `${username}'s chain checks out in this browser.`}
       </span>
     </p>
   );

@@ -14,7 +14,12 @@ export function FollowButton({ userId, username }: { userId: number; username: s
       void queryClient.invalidateQueries({ queryKey: ['feed'] });
     },
   });
-  if (following.isPending) return <button type="button" className="btn btn-small" disabled>Follow</button>;
+  if (following.isPending)
+    return (
+      <button type="button" className="btn btn-small" disabled>
+        Follow
+      </button>
+    );
   return (
     <div className="follow">
       <button

@@ -11,9 +11,15 @@ export function HistoryTable({ bets, testId }: { bets: ClosedBet[]; testId?: str
           <th scope="col">Ticker</th>
           <th scope="col">Direction</th>
           <th scope="col">Status</th>
-          <th scope="col" className="right">Entry</th>
-          <th scope="col" className="right">Exit</th>
-          <th scope="col" className="right">Gain</th>
+          <th scope="col" className="right">
+            Entry
+          </th>
+          <th scope="col" className="right">
+            Exit
+          </th>
+          <th scope="col" className="right">
+            Gain
+          </th>
           <th scope="col">Closed</th>
         </tr>
       </thead>
@@ -47,7 +53,19 @@ export function HistoryTable({ bets, testId }: { bets: ClosedBet[]; testId?: str
 }
 
 /** Previous / next over limit+offset pages. */
-export function Pager({ offset, limit, total, count, onChange }: { offset: number; limit: number; total: number | null; count: number; onChange: (offset: number) => void }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  count,
+  onChange,
+}: {
+  offset: number;
+  limit: number;
+  total: number | null;
+  count: number;
+  onChange: (offset: number) => void;
+}) {
   const hasNext = total !== null ? offset + limit < total : count === limit;
   if (offset === 0 && !hasNext) return null;
   return (

@@ -52,7 +52,10 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
   useEffect(() => {
     if (!series.current || !points) return;
     series.current.setData(points.map((p) => ({ time: p.time as UTCTimestamp, value: p.price })));
-    const lines = entryPrice !== undefined ? [series.current.createPriceLine({ price: entryPrice, color: cssVar('--text-muted'), lineWidth: 1, lineStyle: 2, title: 'entry' })] : [];
+    const lines =
+      entryPrice !== undefined
+        ? [series.current.createPriceLine({ price: entryPrice, color: cssVar('--text-muted'), lineWidth: 1, lineStyle: 2, title: 'entry' })]
+        : [];
     chart.current?.timeScale().fitContent();
     return () => {
       for (const l of lines) series.current?.removePriceLine(l);
@@ -63,7 +66,13 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
     <section className="chart-card" aria-label={`${ticker} price chart`}>
       <div className="chart-toolbar" role="group" aria-label="Chart range">
         {RANGES.map((r) => (
-          <button key={r.value} type="button" className={`btn btn-small ${range === r.value ? 'btn-active' : ''}`} aria-pressed={range === r.value} onClick={() => setRange(r.value)}>
+          <button
+            key={r.value}
+            type="button"
+            className={`btn btn-small ${range === r.value ? 'btn-active' : ''}`}
+            aria-pressed={range === r.value}
+            onClick={() => setRange(r.value)}
+          >
             {r.label}
           </button>
         ))}

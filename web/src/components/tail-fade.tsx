@@ -17,10 +17,22 @@ export function TailFade({ betId, ticker }: { betId: number; ticker: string }) {
   return (
     <div className="tail-fade">
       <div className="actions">
-        <button type="button" className="btn btn-small" disabled={copy.isPending} onClick={() => copy.mutate('tail')} aria-label={`Tail bet ${betId} on ${ticker}: open the same bet`}>
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={copy.isPending}
+          onClick={() => copy.mutate('tail')}
+          aria-label={`Tail bet ${betId} on ${ticker}: open the same bet`}
+        >
           Tail
         </button>
-        <button type="button" className="btn btn-small" disabled={copy.isPending} onClick={() => copy.mutate('fade')} aria-label={`Fade bet ${betId} on ${ticker}: open the opposite bet`}>
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={copy.isPending}
+          onClick={() => copy.mutate('fade')}
+          aria-label={`Fade bet ${betId} on ${ticker}: open the opposite bet`}
+        >
           Fade
         </button>
       </div>

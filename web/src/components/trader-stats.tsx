@@ -47,8 +47,8 @@ export function TraderStats({ userId, self = false }: { userId: number; self?: b
   const s = stats.data;
   const counts = (
     <p className="muted small" data-testid="stats-counts">
-      <span className="num">{s.opened_trades}</span> opened in all: <span className="num">{s.open_trades}</span> open, <span className="num">{s.closed_trades}</span> closed,{' '}
-      <span className="num">{s.cancelled_trades}</span> cancelled.
+      <span className="num">{s.opened_trades}</span> opened in all: <span className="num">{s.open_trades}</span> open,{' '}
+      <span className="num">{s.closed_trades}</span> closed, <span className="num">{s.cancelled_trades}</span> cancelled.
     </p>
   );
   if (s.closed_trades === 0) {
@@ -146,9 +146,7 @@ export function GainCurve({ curve }: { curve: TraderStatsData['curve'] }) {
     <section className="chart-card" aria-label="Cumulative gain chart">
       <div className="chart-caption">
         <h3>Cumulative gain</h3>
-        <span className="muted small">
-          after each closed bet{last && <>, now {formatGain(last.value)}</>}
-        </span>
+        <span className="muted small">after each closed bet{last && <>, now {formatGain(last.value)}</>}</span>
       </div>
       <div className="chart-box chart-box-short">
         <div ref={container} className="chart" data-testid="gain-curve" data-points={points.length} />

@@ -36,7 +36,13 @@ export function WindowControls({ value, onChange, periods, minTradesDefault }: P
         {periods.map((p) => {
           const active = value.period === p;
           return (
-            <button key={p ?? 'none'} type="button" className={`chip ${active ? 'chip-active' : ''}`} aria-pressed={active} onClick={() => onChange({ period: p })}>
+            <button
+              key={p ?? 'none'}
+              type="button"
+              className={`chip ${active ? 'chip-active' : ''}`}
+              aria-pressed={active}
+              onClick={() => onChange({ period: p })}
+            >
               {p === null ? 'All time' : PERIOD_LABELS[p]}
             </button>
           );

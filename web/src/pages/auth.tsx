@@ -48,8 +48,26 @@ export function LoginPage() {
         </p>
       )}
       <form onSubmit={submit} noValidate>
-        <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={errors.fields.email} />
-        <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} error={errors.fields.password} />
+        <Field
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={errors.fields.email}
+        />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.fields.password}
+        />
         {errors.form && (
           <p className="alert alert-error" role="alert">
             {login.error && 'status' in login.error && login.error.status === 401 ? 'Wrong email or password.' : errors.form}
@@ -100,7 +118,16 @@ export function RegisterPage() {
           hint="3 to 30 letters, digits or _"
           error={errors.fields.username}
         />
-        <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={errors.fields.email} />
+        <Field
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={errors.fields.email}
+        />
         <Field
           label="Password"
           type="password"

@@ -15,7 +15,12 @@ export function BetPage() {
   const { id } = useParams();
   const betId = Number(id);
   const me = useMe();
-  const bet = useQuery({ queryKey: ['bet', betId], queryFn: () => call(api.GET('/bet/{bet_id}', { params: { path: { bet_id: betId } } })), enabled: Number.isInteger(betId) && betId > 0, refetchInterval: 10_000 });
+  const bet = useQuery({
+    queryKey: ['bet', betId],
+    queryFn: () => call(api.GET('/bet/{bet_id}', { params: { path: { bet_id: betId } } })),
+    enabled: Number.isInteger(betId) && betId > 0,
+    refetchInterval: 10_000,
+  });
   if (!Number.isInteger(betId) || betId <= 0) return <NotFoundPage />;
   if (bet.isPending || bet.isError) {
     return (
@@ -69,7 +74,13 @@ export function BetPage() {
           </div>
         )}
       </div>
-      <PriceChart ticker={b.ticker} since={b.entry_date} until={b.status === 'OPEN' ? null : b.exit_date} entryPrice={b.entry_price} initialRange={rangeCovering(b.entry_date)} />
+      <PriceChart
+        ticker={b.ticker}
+        since={b.entry_date}
+        until={b.status === 'OPEN' ? null : b.exit_date}
+        entryPrice={b.entry_price}
+        initialRange={rangeCovering(b.entry_date)}
+      />
       {me.data && !own && b.status === 'OPEN' && <TailFade betId={b.id} ticker={b.ticker} />}
       {own && b.status === 'OPEN' && (
         <p>

@@ -36,7 +36,15 @@ function UserSearch() {
     <section className="card" aria-labelledby="search-heading">
       <h2 id="search-heading">Find traders</h2>
       <div role="search">
-        <Field label="Username" type="search" name="q" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Part of a username" autoComplete="off" />
+        <Field
+          label="Username"
+          type="search"
+          name="q"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+          placeholder="Part of a username"
+          autoComplete="off"
+        />
       </div>
       {term && results.isPending && <Loading label="Searching…" />}
       {results.isError && <ErrorState error={results.error} />}
@@ -68,7 +76,9 @@ function Feed() {
       <h2 id="feed-heading">Activity of traders you follow</h2>
       {feed.isPending && <Loading />}
       {feed.isError && <ErrorState error={feed.error} retry={() => void feed.refetch()} />}
-      {feed.data && feed.data.length === 0 && offset === 0 && <Empty>Nothing yet. Follow traders (search above or from the leaderboard) to see their bets here.</Empty>}
+      {feed.data && feed.data.length === 0 && offset === 0 && (
+        <Empty>Nothing yet. Follow traders (search above or from the leaderboard) to see their bets here.</Empty>
+      )}
       {feed.data && feed.data.length > 0 && (
         <>
           <ul className="feed" data-testid="feed-list">
@@ -91,7 +101,8 @@ function FeedEntry({ item }: { item: FeedItem }) {
         <Link to={`/user/${item.user_id}`} className="strong">
           {item.username}
         </Link>{' '}
-        <span className="muted">{open ? 'opened' : item.status === 'CLOSED' ? 'closed' : 'cancelled'}</span> <DirectionTag direction={item.direction} />{' '}
+        <span className="muted">{open ? 'opened' : item.status === 'CLOSED' ? 'closed' : 'cancelled'}</span>{' '}
+        <DirectionTag direction={item.direction} />{' '}
         <Link to={`/bet/${item.id}`} className="strong">
           {item.ticker}
         </Link>

@@ -30,7 +30,17 @@ export function HistoryPage() {
       <div className="stats" data-testid="my-score">
         <div className="stat">
           <span className="stat-label">Score</span>
-          <span className="stat-value">{mine ? <Gain value={mine.total_score} /> : leaderboard.isPending ? '…' : leaderboard.isError ? '—' : <span className="muted">not ranked</span>}</span>
+          <span className="stat-value">
+            {mine ? (
+              <Gain value={mine.total_score} />
+            ) : leaderboard.isPending ? (
+              '…'
+            ) : leaderboard.isError ? (
+              '—'
+            ) : (
+              <span className="muted">not ranked</span>
+            )}
+          </span>
         </div>
         <div className="stat">
           <span className="stat-label">Closed trades</span>

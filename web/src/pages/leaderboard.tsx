@@ -17,7 +17,10 @@ export function LeaderboardPage() {
   const period = win.period === 'all' ? null : win.period;
   const board = useQuery({
     queryKey: ['leaderboard', period, win.minTrades],
-    queryFn: () => call(api.GET('/leaderboard', { params: { query: { ...(period ? { period } : {}), ...(win.minTrades ? { min_trades: win.minTrades } : {}) } } })),
+    queryFn: () =>
+      call(
+        api.GET('/leaderboard', { params: { query: { ...(period ? { period } : {}), ...(win.minTrades ? { min_trades: win.minTrades } : {}) } } }),
+      ),
     placeholderData: keepPreviousData,
     refetchInterval: 30_000,
   });
@@ -26,14 +29,18 @@ export function LeaderboardPage() {
     <>
       <h1>Leaderboard</h1>
       <p className="muted small">
-        Sum of the gains of closed bets{period ? `, closed in the last ${PERIOD_LABELS[period]}` : ''}; cancelled bets do not count. <Link to="/rankings">Rankings</Link> measure
-        skill against the market instead.
+        Sum of the gains of closed bets{period ? `, closed in the last ${PERIOD_LABELS[period]}` : ''}; cancelled bets do not count.{' '}
+        <Link to="/rankings">Rankings</Link> measure skill against the market instead.
       </p>
       <WindowControls value={{ period, minTrades: win.minTrades }} onChange={setWin} periods={PERIOD_BUTTONS} minTradesDefault={1} />
       {board.isPending && <Loading />}
       {board.isError && <ErrorState error={board.error} retry={() => void board.refetch()} />}
       {board.data && board.data.length === 0 && (
-        <Empty>{narrowed ? 'Nobody matches this window: try a longer period or a lower minimum.' : 'No closed bets yet: the first trader to close a bet leads.'}</Empty>
+        <Empty>
+          {narrowed
+            ? 'Nobody matches this window: try a longer period or a lower minimum.'
+            : 'No closed bets yet: the first trader to close a bet leads.'}
+        </Empty>
       )}
       {board.data && board.data.length > 0 && (
         <table className={`table ${board.isPlaceholderData ? 'stale' : ''}`} data-testid="leaderboard-table" aria-busy={board.isPlaceholderData}>

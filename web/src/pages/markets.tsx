@@ -31,7 +31,16 @@ export function MarketsPage() {
     <>
       <h1>Markets</h1>
       <form className="inline-form" onSubmit={search} role="search">
-        <Field label="Ticker" name="ticker" value={input} onChange={(e) => setInput(e.target.value.toUpperCase())} placeholder="AAPL" autoCapitalize="characters" spellCheck={false} error={inputError} />
+        <Field
+          label="Ticker"
+          name="ticker"
+          value={input}
+          onChange={(e) => setInput(e.target.value.toUpperCase())}
+          placeholder="AAPL"
+          autoCapitalize="characters"
+          spellCheck={false}
+          error={inputError}
+        />
         <button type="submit" className="btn btn-primary">
           Show
         </button>
@@ -103,14 +112,23 @@ function OpenBetForm({ ticker }: { ticker: string }) {
           </label>
         ))}
       </fieldset>
-      <Field label="Target date (optional)" type="date" name="target_date" min={today} value={targetDate} onChange={(e) => setTargetDate(e.target.value)} hint="Settled automatically after that day's market close. Past dates are not allowed." />
+      <Field
+        label="Target date (optional)"
+        type="date"
+        name="target_date"
+        min={today}
+        value={targetDate}
+        onChange={(e) => setTargetDate(e.target.value)}
+        hint="Settled automatically after that day's market close. Past dates are not allowed."
+      />
       <button type="submit" className="btn btn-primary" disabled={open.isPending || (targetDate !== '' && targetDate < today)}>
         {open.isPending ? 'Opening…' : `Open ${direction} on ${ticker}`}
       </button>
       {open.isError && <LimitMessage error={open.error} />}
       {open.isSuccess && (
         <p className="alert alert-ok" role="status">
-          Bet #{open.data.bet_id} opened at <span className="num">{formatPrice(open.data.entry_price)}</span>. <Link to="/portfolio">See it in your portfolio</Link>
+          Bet #{open.data.bet_id} opened at <span className="num">{formatPrice(open.data.entry_price)}</span>.{' '}
+          <Link to="/portfolio">See it in your portfolio</Link>
         </p>
       )}
     </form>

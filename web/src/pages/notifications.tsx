@@ -60,9 +60,7 @@ function ChatLink() {
       )}
       {status.data && !linked && waiting && (
         <div data-testid="chat-code">
-          <p>
-            Send this code to the bot, or open the link. It works once, for 10 minutes.
-          </p>
+          <p>Send this code to the bot, or open the link. It works once, for 10 minutes.</p>
           <p className="code num" aria-label="Link code">
             {linkCode.data.code}
           </p>

@@ -37,7 +37,8 @@ function PlanList() {
       {me.data && (
         <div className="card">
           <p>
-            Your capacities: <strong className="num">{me.data.bet_capacity}</strong> open bets and <strong className="num">{me.data.follow_capacity}</strong> followed traders.
+            Your capacities: <strong className="num">{me.data.bet_capacity}</strong> open bets and{' '}
+            <strong className="num">{me.data.follow_capacity}</strong> followed traders.
             {subscribed ? ' You have an active plan.' : ' You are on the free plan.'}
           </p>
           {(subscribed || alreadySubscribed) && (
@@ -69,7 +70,13 @@ function PlanList() {
                 </li>
               </ul>
               {me.data ? (
-                <button type="button" className="btn btn-primary" disabled={checkout.isPending || subscribed} onClick={() => checkout.mutate(plan.price_id)} aria-label={`Choose ${plan.name ?? plan.price_id}`}>
+                <button
+                  type="button"
+                  className="btn btn-primary"
+                  disabled={checkout.isPending || subscribed}
+                  onClick={() => checkout.mutate(plan.price_id)}
+                  aria-label={`Choose ${plan.name ?? plan.price_id}`}
+                >
                   {subscribed ? 'Subscribed' : 'Choose'}
                 </button>
               ) : (
@@ -119,7 +126,9 @@ export function BillingReturnPage() {
     return (
       <>
         <h1>Checkout cancelled</h1>
-        <p>Nothing was charged and your plan is unchanged. <Link to="/plans">Back to the plans</Link></p>
+        <p>
+          Nothing was charged and your plan is unchanged. <Link to="/plans">Back to the plans</Link>
+        </p>
       </>
     );
   }
@@ -128,7 +137,8 @@ export function BillingReturnPage() {
       <h1>Thank you</h1>
       {confirmed ? (
         <p className="alert alert-ok" role="status" data-testid="upgrade-confirmed">
-          Your plan is active. You can now have <strong className="num">{me.data.bet_capacity}</strong> open bets and follow <strong className="num">{me.data.follow_capacity}</strong> traders.
+          Your plan is active. You can now have <strong className="num">{me.data.bet_capacity}</strong> open bets and follow{' '}
+          <strong className="num">{me.data.follow_capacity}</strong> traders.
         </p>
       ) : (
         <p className="alert alert-info" role="status" data-testid="upgrade-pending">

@@ -30,7 +30,8 @@ export function PortfolioPage() {
       )}
       {mutations.close.isSuccess && (
         <p className="alert alert-ok" role="status">
-          Closed {mutations.close.data.ticker} at <span className="num">{formatPrice(mutations.close.data.exit_price)}</span>: {formatGain(mutations.close.data.gain_percent)}.
+          Closed {mutations.close.data.ticker} at <span className="num">{formatPrice(mutations.close.data.exit_price)}</span>:{' '}
+          {formatGain(mutations.close.data.gain_percent)}.
         </p>
       )}
       {mutations.cancel.isSuccess && (

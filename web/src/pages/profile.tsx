@@ -104,7 +104,8 @@ function GoneProfile({ userId }: { userId: number }) {
         This trader deleted their account. Their name and email are gone; their bets stay in the verifiable record under the anonymous id #{userId}.
       </p>
       <p className="muted">
-        <span className="num">{bets.length}</span> bets in the record, <span className="num">{closed}</span> of them closed, in <span className="num">{record.data.entries.length}</span> chain entries.
+        <span className="num">{bets.length}</span> bets in the record, <span className="num">{closed}</span> of them closed, in{' '}
+        <span className="num">{record.data.entries.length}</span> chain entries.
       </p>
     </>
   );

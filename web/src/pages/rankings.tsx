@@ -73,20 +73,25 @@ export function RankingsPage() {
     <>
       <h1>Rankings</h1>
       <p className="muted small">
-        Skill against the market: each closed bet's alpha is its gain minus what the same direction on the benchmark (SPY for stocks and ETFs, BTC-USD for crypto) made over the
-        same time. Skill is the mean alpha less a margin for few or uneven trades (mean − 1.645 × s / √n), so a lucky streak of two trades does not lead.
+        Skill against the market: each closed bet's alpha is its gain minus what the same direction on the benchmark (SPY for stocks and ETFs, BTC-USD
+        for crypto) made over the same time. Skill is the mean alpha less a margin for few or uneven trades (mean − 1.645 × s / √n), so a lucky streak
+        of two trades does not lead.
       </p>
       <WindowControls value={{ period, minTrades: win.minTrades }} onChange={setWin} periods={PERIODS} minTradesDefault={1} />
       {rankings.isPending && <Loading />}
       {rankings.isError && <ErrorState error={rankings.error} retry={() => void rankings.refetch()} />}
       {data && data.rows.length === 0 && (
         <Empty>
-          Nobody has {minTrades === 1 ? 'a closed trade' : `${minTrades} closed trades`} with an alpha in {period === 'all' ? 'the whole record' : `the last ${PERIOD_LABELS[period]}`}. Try a longer
-          period or a lower minimum.
+          Nobody has {minTrades === 1 ? 'a closed trade' : `${minTrades} closed trades`} with an alpha in{' '}
+          {period === 'all' ? 'the whole record' : `the last ${PERIOD_LABELS[period]}`}. Try a longer period or a lower minimum.
         </Empty>
       )}
       {data && data.rows.length > 0 && (
-        <table className={`table responsive ${rankings.isPlaceholderData ? 'stale' : ''}`} data-testid="rankings-table" aria-busy={rankings.isPlaceholderData}>
+        <table
+          className={`table responsive ${rankings.isPlaceholderData ? 'stale' : ''}`}
+          data-testid="rankings-table"
+          aria-busy={rankings.isPlaceholderData}
+        >
           <caption className="sr-only">
             Top traders by skill, {PERIOD_LABELS[data.period]}, at least {data.min_trades} trades
           </caption>

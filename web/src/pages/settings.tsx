@@ -28,7 +28,8 @@ function ExportCard() {
     <section className="card" aria-labelledby="export-heading">
       <h2 id="export-heading">Your bet history</h2>
       <p>
-        Download every bet you ever opened, oldest first: ticker, direction, status, entry and exit prices, gain, target date, and when it was opened and closed.
+        Download every bet you ever opened, oldest first: ticker, direction, status, entry and exit prices, gain, target date, and when it was opened
+        and closed.
       </p>
       <div className="actions">
         <a className="btn" href="/me/export?format=csv" download>
@@ -151,8 +152,8 @@ function DeleteCard() {
     <section className="card card-danger" aria-labelledby="delete-heading">
       <h2 id="delete-heading">Delete account</h2>
       <p>
-        Your name, email, password, follows and plan go; you are signed out everywhere. Your bets stay in the public verifiable record under an anonymous id, since the record
-        cannot be rewritten. This cannot be undone.
+        Your name, email, password, follows and plan go; you are signed out everywhere. Your bets stay in the public verifiable record under an
+        anonymous id, since the record cannot be rewritten. This cannot be undone.
       </p>
       {!confirming ? (
         <button type="button" className="btn btn-danger" onClick={() => setConfirming(true)}>
