@@ -1,9 +1,9 @@
 // The only place that listens on a port and handles process signals.
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (err) {

@@ -37,7 +37,7 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
       compiled = compile(db, build);
       byDialect.set(dialect, compiled);
     }
-    const params = compiled.slots.map((s) => ('name' in s ? valueOf(values, s.name) : s.constant));
+    const params = compiled.slots.map((s) => ('name' in s ? boundValue(values, s.name) : s.constant));
     const { rows } = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, params));
     return rows;
   };
@@ -53,8 +53,8 @@ function compile<P extends object, R>(db: Db, build: (db: Db, values: P) => Comp
 /** Every value a prepared query names, given: an optional column is passed as null, not left out. */
 export type Bound<P> = { [K in keyof P]-?: Exclude<P[K], undefined> };
 
-function valueOf(values: object, name: string): unknown {
-  const value = (values as Record<string, unknown>)[name];
-  if (value === undefined) throw new Error(`prepared query: no value for ${name} (pass null to bind NULL)`);
-  return value;
+function boundValue(values: object, name: string): unknown {
+  const bound = (values as Record<string, unknown>)[name];
+  if (bound === undefined) throw new Error(`prepared query: no value for ${name} (pass null to bind NULL)`);
+  return bound;
 }

@@ -133,7 +133,7 @@ export class OutboxWorker {
 
   private async recordFailure(row: NotificationRow, token: string, outcome: Exclude<SendOutcome, { ok: true }>): Promise<void> {
     const { database, clock, log } = this.o;
-    const { db, dialect } = database;
+    const { db } = database;
     const now = clock.now();
     const attempts = row.attempts + 1;
     this.o.onDeliveryFailure?.(row.transport);

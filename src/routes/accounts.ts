@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { clearSessionCookie, COOKIE, setSessionCookie } from '../http/auth.js';
 import { cookieOf } from '../http/cookies.js';
 import { COOKIE_AUTH } from '../http/openapi.js';

@@ -1,7 +1,6 @@
 // Health and the discovery documents: API catalog (RFC 9727), protected
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_VERSION } from '../version.js';
 import { ref } from '../schemas/common.js';
 import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';
 import { healthMonitor } from '../services/health.js';

@@ -34,6 +34,9 @@ export class BetEvents {
   /** Runs every listener in the caller's transaction; a failure rolls the bet change back. */
   async emit(trx: Db, event: BetEvent): Promise<void> {
     for (const l of this.listeners) await l(trx, event);
-    if (this.committedListeners.length > 0) this.database.onCommit(() => this.committedListeners.forEach((l) => l(event)));
+    if (this.committedListeners.length > 0)
+      this.database.onCommit(() => {
+        for (const l of this.committedListeners) l(event);
+      });
   }
 }

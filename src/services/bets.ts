@@ -183,7 +183,7 @@ export async function cancelBet(ctx: AppContext, userId: number, betId: number):
 export async function settleBet(ctx: AppContext, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
   return ctx.database.transaction(async (trx) => {
     const bet = await lockBetById(trx, ctx.dialect, betId, { skipLocked: true });
-    if (!bet || bet.status !== 'OPEN') return undefined;
+    if (bet?.status !== 'OPEN') return undefined;
     return closeAt(ctx, trx, bet, exit, 'settlement');
   });
 }

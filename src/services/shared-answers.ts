@@ -49,8 +49,8 @@ export class SharedAnswers {
   /** A user's public profile page; the key names the page. */
   profile<T extends object>(userId: number, page: string, make: () => Promise<T>): Promise<T> {
     const key = `${userId}|${page}`;
-    let keys = this.profileKeys.get(userId);
-    if (!keys) this.profileKeys.set(userId, (keys = new Set()));
+    const keys = this.profileKeys.get(userId) ?? new Set<string>();
+    this.profileKeys.set(userId, keys);
     keys.add(key);
     return fetchFrom(this.profiles, key, make).catch((err: unknown) => {
       // A failed answer (404) is not kept, and neither is its key.
