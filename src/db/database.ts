@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { GroupCommitter } from './group-commit.js';
@@ -29,6 +29,8 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (tests isolate themselves in a fresh schema). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /** Told the SQL of every statement run, transaction control included (tests count round trips). */
+  onQuery?: (sql: string) => void;
 }
 
 /** The transaction a piece of code runs in, and what waits for its commit. */
@@ -122,7 +124,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     // savepoint's (and a multi-row statement's) undo pages in a temporary
     // file unless told otherwise.
     sqlite.pragma('temp_store = MEMORY');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...queryLog(opts) });
     return new DatabaseHandle(db, 'sqlite', sqlite, null);
   }
   const pool = new pg.Pool({
@@ -130,8 +132,13 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     max: opts.pgPoolSize ?? 10,
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool })) });
+  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool })), ...queryLog(opts) });
   return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null);
+}
+
+function queryLog(opts: OpenOptions): { log?: (event: LogEvent) => void } {
+  const { onQuery } = opts;
+  return onQuery ? { log: (event) => onQuery(event.query.sql) } : {};
 }
 
 /** Applies pending migrations (see DatabaseHandle.migrate). */

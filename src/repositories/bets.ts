@@ -75,7 +75,7 @@ export async function lockBetById(db: Db, dialect: Dialect, id: number, opts: { 
 const openingStateQuery = prepared((db, p: { userId: number }) =>
   db
     .selectFrom('users')
-    .select(['extra_bets', 'extra_slots'])
+    .select(['username', 'extra_bets', 'extra_slots'])
     .select((eb) =>
       eb
         .selectFrom('bets')
@@ -88,11 +88,18 @@ const openingStateQuery = prepared((db, p: { userId: number }) =>
     .where('users.deleted_at', 'is', null),
 );
 
-/** A live user's plan extras and open-bet count; undefined for a missing or deleted user. */
-export async function openingState(db: Db, userId: number): Promise<{ extra_bets: number; extra_slots: number; open_bets: number } | undefined> {
+export interface OpeningState {
+  username: string;
+  extra_bets: number;
+  extra_slots: number;
+  open_bets: number;
+}
+
+/** A live user's name, plan extras and open-bet count; undefined for a missing or deleted user. */
+export async function openingState(db: Db, userId: number): Promise<OpeningState | undefined> {
   if (!isPossibleId(userId)) return undefined;
   const [row] = await openingStateQuery(db, { userId });
-  return row && { extra_bets: row.extra_bets, extra_slots: row.extra_slots, open_bets: Number(row.open_bets) };
+  return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots, open_bets: Number(row.open_bets) };
 }
 
 export interface BetExit {

@@ -1,6 +1,6 @@
 import type { Db, Dialect } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
-import type { ChatTransportName, NewNotification, NotificationRow } from '../db/tables.js';
+import type { ChatTransportName, NewNotification, NotificationKind, NotificationRow } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
 
 export type QueuedNotice = Omit<NewNotification, 'status' | 'attempts' | 'next_attempt_at' | 'created_at'>;
@@ -21,30 +21,41 @@ export async function enqueueNotification(db: Db, notice: QueuedNotice, now: num
   await enqueueNotifications(db, [notice], now);
 }
 
-export interface FollowerChat {
-  user_id: number;
-  transport: ChatTransportName;
-  chat_id: string;
+/**
+ * Queues one notice of a bet for every follower of its owner who has a chat
+ * linked on this transport: one statement however many followers there are,
+ * so a trader with many followers opens a bet in the same few statements.
+ */
+export async function enqueueForLinkedFollowers(
+  db: Db,
+  notice: { followedId: number; transport: ChatTransportName; kind: NotificationKind; text: string; betId: number },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('notifications')
+    .columns(['user_id', 'transport', 'chat_id', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('follows')
+        .innerJoin('chat_links', 'chat_links.user_id', 'follows.follower_id')
+        .select([
+          'chat_links.user_id',
+          'chat_links.transport',
+          'chat_links.chat_id',
+          eb.val(notice.kind).as('kind'),
+          eb.val(notice.text).as('text'),
+          eb.val(notice.betId).as('bet_id'),
+          eb.val('pending').as('status'),
+          eb.val(now).as('next_attempt_at'),
+          eb.val(now).as('created_at'),
+        ])
+        .where('follows.followed_id', '=', notice.followedId)
+        .where('chat_links.transport', '=', notice.transport),
+    )
+    .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind']).doNothing())
+    .execute();
 }
 
-// Read by every bet event: prepared (src/db/prepared.ts).
-const linkedFollowersQuery = prepared((db, p: { followedId: number; transport: ChatTransportName }) =>
-  db
-    .selectFrom('follows')
-    .innerJoin('chat_links', 'chat_links.user_id', 'follows.follower_id')
-    .select(['chat_links.user_id', 'chat_links.transport', 'chat_links.chat_id'])
-    .where('follows.followed_id', '=', p.followedId)
-    .where('chat_links.transport', '=', p.transport)
-    .orderBy('chat_links.user_id'),
-);
-
-/** Followers of a user with a chat linked on the given transport. */
-export async function linkedFollowers(db: Db, followedId: number, transport: ChatTransportName): Promise<FollowerChat[]> {
-  const rows = await linkedFollowersQuery(db, { followedId, transport });
-  return rows.map((r) => ({ ...r, user_id: Number(r.user_id) }));
-}
-
-/** Drops the opening notices of a bet still waiting (or in flight: the worker sees the drop when it records). */
 export async function dropPendingOpenings(db: Db, betId: number): Promise<void> {
   await db
     .updateTable('notifications')

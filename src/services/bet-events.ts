@@ -12,6 +12,10 @@ export interface BetEvent {
   /** The bet as it is after the change. */
   bet: BetRow;
   at: number;
+  /** Set when the caller already holds the owner's row lock in this transaction (an opening): listeners need not take it again. */
+  ownerLocked?: boolean;
+  /** The owner's username when the caller has read it already. */
+  ownerName?: string;
 }
 
 export type BetEventListener = (trx: Db, event: BetEvent) => Promise<void>;

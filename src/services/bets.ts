@@ -89,7 +89,7 @@ export async function openBet(
       source_kind: source?.kind ?? null,
       benchmark_entry: benchmarkEntry,
     });
-    await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now });
+    await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: state.username });
     const opened = { message: `Opened ${bet.direction} ${ticker} at ${entryPrice}`, bet_id: bet.id, entry_price: entryPrice };
     await within?.(trx, opened);
     return opened;

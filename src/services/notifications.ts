@@ -7,8 +7,7 @@ import { findLinkOfUser } from '../repositories/chat-links.js';
 import {
   dropPendingOpenings,
   enqueueNotification,
-  enqueueNotifications,
-  linkedFollowers,
+  enqueueForLinkedFollowers,
   listOfUser,
   sentOpeningRecipients,
 } from '../repositories/notifications.js';
@@ -46,14 +45,8 @@ export async function enqueueCancelNotice(trx: Db, s: NoticeSettings, bet: BetRo
 async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void> {
   const { bet, at } = e;
   if (e.kind === 'opened') {
-    const followers = await linkedFollowers(trx, bet.user_id, s.transport);
-    if (followers.length === 0) return;
-    const text = openedText(await ownerName(trx, bet), bet, s.webUrl);
-    await enqueueNotifications(
-      trx,
-      followers.map((f) => ({ user_id: f.user_id, transport: f.transport, chat_id: f.chat_id, kind: 'bet_opened', text, bet_id: bet.id })),
-      at,
-    );
+    const text = openedText(e.ownerName ?? (await ownerName(trx, bet)), bet, s.webUrl);
+    await enqueueForLinkedFollowers(trx, { followedId: bet.user_id, transport: s.transport, kind: 'bet_opened', text, betId: bet.id }, at);
   } else if (e.kind === 'cancelled') {
     // A queued opening notice is dropped with nothing to take back; the
     // delivered ones get a cancellation. An opening notice in flight right now

@@ -26,10 +26,10 @@ const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 
-/** The bet-event listener: one chain entry per event, under the user's row lock (other users never wait). */
+/** The bet-event listener: one chain entry per event, under the user's row lock (other users never wait), its head read after the lock is held. */
 export function recordListener(ctx: AppContext) {
-  return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
-    await holdUserLock(trx, ctx.dialect, bet.user_id);
+  return async (trx: Db, { kind, bet, at, ownerLocked }: BetEvent): Promise<void> => {
+    if (!ownerLocked) await holdUserLock(trx, ctx.dialect, bet.user_id);
     const last = await lastEntry(trx, bet.user_id);
     const seq = (last?.seq ?? 0) + 1;
     const prev = last?.hash ?? GENESIS;

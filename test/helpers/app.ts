@@ -21,10 +21,12 @@ export interface TestAppOptions {
   config?: Partial<Config>;
   deps?: Omit<AppDeps, 'database' | 'clock'>;
   clock?: FakeClock;
+  /** Told the SQL of every statement the app's database runs. */
+  onQuery?: (sql: string) => void;
 }
 
 export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase(dialect);
+  const database = await openTestDatabase(dialect, { onQuery: opts.onQuery });
   const clock = opts.clock ?? new FakeClock();
   const config = testConfig(opts.config);
   try {

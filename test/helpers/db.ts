@@ -36,12 +36,12 @@ export function forEachDialect(name: string, suite: (dialect: Dialect) => void):
   else describe(`${name} [postgres]`, { skip: PG_SKIP }, () => {});
 }
 
-export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: number } = {}): Promise<TestDatabase> {
+export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: number; onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
   const id = randomBytes(6).toString('hex');
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bets-test-'));
     const file = path.join(dir, `${id}.db`);
-    const handle = openDatabase({ dialect: 'sqlite', path: file });
+    const handle = openDatabase({ dialect: 'sqlite', path: file }, { onQuery: opts.onQuery });
     return testDatabase(handle, `sqlite:${file}`, async () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   if (!PG_URL) throw new Error(PG_SKIP);
@@ -50,7 +50,7 @@ export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: nu
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const handle = openDatabase({ dialect: 'postgres', url: PG_URL }, { pgSchema: schema, pgPoolSize: opts.pgPoolSize ?? 10 });
+  const handle = openDatabase({ dialect: 'postgres', url: PG_URL }, { pgSchema: schema, pgPoolSize: opts.pgPoolSize ?? 10, onQuery: opts.onQuery });
   const url = new URL(PG_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return testDatabase(handle, url.href, async () => {

@@ -1,0 +1,112 @@
+// The statements an open and a close make, counted on the real database so
+// round trips cannot creep back, and the fan-out of an opening: the same
+// statements whether the trader has no follower or ten thousand, and one
+// queued delivery for every linked follower.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { usernameKey } from '../../src/domain/accounts.js';
+import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
+import { forEachDialect } from '../helpers/db.js';
+
+/** Transaction control: SQLite's group commit adds its savepoints; counted apart from the work. */
+const CONTROL = /^(begin|commit|rollback|savepoint|release)\b/i;
+
+forEachDialect('statements of a write', (dialect) => {
+  let t: TestApp;
+  let log: string[] | null = null;
+  before(async () => {
+    t = await createTestApp(dialect, { onQuery: (s) => log?.push(s) });
+  });
+  after(() => t.close());
+
+  async function counted(fn: () => Promise<void>): Promise<{ work: string[]; control: string[] }> {
+    const all: string[] = [];
+    log = all;
+    try {
+      await fn();
+    } finally {
+      log = null;
+    }
+    return { work: all.filter((s) => !CONTROL.test(s)), control: all.filter((s) => CONTROL.test(s)) };
+  }
+
+  const call = (u: TestUser, method: 'POST' | 'DELETE', url: string, payload?: object) =>
+    t.app.inject({ method, url, headers: { cookie: u.cookie }, ...(payload ? { payload } : {}) });
+
+  test('an open: session, user lock (PostgreSQL), capacity, insert, notices, chain head, chain entry', async () => {
+    const u = await registerAndLogin(t.app, 'st');
+    let betId = 0;
+    const { work, control } = await counted(async () => {
+      const res = await call(u, 'POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' });
+      assert.equal(res.statusCode, 200, res.body);
+      betId = res.json().bet_id;
+    });
+    const lock = dialect === 'postgres' ? 1 : 0;
+    assert.equal(work.length, 6 + lock, work.join('\n'));
+    assert.equal(work.filter((s) => /for no key update/i.test(s)).length, lock, 'one user-row lock, not two');
+    assert.deepEqual(
+      control.map((s) => s.split(' ')[0]!.toLowerCase()),
+      dialect === 'postgres' ? ['begin', 'commit'] : ['begin', 'savepoint', 'release', 'commit'],
+    );
+
+    const close = await counted(async () => {
+      const res = await call(u, 'POST', '/bet/close', { bet_id: betId });
+      assert.equal(res.statusCode, 200, res.body);
+    });
+    // session, the bet (before the price), update, leaderboard, [lock], chain head, chain entry, day statistics
+    assert.equal(close.work.length, 7 + lock, close.work.join('\n'));
+  });
+
+  describe('fan-out of an opening', () => {
+    const FOLLOWERS = 10_000;
+    let trader: TestUser;
+    let lonely: TestUser;
+
+    before(async () => {
+      trader = await registerAndLogin(t.app, 'star');
+      lonely = await registerAndLogin(t.app, 'lone');
+      const now = t.clock.now();
+      const ids: number[] = [];
+      // In chunks: SQLite binds at most 32,766 values a statement.
+      for (let i = 0; i < FOLLOWERS; i += 1_000) {
+        const rows = Array.from({ length: Math.min(1_000, FOLLOWERS - i) }, (_, j) => {
+          const username = `fan_${dialect}_${i + j}`;
+          return { username, username_lower: usernameKey(username), email: `${username}@example.test`, password_hash: 'x', created_at: now };
+        });
+        ids.push(...(await t.ctx.db.insertInto('users').values(rows).returning('id').execute()).map((r) => r.id));
+      }
+      for (let i = 0; i < ids.length; i += 1_000) {
+        const chunk = ids.slice(i, i + 1_000);
+        await t.ctx.db
+          .insertInto('follows')
+          .values(chunk.map((id) => ({ follower_id: id, followed_id: trader.id, created_at: now })))
+          .execute();
+        await t.ctx.db
+          .insertInto('chat_links')
+          .values(chunk.map((id) => ({ user_id: id, transport: t.ctx.chatTransport.name, chat_id: `chat-${id}`, linked_at: now })))
+          .execute();
+      }
+    });
+
+    test('the statements do not grow with the follower count, and every linked follower gets one queued delivery', async () => {
+      const open = async (u: TestUser) => {
+        let id = 0;
+        const { work } = await counted(async () => {
+          const res = await call(u, 'POST', '/bet/open', { ticker: 'MSFT', direction: 'SHORT' });
+          assert.equal(res.statusCode, 200, res.body);
+          id = res.json().bet_id;
+        });
+        return { id, work };
+      };
+      const none = await open(lonely);
+      const many = await open(trader);
+      assert.equal(many.work.length, none.work.length, `0 followers: ${none.work.length}, ${FOLLOWERS}: ${many.work.length}`);
+
+      // One queued delivery per linked follower (test/long/fan-out-delivery.test.ts sends them all).
+      const rows = await t.ctx.db.selectFrom('notifications').select(['user_id', 'status']).where('bet_id', '=', many.id).execute();
+      assert.equal(rows.length, FOLLOWERS);
+      assert.equal(new Set(rows.map((r) => r.user_id)).size, FOLLOWERS);
+      assert.ok(rows.every((r) => r.status === 'pending'));
+    });
+  });
+});
