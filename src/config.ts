@@ -33,6 +33,8 @@ export interface Config {
     loginFailuresBeforeDelay: number;
     /** Requests per IP per minute on public read endpoints. */
     publicPerMinute: number;
+    /** Requests per signed-in user per minute on each authenticated write route. */
+    writesPerMinute: number;
   };
   bodyLimitBytes: number;
   /** How many argon2 hashes may run at once (each takes a libuv thread). */
@@ -215,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
       authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
       loginFailuresBeforeDelay: int(env, 'LOGIN_FAILURES_BEFORE_DELAY', 5, 1, 1000),
       publicPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+      writesPerMinute: int(env, 'WRITE_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
     },
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     hashConcurrency: int(env, 'HASH_CONCURRENCY', 2, 1, 64),

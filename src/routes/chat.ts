@@ -8,6 +8,7 @@ import type { Update } from 'grammy/types';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
+import { authenticatedWrite } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { ChatLinkCodeResponseSchema, ChatStatusResponseSchema, ChatUnlinkResponseSchema } from '../schemas/chat.js';
 import { errorResponses, ref, Text } from '../schemas/common.js';
@@ -43,7 +44,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/chat/link-code',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['chat'],
         summary: 'Create a one-time code (and deep link) to link a messaging account; valid 10 minutes, replaces the previous one',
@@ -60,7 +61,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/chat/unlink',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['chat'],
         summary: 'Unlink the messaging account (disables notifications); idempotent',

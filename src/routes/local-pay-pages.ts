@@ -6,6 +6,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
+import { authenticatedWrite } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { NO_NUL_PATTERN } from '../schemas/common.js';
 import type { StripePlan } from '../schemas/payments.js';
@@ -120,7 +121,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string } }>(
     '/pay/local/checkout/:id/confirm',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags,
         summary: 'Confirm a local checkout (simulation): grants the plan, then redirects to the web app',
@@ -161,7 +162,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
   app.post(
     '/pay/local/portal/cancel',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags,
         summary: 'Cancel the plan (simulation): capacities return to base, then back to the portal',

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { clearSessionCookie } from '../http/auth.js';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
+import { authenticatedWrite } from '../http/route-options.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
 import { ChangePasswordRequestSchema, DeleteAccountRequestSchema, ExportedBetSchema, ExportQuerySchema } from '../schemas/me.js';
 import { changePassword, deleteAccount, exportBets } from '../services/account-control.js';
@@ -15,7 +16,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/me/password',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['accounts'],
         summary: 'Change the password (needs the current one; signs out every other session)',
@@ -33,7 +34,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/me',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['accounts'],
         summary: 'Delete the account (needs the password); bets stay in the record under an anonymous name',

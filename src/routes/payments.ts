@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
+import { authenticatedWrite } from '../http/route-options.js';
 import { errorResponses, ref } from '../schemas/common.js';
 import { CheckoutRequestSchema, PlansResponseSchema, UrlResponseSchema } from '../schemas/payments.js';
 import { listPlans, openPortal, startCheckout } from '../services/payments.js';
@@ -10,7 +11,6 @@ import { stripeWebhookRoute } from './stripe-webhook.js';
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { config: { auth: true } };
 
   app.get(
     '/api/pay/plans',
@@ -27,7 +27,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/pay/checkout',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['payments'],
         summary: 'Start a hosted checkout for a plan (changes nothing until the provider confirms)',
@@ -45,7 +45,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/pay/portal',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['payments'],
         summary: 'Open the customer portal',

@@ -10,7 +10,7 @@ import { feed } from '../services/feed.js';
 import { changeFollow, followedIds } from '../services/follows.js';
 import { publicProfile } from '../services/profiles.js';
 import { findUsers } from '../services/user-search.js';
-import { publicRateLimit } from '../http/route-options.js';
+import { authenticatedWrite, publicRateLimit } from '../http/route-options.js';
 
 export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
@@ -21,7 +21,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/follow',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['social'],
         summary: 'Follow or unfollow a user',

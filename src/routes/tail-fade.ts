@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
+import { authenticatedWrite } from '../http/route-options.js';
 import { OpenBetResponseSchema } from '../schemas/bets.js';
 import { errorResponses, Limit403, ref } from '../schemas/common.js';
 import { type CopyKind, tailOrFade } from '../services/tail-fade.js';
@@ -19,7 +20,7 @@ export const tailFadeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/bet/:bet_id/${kind}`,
       {
-        config: { auth: true },
+        config: authenticatedWrite(ctx.config),
         schema: {
           tags: ['trading'],
           summary: SUMMARY[kind],

@@ -22,7 +22,7 @@ import { CancelWindow403, errorResponses, Limit403, PageQuerySchema, ref } from 
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { leaderboard } from '../services/rankings.js';
-import { publicRateLimit } from '../http/route-options.js';
+import { authenticatedWrite, publicRateLimit } from '../http/route-options.js';
 import { LeaderboardQuerySchema } from '../schemas/rankings.js';
 
 /** 503 while the price provider is down, with the Retry-After header declared in the document. */
@@ -90,7 +90,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/bet/open',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['trading'],
         summary: 'Open a bet at the current server price',
@@ -109,7 +109,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/bet/close',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['trading'],
         summary: 'Close an open bet at the current server price',
@@ -125,7 +125,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/bet/:bet_id',
     {
-      ...auth,
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['trading'],
         summary: 'Cancel a bet within 5 minutes of opening',

@@ -20,7 +20,7 @@ describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
     database = await openTestDatabase('sqlite');
     redis = new Redis(REDIS_URL!);
     const config = testConfig({
-      rateLimits: { enabled: true, authPerMinute: 1000, loginFailuresBeforeDelay: 2, publicPerMinute: 1000 },
+      rateLimits: { enabled: true, authPerMinute: 1000, loginFailuresBeforeDelay: 2, publicPerMinute: 1000, writesPerMinute: 1000 },
     });
     const clock = new FakeClock();
     a = await buildApp(config, { logger: false, database, redis, clock });
