@@ -119,6 +119,7 @@ const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/chat/local/link/:code',
     {
+      config: { secretParams: ['code'] },
       schema: {
         tags: ['chat'],
         summary: 'Local stand-in for the messaging app: confirm linking with a code (HTML page)',
@@ -142,6 +143,7 @@ const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/chat/local/link/:code',
     {
+      config: { secretParams: ['code'] },
       // The confirmation only counts when posted by the page itself (same origin).
       // The browser's Sec-Fetch-Site decides when sent (a form post under helmet's
       // Referrer-Policy: no-referrer carries `Origin: null`); otherwise the Origin must be ours.
