@@ -44,7 +44,7 @@ function asErrorBody(v: unknown): ErrorBody | null {
 }
 
 export async function call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  let result;
+  let result: Awaited<typeof request>;
   try {
     result = await request;
   } catch {

@@ -10,8 +10,10 @@ const KIND: Record<RecordEntry['event']['kind'], string> = { opened: 'Opened', c
 
 function Hash({ value, label }: { value: string; label?: string }) {
   return (
-    <code className="hash" title={value} aria-label={label ? `${label} ${value}` : value}>
-      {shortHash(value)}
+    <code className="hash" title={value}>
+      {/* The short form is for the eye; a screen reader gets the whole hash and what it is. */}
+      <span aria-hidden="true">{shortHash(value)}</span>
+      <span className="sr-only">{label ? `${label} ${value}` : value}</span>
     </code>
   );
 }
@@ -220,8 +222,8 @@ function ProofDetails({ proof, recomputed }: { proof: NonNullable<UserRecord['pr
             <span className="muted">none (the only leaf)</span>
           ) : (
             <ol className="proof-path">
-              {proof.path.map((h, i) => (
-                <li key={i}>
+              {proof.path.map((h) => (
+                <li key={h}>
                   <Hash value={h} />
                 </li>
               ))}

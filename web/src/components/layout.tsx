@@ -29,14 +29,14 @@ export function Capacities({ user }: { user: User }) {
   const following = useFollowing();
   const used = (q: { data?: unknown[]; isError: boolean }) => (q.data ? String(q.data.length) : q.isError ? '?' : '…');
   return (
-    <div className="capacities" aria-label="Capacities">
+    <section className="capacities" aria-label="Capacities">
       <span data-testid="bet-capacity">
         Open bets <strong className="num">{used(portfolio)}</strong>/<strong className="num">{user.bet_capacity}</strong>
       </span>
       <span data-testid="follow-capacity">
         Follows <strong className="num">{used(following)}</strong>/<strong className="num">{user.follow_capacity}</strong>
       </span>
-    </div>
+    </section>
   );
 }
 

@@ -60,11 +60,12 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
     return () => {
       for (const l of lines) series.current?.removePriceLine(l);
     };
-  }, [points, entryPrice]);
+    // series and chart are the hook's refs, the same objects on every render: listing them re-runs nothing.
+  }, [points, entryPrice, series, chart]);
 
   return (
     <section className="chart-card" aria-label={`${ticker} price chart`}>
-      <div className="chart-toolbar" role="group" aria-label="Chart range">
+      <fieldset className="chart-toolbar" aria-label="Chart range">
         {RANGES.map((r) => (
           <button
             key={r.value}
@@ -76,7 +77,7 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
             {r.label}
           </button>
         ))}
-      </div>
+      </fieldset>
       <div className="chart-box">
         <div ref={container} className="chart" data-testid="price-chart" />
         {history.isPending && (

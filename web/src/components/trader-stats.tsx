@@ -140,7 +140,8 @@ export function GainCurve({ curve }: { curve: TraderStatsData['curve'] }) {
     if (!series.current) return;
     series.current.setData(points.map((p) => ({ time: p.time as UTCTimestamp, value: p.value })));
     chart.current?.timeScale().fitContent();
-  }, [points]);
+    // series and chart are the hook's refs, the same objects on every render: listing them re-runs nothing.
+  }, [points, series, chart]);
   const last = curve[curve.length - 1];
   return (
     <section className="chart-card" aria-label="Cumulative gain chart">

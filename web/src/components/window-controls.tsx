@@ -32,7 +32,7 @@ export function WindowControls({ value, onChange, periods, minTradesDefault }: P
   };
   return (
     <div className="window-controls">
-      <div className="chips" role="group" aria-label="Period">
+      <fieldset className="chips" aria-label="Period">
         {periods.map((p) => {
           const active = value.period === p;
           return (
@@ -47,7 +47,7 @@ export function WindowControls({ value, onChange, periods, minTradesDefault }: P
             </button>
           );
         })}
-      </div>
+      </fieldset>
       <form
         className="min-trades"
         onSubmit={(e) => {

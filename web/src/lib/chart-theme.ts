@@ -21,21 +21,26 @@ function themeOptions() {
 /**
  * A chart in the returned container with one series made by `addSeries`;
  * `colors` gives the series' theme colours, re-read on a colour-scheme change.
+ * The chart is made once per mount, with the factories of the first render.
  */
 export function useThemedChart<S extends { applyOptions(o: object): void }>(addSeries: (chart: IChartApi) => S, colors: () => object) {
   const container = useRef<HTMLDivElement>(null);
   const chart = useRef<IChartApi | null>(null);
   const series = useRef<S | null>(null);
+  // Callers pass new closures on every render; taking them as dependencies would
+  // remake the chart (and drop its data) each time.
+  const factories = useRef({ addSeries, colors });
   useEffect(() => {
+    const made = factories.current;
     if (!container.current) return;
     const c = createChart(container.current, { autoSize: true, ...themeOptions() });
-    series.current = addSeries(c);
-    series.current.applyOptions(colors());
+    series.current = made.addSeries(c);
+    series.current.applyOptions(made.colors());
     chart.current = c;
     const media = window.matchMedia('(prefers-color-scheme: dark)');
     const retheme = () => {
       c.applyOptions(themeOptions());
-      series.current?.applyOptions(colors());
+      series.current?.applyOptions(made.colors());
     };
     media.addEventListener('change', retheme);
     return () => {
@@ -44,7 +49,6 @@ export function useThemedChart<S extends { applyOptions(o: object): void }>(addS
       chart.current = null;
       series.current = null;
     };
-    // The chart is made once per mount; the factories are read then.
   }, []);
   return { container, chart, series };
 }

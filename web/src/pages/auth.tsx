@@ -10,7 +10,7 @@ export const MIN_PASSWORD = 15;
 
 function safeNext(next: string | null): string {
   // Only paths inside the app: never an open redirect.
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/portfolio';
+  return next?.startsWith('/') && !next.startsWith('//') ? next : '/portfolio';
 }
 
 export function LoginPage() {

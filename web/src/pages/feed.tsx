@@ -35,7 +35,7 @@ function UserSearch() {
   return (
     <section className="card" aria-labelledby="search-heading">
       <h2 id="search-heading">Find traders</h2>
-      <div role="search">
+      <search>
         <Field
           label="Username"
           type="search"
@@ -45,7 +45,7 @@ function UserSearch() {
           placeholder="Part of a username"
           autoComplete="off"
         />
-      </div>
+      </search>
       {term && results.isPending && <Loading label="Searching…" />}
       {results.isError && <ErrorState error={results.error} />}
       {term && results.data && results.data.length === 0 && <Empty>No trader matches “{term}”.</Empty>}

@@ -30,22 +30,24 @@ export function MarketsPage() {
   return (
     <>
       <h1>Markets</h1>
-      <form className="inline-form" onSubmit={search} role="search">
-        <Field
-          label="Ticker"
-          name="ticker"
-          value={input}
-          onChange={(e) => setInput(e.target.value.toUpperCase())}
-          placeholder="AAPL"
-          autoCapitalize="characters"
-          spellCheck={false}
-          error={inputError}
-        />
-        <button type="submit" className="btn btn-primary">
-          Show
-        </button>
-      </form>
-      <div className="chips" aria-label="Popular tickers">
+      <search>
+        <form className="inline-form" onSubmit={search}>
+          <Field
+            label="Ticker"
+            name="ticker"
+            value={input}
+            onChange={(e) => setInput(e.target.value.toUpperCase())}
+            placeholder="AAPL"
+            autoCapitalize="characters"
+            spellCheck={false}
+            error={inputError}
+          />
+          <button type="submit" className="btn btn-primary">
+            Show
+          </button>
+        </form>
+      </search>
+      <fieldset className="chips" aria-label="Popular tickers">
         {POPULAR.map((t) => (
           <button
             key={t}
@@ -59,7 +61,7 @@ export function MarketsPage() {
             {t}
           </button>
         ))}
-      </div>
+      </fieldset>
       {ticker ? <TickerPanel key={ticker} ticker={ticker} /> : <p className="muted">Pick a ticker to see its price and open a bet.</p>}
     </>
   );

@@ -61,8 +61,8 @@ function ChatLink() {
       {status.data && !linked && waiting && (
         <div data-testid="chat-code">
           <p>Send this code to the bot, or open the link. It works once, for 10 minutes.</p>
-          <p className="code num" aria-label="Link code">
-            {linkCode.data.code}
+          <p className="code num">
+            <output aria-label="Link code">{linkCode.data.code}</output>
           </p>
           {linkCode.data.deep_link && (
             <p>
