@@ -20,8 +20,8 @@ export function findNginx(): string | null {
   }
 }
 
-/** The deployment example with its upstream servers and listen address replaced. */
-export function siteConfig(template: string, upstreams: string[], port: number): string {
+/** The deployment example with its upstream servers, listen address and cache folder replaced. */
+export function siteConfig(template: string, upstreams: string[], port: number, cacheDir: string): string {
   const servers = upstreams.map((u) => `    server ${u};`).join('\n');
   let replaced = false;
   const withUpstreams = template.replace(/(?:^[ \t]*server [0-9.]+:\d+;\n)+/m, () => {
@@ -29,7 +29,8 @@ export function siteConfig(template: string, upstreams: string[], port: number):
     return `${servers}\n`;
   });
   if (!replaced) throw new Error(`${NGINX_SITE}: no upstream "server ADDRESS:PORT;" lines to replace`);
-  return withUpstreams.replace(/listen [0-9.]+:\d+;/, `listen 127.0.0.1:${port};`);
+  if (!/proxy_cache_path \S+ /.test(withUpstreams)) throw new Error(`${NGINX_SITE}: no "proxy_cache_path FOLDER" to replace`);
+  return withUpstreams.replace(/listen [0-9.]+:\d+;/, `listen 127.0.0.1:${port};`).replace(/proxy_cache_path \S+ /, `proxy_cache_path ${cacheDir} `);
 }
 
 export interface NginxServer extends ChildServer {
@@ -40,7 +41,7 @@ export interface NginxServer extends ChildServer {
 export async function startNginx(binary: string, upstreams: string[]): Promise<NginxServer> {
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
   const port = await freePort();
-  fs.writeFileSync(path.join(prefix, 'site.conf'), siteConfig(fs.readFileSync(NGINX_SITE, 'utf8'), upstreams, port));
+  fs.writeFileSync(path.join(prefix, 'site.conf'), siteConfig(fs.readFileSync(NGINX_SITE, 'utf8'), upstreams, port, path.join(prefix, 'cache')));
   fs.writeFileSync(
     path.join(prefix, 'nginx.conf'),
     [
