@@ -12,7 +12,7 @@ import { installAuth } from './http/auth.js';
 import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installGracefulClose } from './http/graceful-close.js';
-import { httpServerFactory } from './http/server.js';
+import { clientErrorHandler, httpServerFactory } from './http/server.js';
 import { logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
 import { installResponseHeaders } from './http/response-headers.js';
@@ -98,6 +98,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     serverFactory: httpServerFactory(config.server),
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: frameworkErrors as FastifyServerOptions['frameworkErrors'],
+    // What Node cannot parse into a request is answered in the error shape too.
+    clientErrorHandler,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
   };
