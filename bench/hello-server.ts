@@ -10,7 +10,10 @@ const bodies = new Map<number, Buffer>();
 app.get<{ Params: { n: string } }>('/bytes/:n', (request, reply) => {
   const n = Math.min(Math.max(Number.parseInt(request.params.n, 10) || 2, 2), 10_000_000);
   let body = bodies.get(n);
-  if (!body) bodies.set(n, (body = Buffer.from(`"${'x'.repeat(n - 2)}"`)));
+  if (!body) {
+    body = Buffer.from(`"${'x'.repeat(n - 2)}"`);
+    bodies.set(n, body);
+  }
   return reply.type('application/json; charset=utf-8').send(body);
 });
 // The same bare server replaying an endpoint's exact answer, body and headers

@@ -6,11 +6,48 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SPEC_ENDPOINTS, SPEC_SHAPES, type SpecField } from './spec.js';
 
-type Json = Record<string, any>;
+// The parts of the document these tests read.
+interface Schema {
+  $ref?: string;
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: Schema[];
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+}
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema: Schema;
+}
+
+interface Operation {
+  security?: Array<Record<string, string[]>>;
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses: Record<string, { content: Record<string, { schema: Schema }> }>;
+}
+
+// A type, not an interface, so that it is the plain record the validator takes.
+type OpenApiDocument = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Record<string, unknown>> };
+};
 
 describe('OpenAPI document', () => {
   let t: TestApp;
-  let doc: Json;
+  let doc: OpenApiDocument;
   before(async () => {
     t = await createTestApp('sqlite');
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
@@ -20,7 +57,7 @@ describe('OpenAPI document', () => {
   });
   after(() => t.close());
 
-  const deref = (schema: Json): Json => {
+  const deref = (schema: Schema): Schema => {
     if (schema?.$ref) {
       const name = String(schema.$ref).replace('#/components/schemas/', '');
       const target = doc.components.schemas[name];
@@ -29,7 +66,7 @@ describe('OpenAPI document', () => {
     }
     return schema;
   };
-  const refName = (schema: Json | undefined): string | null => (schema?.$ref ? String(schema.$ref).replace('#/components/schemas/', '') : null);
+  const refName = (schema: Schema | undefined): string | null => (schema?.$ref ? String(schema.$ref).replace('#/components/schemas/', '') : null);
 
   test('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
@@ -51,7 +88,7 @@ describe('OpenAPI document', () => {
       const label = `${ep.method.toUpperCase()} ${ep.path}`;
       const op = doc.paths[ep.path]?.[ep.method];
       assert.ok(op, `${label} missing`);
-      const secured = (op.security ?? []).some((s: Json) => 'cookieAuth' in s);
+      const secured = (op.security ?? []).some((s) => 'cookieAuth' in s);
       assert.equal(secured, ep.auth, `${label} security`);
       if (ep.auth) assert.ok(op.responses['401'], `${label} must declare 401`);
 
@@ -63,7 +100,7 @@ describe('OpenAPI document', () => {
         if (shape.endsWith('[]')) {
           assert.equal(schema.type, 'array', `${label} returns an array`);
           const item = shape.slice(0, -2);
-          if (item === 'integer') assert.equal(schema.items.type, 'integer');
+          if (item === 'integer') assert.equal(schema.items?.type, 'integer');
           else assert.equal(refName(schema.items), item, `${label} items`);
         } else assert.equal(refName(schema), shape, `${label} ${code} shape`);
       }
@@ -80,7 +117,7 @@ describe('OpenAPI document', () => {
         assert.equal(refName(op.requestBody?.content?.['application/json']?.schema), ep.request, `${label} request body`);
       }
       for (const q of ep.query ?? []) {
-        const p = (op.parameters ?? []).find((x: Json) => x.in === 'query' && x.name === q);
+        const p = (op.parameters ?? []).find((x) => x.in === 'query' && x.name === q);
         assert.ok(p, `${label} query ${q}`);
         assert.equal(p.required, false, `${label} query ${q} is optional`);
       }
@@ -89,7 +126,7 @@ describe('OpenAPI document', () => {
 
   test('paging parameters carry SPEC bounds and defaults', () => {
     for (const path of ['/history', '/user/{user_id}/public']) {
-      const params = doc.paths[path].get.parameters as Json[];
+      const params = doc.paths[path].get.parameters ?? [];
       const limit = params.find((p) => p.name === 'limit')!.schema;
       const offset = params.find((p) => p.name === 'offset')!.schema;
       assert.deepEqual([limit.type, limit.minimum, limit.maximum, limit.default], ['integer', 1, 500, 100]);
@@ -98,10 +135,10 @@ describe('OpenAPI document', () => {
   });
 
   test('every SPEC shape is a component under its SPEC name with the same fields', () => {
-    const typeOf = (s: Json): { types: string[]; nullable: boolean } => {
-      const variants: Json[] = s.anyOf ? s.anyOf.map(deref) : [deref(s)];
-      const types = variants.map((v) => (v.enum || v.const ? (v.type ?? 'string') : v.type)).filter(Boolean);
-      return { types: types.filter((x: string) => x !== 'null'), nullable: types.includes('null') };
+    const typeOf = (s: Schema): { types: string[]; nullable: boolean } => {
+      const variants: Schema[] = s.anyOf ? s.anyOf.map(deref) : [deref(s)];
+      const types = variants.map((v) => (v.enum || v.const ? (v.type ?? 'string') : v.type)).filter((t) => t !== undefined);
+      return { types: types.filter((x) => x !== 'null'), nullable: types.includes('null') };
     };
     for (const [name, shape] of Object.entries(SPEC_SHAPES)) {
       const schema = doc.components.schemas[name];
@@ -115,11 +152,11 @@ describe('OpenAPI document', () => {
         const { types, nullable } = typeOf(prop);
         assert.deepEqual(types, [spec.type], `${name}.${field} type`);
         assert.equal(nullable, spec.nullable ?? false, `${name}.${field} nullability`);
-        const variants: Json[] = prop.anyOf ?? [prop];
+        const variants: Schema[] = prop.anyOf ?? [prop];
         const main = deref(variants.find((v) => v.type !== 'null') ?? prop);
         if (spec.format) assert.equal(main.format, spec.format, `${name}.${field} format`);
         if (spec.enum) {
-          const values = main.enum ?? (main.anyOf ?? []).map((v: Json) => v.const ?? v.enum?.[0]);
+          const values = main.enum ?? (main.anyOf ?? []).map((v) => v.const ?? v.enum?.[0]);
           assert.deepEqual([...values].sort(), [...spec.enum].sort(), `${name}.${field} values`);
         }
         if (spec.ref) {
@@ -131,8 +168,8 @@ describe('OpenAPI document', () => {
   });
 
   test('every operation is built: none declares 501', () => {
-    for (const [path, item] of Object.entries(doc.paths as Json))
-      for (const [method, op] of Object.entries(item as Json)) assert.ok(!op.responses?.['501'], `${method} ${path} declares 501`);
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item)) assert.ok(!op.responses?.['501'], `${method} ${path} declares 501`);
   });
 
   test('provider notification endpoints are not in the document', () => {

@@ -18,7 +18,8 @@ export interface RawResponse {
   /** Lower-cased names. */
   headers: Record<string, string>;
   body: string;
-  json(): any;
+  /** The body parsed; T is what the caller expects the endpoint to send. */
+  json<T = unknown>(): T;
 }
 
 const DEADLINE_MS = 60_000;
@@ -118,7 +119,7 @@ export async function together<T = undefined>(
     // Give the server's parser every prefix before the release (it waits on the last byte of each).
     await new Promise((r) => setImmediate(r));
     const side = alongside?.();
-    sockets.forEach((s, i) => s.write(payloads[i]!.subarray(-1)));
+    for (const [i, s] of sockets.entries()) s.write(payloads[i]!.subarray(-1));
     const [sideResult] = await Promise.all([side, Promise.all(done)]);
     return { responses: received.map((chunks) => parseResponse(Buffer.concat(chunks))), alongside: sideResult };
   } finally {

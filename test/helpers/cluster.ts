@@ -39,9 +39,10 @@ export function clientIp(): string {
   return `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 }
 
-export interface Reply {
+export interface Reply<T = unknown> {
   status: number;
-  body: any;
+  /** The JSON the caller expects (T), or the text if it was not JSON, or null if empty. */
+  body: T;
   headers: Headers;
   /** Which instance answered. */
   instance: number;
@@ -63,7 +64,7 @@ export class RoundRobin {
     readonly ip: string = clientIp(),
   ) {}
 
-  async request(method: string, path: string, opts: RequestOptions = {}): Promise<Reply> {
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
     const instance = opts.instance ?? this.turn++ % this.bases.length;
     const headers: Record<string, string> = { 'x-forwarded-for': this.ip, ...opts.headers };
     if (opts.cookie) headers.cookie = opts.cookie;
@@ -80,7 +81,7 @@ export class RoundRobin {
     } catch {
       // not JSON: kept as text
     }
-    return { status: res.status, body, headers: res.headers, instance };
+    return { status: res.status, body: body as T, headers: res.headers, instance };
   }
 }
 
@@ -100,7 +101,7 @@ export async function registerUser(bases: string[], prefix = 'i'): Promise<Clust
   const email = `${username}@example.test`;
   const reg = await client.request('POST', '/register', { body: { username, email, password: PASSWORD } });
   if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.body)}`);
-  const login = await client.request('POST', '/login', { body: { email, password: PASSWORD } });
+  const login = await client.request<{ id: number }>('POST', '/login', { body: { email, password: PASSWORD } });
   if (login.status !== 200) throw new Error(`login: ${login.status} ${JSON.stringify(login.body)}`);
   const cookie = /auth_token=[^;]+/.exec(login.headers.get('set-cookie') ?? '')?.[0];
   if (!cookie) throw new Error('login set no auth_token cookie');

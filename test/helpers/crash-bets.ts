@@ -40,7 +40,14 @@ interface BetRow {
   settle_at: number | null;
 }
 
-async function call(base: string, method: string, path: string, cookie: string | null, body?: unknown): Promise<{ status: number; body: any }> {
+/** T is the JSON the caller expects on success. */
+async function call<T = unknown>(
+  base: string,
+  method: string,
+  path: string,
+  cookie: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -181,7 +188,7 @@ export async function betScenario(): Promise<BetCrashScenario> {
         // Half settle automatically: target today (the loop moves their settlement time while the server is down).
         ...(Math.random() < 0.5 ? { target_date: new Date().toISOString().slice(0, 10) } : {}),
       };
-      const res = await call(base, 'POST', '/bet/open', t.cookie, body);
+      const res = await call<{ bet_id: number }>(base, 'POST', '/bet/open', t.cookie, body);
       if (res.status === 403) return null;
       if (res.status !== 200) throw new Error(`open: ${res.status} ${JSON.stringify(res.body)}`);
       openBets.push({ id: res.body.bet_id, owner: t });
@@ -260,7 +267,7 @@ export async function betScenario(): Promise<BetCrashScenario> {
         });
         const cookie = /auth_token=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
         const id = ((await res.json()) as { id: number }).id;
-        const code = await call(base, 'POST', '/chat/link-code', cookie);
+        const code = await call<{ code: string }>(base, 'POST', '/chat/link-code', cookie);
         const chatId = newChatId();
         const hook = await fetch(`${base}/chat/webhook`, {
           method: 'POST',
@@ -279,7 +286,11 @@ export async function betScenario(): Promise<BetCrashScenario> {
       }
       const today = new Date().toISOString().slice(0, 10);
       for (const t of traders) {
-        const res = await call(base, 'POST', '/bet/open', t.cookie, { ticker: pick(TICKERS), direction: 'LONG', target_date: today });
+        const res = await call<{ bet_id: number }>(base, 'POST', '/bet/open', t.cookie, {
+          ticker: pick(TICKERS),
+          direction: 'LONG',
+          target_date: today,
+        });
         assert.equal(res.status, 200);
         openBets.push({ id: res.body.bet_id, owner: t });
       }

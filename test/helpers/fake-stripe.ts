@@ -136,34 +136,42 @@ export class FakeStripe {
       idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? null,
       authorization: req.headers.authorization ?? null,
     });
-    const send = (status: number, json: unknown) => {
+    const send = (status: number, json: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json', 'stripe-should-retry': 'false', 'request-id': `req_${++this.seq}` });
       res.end(JSON.stringify(json));
     };
-    if (this.failing) return send(500, { error: { type: 'api_error', message: 'fake outage' } });
+    if (this.failing) {
+      send(500, { error: { type: 'api_error', message: 'fake outage' } });
+      return;
+    }
     const path = url.pathname;
     if (req.method === 'GET' && path === '/v1/prices') {
       const data = this.prices.filter((p) => params.active !== 'true' || p.active === true);
-      return send(200, { object: 'list', data, has_more: false, url: '/v1/prices' });
+      send(200, { object: 'list', data, has_more: false, url: '/v1/prices' });
+      return;
     }
     if (req.method === 'POST' && path === '/v1/customers') {
-      return send(200, { id: `cus_${++this.seq}`, object: 'customer', email: params.email ?? null, metadata: {} });
+      send(200, { id: `cus_${++this.seq}`, object: 'customer', email: params.email ?? null, metadata: {} });
+      return;
     }
     if (req.method === 'POST' && path === '/v1/checkout/sessions') {
       const id = `cs_test_${++this.seq}`;
-      return send(200, { id, object: 'checkout.session', mode: 'subscription', url: `https://checkout.stripe.test/c/pay/${id}` });
+      send(200, { id, object: 'checkout.session', mode: 'subscription', url: `https://checkout.stripe.test/c/pay/${id}` });
+      return;
     }
     if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
       const id = `bps_${++this.seq}`;
-      return send(200, { id, object: 'billing_portal.session', url: `https://billing.stripe.test/p/session/${id}` });
+      send(200, { id, object: 'billing_portal.session', url: `https://billing.stripe.test/p/session/${id}` });
+      return;
     }
     const sub = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && sub) {
       const s = this.subscriptions.get(decodeURIComponent(sub[1] as string));
-      if (!s) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' } });
-      return send(200, this.subscriptionObject(s));
+      if (s) send(200, this.subscriptionObject(s));
+      else send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' } });
+      return;
     }
-    return send(404, { error: { type: 'invalid_request_error', message: `fake has no ${req.method} ${path}` } });
+    send(404, { error: { type: 'invalid_request_error', message: `fake has no ${req.method} ${path}` } });
   }
 }
 

@@ -91,7 +91,8 @@ const HOSTILE_STRINGS = [
   '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🦄 ܐ 中文 ﷽',
   '\uD800',
   '<script>alert(1)</script>',
-  '${7*7}{{7*7}}',
+  // Template injection: the dollar-brace is meant literally, not a placeholder.
+  '$' + '{7*7}{{7*7}}',
   '__proto__',
   'constructor',
   '',
@@ -353,7 +354,7 @@ export class ContractChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   private readonly validators = new Map<string, ReturnType<Ajv2020['compile']>>();
 
-  constructor(private readonly doc: OpenApiDoc) {
+  constructor(doc: OpenApiDoc) {
     addFormats(this.ajv);
     this.ajv.addSchema({ ...(doc as object), $id: 'openapi' } as never);
   }

@@ -99,7 +99,7 @@ export function racesSuite(opts: { rounds: number }): void {
     const betRow = (id: number) => t.ctx.db.selectFrom('bets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const assertError = (r: RawResponse, status: number) => {
       assert.equal(r.status, status, r.body);
-      assert.deepEqual(Object.keys(r.json()), ['error'], r.body);
+      assert.deepEqual(Object.keys(r.json<object>()), ['error'], r.body);
     };
 
     test('50 parallel opens at capacity: exactly the free slots succeed, the rest get the 403 limit error', async () => {
@@ -115,12 +115,12 @@ export function racesSuite(opts: { rounds: number }): void {
         assert.equal(count(responses, 200), baseBets - already, responses.map((r) => r.status).join(','));
         for (const r of responses.filter((x) => x.status !== 200)) {
           assert.equal(r.status, 403, r.body);
-          const body = r.json();
+          const body = r.json<{ error: string; limit: number }>();
           assert.deepEqual(Object.keys(body).sort(), ['error', 'limit', 'message']);
           assert.equal(body.error, 'LIMIT_REACHED');
           assert.equal(body.limit, baseBets);
         }
-        const ids = new Set(responses.filter((r) => r.status === 200).map((r) => r.json().bet_id));
+        const ids = new Set(responses.filter((r) => r.status === 200).map((r) => r.json<{ bet_id: number }>().bet_id));
         assert.equal(ids.size, baseBets - already, 'every success names its own bet');
         const openRows = await t.ctx.db.selectFrom('bets').select('id').where('user_id', '=', u.id).where('status', '=', 'OPEN').execute();
         assert.equal(openRows.length, baseBets);
@@ -146,7 +146,10 @@ export function racesSuite(opts: { rounds: number }): void {
         assert.equal(count(responses, 200), baseFollows - already, responses.map((r) => r.status).join(','));
         for (const r of responses) {
           if (r.status === 200) assert.deepEqual(r.json(), { success: true });
-          else assert.deepEqual([r.status, r.json().error, r.json().limit], [403, 'LIMIT_REACHED', baseFollows], r.body);
+          else {
+            const body = r.json<{ error: string; limit: number }>();
+            assert.deepEqual([r.status, body.error, body.limit], [403, 'LIMIT_REACHED', baseFollows], r.body);
+          }
         }
         const rows = await t.ctx.db.selectFrom('follows').select('followed_id').where('follower_id', '=', f.id).execute();
         assert.equal(rows.length, baseFollows);
@@ -186,7 +189,7 @@ export function racesSuite(opts: { rounds: number }): void {
             const pair = responses.slice(2 * i, 2 * i + 2);
             assert.equal(count(pair, 200), 1, pair.map((r) => r.body).join(' | '));
             assertError(pair.find((r) => r.status !== 200)!, 400);
-            assert.equal(pair.find((r) => r.status === 200)!.json().gain_percent, 10);
+            assert.equal(pair.find((r) => r.status === 200)!.json<{ gain_percent: number }>().gain_percent, 10);
           });
         } finally {
           setPrice('AAPL', 100);
@@ -212,7 +215,7 @@ export function racesSuite(opts: { rounds: number }): void {
           assertError(close!.status === 200 ? cancel! : close!, 400);
           const bet = await betRow(bets[i]!);
           assert.equal(bet.status, close!.status === 200 ? 'CLOSED' : 'CANCELLED');
-          if (cancel!.status === 200) assert.deepEqual(cancel!.json(), { message: cancel!.json().message, bet_id: bets[i] });
+          if (cancel!.status === 200) assert.deepEqual(cancel!.json(), { message: cancel!.json<{ message: string }>().message, bet_id: bets[i] });
         }
       }
     });
@@ -267,7 +270,7 @@ export function racesSuite(opts: { rounds: number }): void {
       for (const r of onEdge.filter((x) => x.status !== 200)) assertError(r, 400);
       for (const r of onPast) {
         assert.equal(r.status, 403, r.body);
-        assert.deepEqual(Object.keys(r.json()).sort(), ['error', 'message']);
+        assert.deepEqual(Object.keys(r.json<object>()).sort(), ['error', 'message']);
       }
       assert.equal((await betRow(edge)).status, 'CANCELLED');
       const untouched = await betRow(past);

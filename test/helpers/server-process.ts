@@ -38,8 +38,7 @@ export function startServer(env: Record<string, string>): ServerProcess {
   let buffer = '';
   child.stdout!.on('data', (chunk) => {
     buffer += String(chunk);
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       let entry: Record<string, unknown>;

@@ -47,7 +47,7 @@ const PRIVATE = /^(email|password|password_hash|follow_capacity|bet_capacity|ext
 /** Fails when any key at any depth of a public response names private account data. */
 export function assertNoPrivateFields(body: unknown, where = 'body'): void {
   if (Array.isArray(body)) {
-    body.forEach((v, i) => assertNoPrivateFields(v, `${where}[${i}]`));
+    for (const [i, v] of body.entries()) assertNoPrivateFields(v, `${where}[${i}]`);
     return;
   }
   if (body === null || typeof body !== 'object') return;

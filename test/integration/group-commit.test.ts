@@ -76,7 +76,7 @@ describe('SQLite group commit', () => {
             s.on('end', () => resolve(text));
           }),
       );
-      sockets.forEach((s, i) => s.write(`GET /${i} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`));
+      for (const [i, s] of sockets.entries()) s.write(`GET /${i} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`);
       for (const text of await Promise.all(answers)) assert.match(text, /^HTTP\/1\.1 200[\s\S]*ok$/);
     } finally {
       server.close();

@@ -50,7 +50,7 @@ forEachDialect('HTTP edges: bad input and headers', (dialect) => {
   });
 
   test('no coercion of JSON bodies: "10" or [10] is not a string/number swap', async () => {
-    const asNumber = await raw(JSON.stringify({ email: 'a@b.test', password: 12345678901234567 }));
+    const asNumber = await raw('{"email":"a@b.test","password":12345678901234567}');
     assert.equal(asNumber.statusCode, 400);
     const asArray = await raw(JSON.stringify({ email: ['a@b.test'], password: 'x' }));
     assert.equal(asArray.statusCode, 400);

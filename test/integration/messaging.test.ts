@@ -532,7 +532,16 @@ forEachDialect('outbox workers racing', (dialect) => {
     const real = t.ctx.chatTransport;
     const sent: string[] = [];
     const options = { database: t.ctx.database, clock: t.clock, log: t.app.log, webUrl: t.ctx.config.webUrl, leaseMs: 1000, batchSize: 10 };
-    const other = new OutboxWorker({ ...options, transport: { name: real.name, send: async (n) => (sent.push(n.chatId), real.send(n)) } });
+    const other = new OutboxWorker({
+      ...options,
+      transport: {
+        name: real.name,
+        send: async (n) => {
+          sent.push(n.chatId);
+          return real.send(n);
+        },
+      },
+    });
     let sends = 0;
     const slow = new OutboxWorker({
       ...options,

@@ -19,7 +19,7 @@ forEachDialect('payments: Stripe', (dialect) => {
   });
 
   const stripe = stripeDriver(() => t, fake);
-  const { nowSeconds, deliver, completed, subEvent, customerWithSubscription } = stripe;
+  const { deliver, completed, subEvent, customerWithSubscription } = stripe;
   const me = async (u: TestUser) => (await t.app.inject({ method: 'GET', url: '/me', headers: { cookie: u.cookie } })).json();
   const post = (url: string, u?: TestUser, payload?: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url, payload: payload as object, headers: { ...(u ? { cookie: u.cookie } : {}), ...headers } });

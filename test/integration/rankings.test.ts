@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { SettlementWorker } from '../../src/jobs/settlement.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { findBetById } from '../../src/repositories/bets.js';
-import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
+import { createTestApp, registerAndLogin, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
 import { insertTestUser } from '../helpers/users.js';
@@ -190,7 +190,7 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       assert.ok(l.mean_alpha > s.mean_alpha);
       assert.ok(s.rank < l.rank, `steady ${s.rank} above lucky ${l.rank}`);
       // The whole answer is in order: skill, then n, then id; ranks count from 1.
-      rows.forEach((r, i) => assert.equal(r.rank, i + 1));
+      for (const [i, r] of rows.entries()) assert.equal(r.rank, i + 1);
       for (let i = 1; i < rows.length; i++) {
         const [p, q] = [rows[i - 1], rows[i]];
         assert.ok(p.skill > q.skill || (p.skill === q.skill && (p.n > q.n || (p.n === q.n && p.id < q.id))), `order at ${i}`);

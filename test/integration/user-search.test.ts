@@ -27,7 +27,7 @@ forEachDialect('user search', (dialect) => {
 
   test('case-insensitive substring match, exact then prefix then substring', async () => {
     const s = stem();
-    const made = [`x_${s}`, `${s}_zz`, `${s.toUpperCase()}`, `A${s}b`, `${s}A`, 'unrelated_' + stem()];
+    const made = [`x_${s}`, `${s}_zz`, `${s.toUpperCase()}`, `A${s}b`, `${s}A`, `unrelated_${stem()}`];
     for (const n of made) await insertTestUser(t.ctx, n);
     const rows = await search(s.toUpperCase());
     assert.deepEqual(names(rows), [s.toUpperCase(), `${s}A`, `${s}_zz`, `A${s}b`, `x_${s}`]);

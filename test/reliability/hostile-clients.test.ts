@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import type { HTTPMethods, LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
 import { testConfig } from '../../src/config.js';
 import { cookieFrom, createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser, uniqueName } from '../helpers/app.js';
@@ -29,16 +29,29 @@ interface Operation {
   responses: string[];
 }
 
-type Doc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+// The parts of the document the sweep reads.
+interface Schema {
+  $ref?: string;
+  properties?: Record<string, unknown>;
+}
+
+interface DocOperation {
+  parameters?: Array<{ in: string; name: string }>;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  security?: unknown[];
+  responses?: Record<string, unknown>;
+}
+
+type Doc = { paths: Record<string, Record<string, DocOperation>>; components: { schemas: Record<string, Schema> } };
 
 /** Every operation of the document, with what it takes. */
 function operationsOf(doc: Doc): Operation[] {
-  const resolve = (s: any): any => (s?.$ref ? doc.components.schemas[String(s.$ref).split('/').pop()!] : s);
+  const resolve = (s: Schema | undefined): Schema | undefined => (s?.$ref ? doc.components.schemas[String(s.$ref).split('/').pop()!] : s);
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (method === 'parameters' || method === 'head') continue;
-      const params: Array<{ in: string; name: string }> = op.parameters ?? [];
+      const params = op.parameters ?? [];
       const body = resolve(op.requestBody?.content?.['application/json']?.schema);
       ops.push({
         method: method.toUpperCase(),
@@ -135,7 +148,7 @@ forEachDialect('hostile clients', (dialect) => {
   after(() => t.close());
 
   /** The request an operation makes against A's objects. */
-  function requestFor(op: Operation): { method: any; url: string; payload?: object } {
+  function requestFor(op: Operation): { method: HTTPMethods; url: string; payload?: object } {
     const values: Record<string, string | number> = {
       bet_id: mine.openBet,
       user_id: a.id,

@@ -59,7 +59,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
   });
 
   const webhook = (update: object, instance: number) =>
-    new RoundRobin(bases).request('POST', '/chat/webhook', {
+    new RoundRobin(bases).request<{ method: string }>('POST', '/chat/webhook', {
       body: update,
       instance,
       headers: { 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET },
@@ -68,7 +68,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
   /** Links a Telegram chat to the user: code from one instance, /start through another's webhook. */
   async function linkChat(user: ClusterUser): Promise<number> {
     const chatId = newChatId();
-    const code = await user.client.request('POST', '/chat/link-code', { cookie: user.cookie });
+    const code = await user.client.request<{ code: string }>('POST', '/chat/link-code', { cookie: user.cookie });
     assert.equal(code.status, 200);
     const hook = await webhook(textUpdate(chatId, `/start ${code.body.code}`), 1);
     assert.equal(hook.status, 200);
@@ -76,7 +76,11 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
   }
 
   async function open(user: ClusterUser, body: object, instance?: number) {
-    return user.client.request('POST', '/bet/open', { cookie: user.cookie, body, ...(instance !== undefined ? { instance } : {}) });
+    return user.client.request<{ bet_id?: number; error?: string }>('POST', '/bet/open', {
+      cookie: user.cookie,
+      body,
+      ...(instance !== undefined ? { instance } : {}),
+    });
   }
 
   test('every instance migrated the one schema once and serves', async () => {
@@ -92,7 +96,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
   test('a session made on one instance works on the others; logout on one revokes it on all at once', async () => {
     const user = await registerUser(bases);
     for (let i = 0; i < INSTANCES; i++) {
-      const me = await user.client.request('GET', '/me', { cookie: user.cookie, instance: i });
+      const me = await user.client.request<{ id: number }>('GET', '/me', { cookie: user.cookie, instance: i });
       assert.equal(me.status, 200, `instance ${i}`);
       assert.equal(me.body.id, user.id);
     }
