@@ -26,7 +26,7 @@ export type WebhookOutcome = 'applied' | 'unchanged' | 'replay' | 'ignored';
 
 class AlreadyApplied extends Error {}
 
-/** The event, or 400 when the signature is missing, forged, stale, or the body was altered. */
+/** The event, or 400 when the signature is missing, forged, stale or dated ahead beyond the tolerance, or the body was altered. */
 export function verifiedEvent(ctx: AppContext, stripe: StripePaymentProvider, rawBody: Buffer, signature: string | undefined): Stripe.Event {
   if (!signature) throw badRequest('Missing Stripe-Signature header');
   try {

@@ -8,8 +8,22 @@ import type { StripePlan } from '../../schemas/payments.js';
 import { type CheckoutParams, type PaymentProvider, PaymentProviderError } from './types.js';
 
 export const PLANS_CACHE_MS = 60_000;
-/** Stripe's own default: a signature older than this is refused (replays of captured requests). */
+/**
+ * Stripe's own default: a signature older than this is refused (replays of
+ * captured requests), and so is one dated further ahead (the SDK checks only
+ * the past; a future date would stretch a captured delivery's replay window).
+ */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** The `t=` of a Stripe-Signature header, read as the SDK reads it (the last one counts); null without one. */
+export function signatureTimestamp(header: string): number | null {
+  let timestamp: number | null = null;
+  for (const item of header.split(',')) {
+    const [key, value] = item.split('=');
+    if (key === 't') timestamp = Number.parseInt(value ?? '', 10);
+  }
+  return timestamp !== null && Number.isFinite(timestamp) ? timestamp : null;
+}
 
 export interface StripeOptions {
   secretKey: string;
@@ -153,8 +167,14 @@ export class StripePaymentProvider implements PaymentProvider {
     }
   }
 
-  /** The event, if the signature over the raw body is valid and recent; throws Stripe's SignatureVerificationError otherwise. */
+  /** The event, if the signature over the raw body is valid and dated within the tolerance of now; throws Stripe's SignatureVerificationError otherwise. */
   verifyEvent(rawBody: Buffer, signature: string, nowMs: number): Stripe.Event {
+    const signedAt = signatureTimestamp(signature);
+    if (signedAt !== null && signedAt - Math.floor(nowMs / 1000) > SIGNATURE_TOLERANCE_SECONDS) {
+      throw new Stripe.errors.StripeSignatureVerificationError(signature, rawBody, {
+        message: 'Timestamp outside the tolerance zone (in the future)',
+      });
+    }
     return this.client.webhooks.constructEvent(rawBody, signature, this.opts.webhookSecret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
   }
 
