@@ -72,6 +72,12 @@ export const REDACT = [
   '*.token',
 ];
 
+const throttleLimits = (config: Config) => ({
+  freeFailures: config.rateLimits.loginFailuresBeforeDelay,
+  accountFreeFailures: config.accountThrottle.failuresBeforeDelay,
+  accountMaxDelayMs: config.accountThrottle.maxDelayMs,
+});
+
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const ownsDatabase = deps.database === undefined;
   const database = deps.database ?? openDatabase(config.database);
@@ -128,11 +134,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       db: database.db,
       dialect: database.dialect,
       clock,
-      passwords: new PasswordHasher(config.hashConcurrency),
+      passwords: new PasswordHasher(
+        {
+          concurrency: config.hashConcurrency,
+          maxWaiting: config.hashQueue.maxWaiting,
+          maxWaitMs: config.hashQueue.maxWaitMs,
+          // A fair share is a rate limit: off with them (local automation logs in from one address).
+          perClient: config.rateLimits.enabled ? config.hashQueue.perClient : Number.POSITIVE_INFINITY,
+        },
+        deps.passwordHashing,
+      ),
       tokens: new SessionTokens(jwtSecret),
-      loginThrottle: redis
-        ? new RedisLoginThrottle(redis, config.rateLimits.loginFailuresBeforeDelay)
-        : new MemoryLoginThrottle(config.rateLimits.loginFailuresBeforeDelay),
+      loginThrottle: redis ? new RedisLoginThrottle(redis, throttleLimits(config)) : new MemoryLoginThrottle(throttleLimits(config)),
       redis,
       betEvents: new BetEvents(database),
       metrics,

@@ -39,6 +39,22 @@ export interface Config {
   bodyLimitBytes: number;
   /** How many argon2 hashes may run at once (each takes a libuv thread). */
   hashConcurrency: number;
+  /** The per-account ceiling on failed password checks, beside rateLimits' per IP+account one (with rate limits on). */
+  accountThrottle: {
+    /** Failures on one account, from any address within an hour, before every address waits. */
+    failuresBeforeDelay: number;
+    /** The longest wait it imposes. */
+    maxDelayMs: number;
+  };
+  /** The queue in front of the hashes (src/services/passwords.ts). */
+  hashQueue: {
+    /** Hashes that may wait beyond those running; more get 503 at once. */
+    maxWaiting: number;
+    /** The longest one waits before it gets 503. */
+    maxWaitMs: number;
+    /** Places one address, or one account, may hold (with rate limits on); more get 429 at once. */
+    perClient: number;
+  };
   prices: {
     provider: 'simulated' | 'finnhub';
     finnhubApiKey: string | null;
@@ -221,6 +237,15 @@ export function loadConfig(env: Env = process.env): Config {
     },
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     hashConcurrency: int(env, 'HASH_CONCURRENCY', 2, 1, 64),
+    accountThrottle: {
+      failuresBeforeDelay: int(env, 'ACCOUNT_FAILURES_BEFORE_DELAY', 20, 1, 1_000_000),
+      maxDelayMs: int(env, 'ACCOUNT_MAX_DELAY_SECONDS', 60, 1, 3600) * 1000,
+    },
+    hashQueue: {
+      maxWaiting: int(env, 'HASH_QUEUE_MAX', 16, 0, 1_000_000),
+      maxWaitMs: int(env, 'HASH_QUEUE_WAIT_MS', 1000, 1, 60_000),
+      perClient: int(env, 'HASH_QUEUE_PER_CLIENT', 4, 1, 1_000_000),
+    },
     prices: {
       provider,
       finnhubApiKey,

@@ -13,7 +13,7 @@ import type { StripePaymentProvider } from './providers/payments/stripe.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { BetEvents } from './services/bet-events.js';
 import type { LoginThrottle } from './services/login-throttle.js';
-import type { PasswordHasher } from './services/passwords.js';
+import type { PasswordHasher, PasswordHashing } from './services/passwords.js';
 import type { SharedAnswers } from './services/shared-answers.js';
 import type { SessionTokens } from './services/tokens.js';
 
@@ -64,4 +64,6 @@ export interface AppDeps {
   webDistDir?: string;
   /** Replaces the transport chosen from config.telegram. */
   chatTransport?: ChatTransport;
+  /** The hashing behind the password queue instead of argon2id (tests inject a fake with controlled latency). */
+  passwordHashing?: PasswordHashing;
 }

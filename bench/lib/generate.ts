@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import pg from 'pg';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { PasswordHasher } from '../../src/services/passwords.js';
+import { argon2Hashing } from '../../src/services/passwords.js';
 import { type BulkTarget, postgresTarget, sqliteTarget } from './bulk.js';
 import { BET_COLUMNS, CHAT_LINK_COLUMNS, FOLLOW_COLUMNS, Population, USER_COLUMNS } from './dataset.js';
 import { DATASET_VERSION, type Preset } from './presets.js';
@@ -60,7 +60,7 @@ export async function generate(
   let bulk: BulkTarget | null = null;
   try {
     await phase('migrate', () => migrateToLatest(handle));
-    const hash = await new PasswordHasher(1).hash(BENCH_PASSWORD);
+    const hash = await argon2Hashing().hash(BENCH_PASSWORD);
     if (handle.sqlite) handle.sqlite.pragma('journal_mode = MEMORY');
     bulk = handle.sqlite ? sqliteTarget(handle.sqlite) : await postgresTarget((target as { url: string }).url, handle.pgSchema!);
     const b = bulk;

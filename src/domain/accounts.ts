@@ -9,6 +9,27 @@ export function usernameKey(username: string): string {
   return username.toLowerCase();
 }
 
+/**
+ * Why a username is refused beyond its schema pattern, or null. Names that
+ * start with "deleted" (any case) are reserved, so no account can look like a
+ * deleted one; accounts that took such a name before the rule keep it.
+ */
+export function usernameProblem(username: string): string | null {
+  if (/^deleted/i.test(username)) return 'Usernames starting with "deleted" are reserved; choose another';
+  return null;
+}
+
+/**
+ * What a deleted account's username and email become. The ':' is outside the
+ * username alphabet and makes the address fail the email format (its domain is
+ * under the reserved .invalid TLD too), so registration can never produce
+ * either value and no account, taken before or after, can block a deletion.
+ * Deletion itself is the users.deleted_at flag, never these values.
+ */
+export function deletedIdentity(userId: number): { username: string; email: string } {
+  return { username: `deleted:${userId}`, email: `deleted:${userId}@deleted.invalid` };
+}
+
 /** Emails are compared lower-cased. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { deletedIdentity } from '../domain/accounts.js';
 
 export async function deleteOtherSessions(db: Db, userId: number, keepSessionId: string): Promise<void> {
   await db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keepSessionId).execute();
@@ -7,16 +8,17 @@ export async function deleteOtherSessions(db: Db, userId: number, keepSessionId:
 /**
  * Removes what identifies a person: email, password hash, sessions, follows,
  * payment ids, leaderboard row. Bets stay (the record names users by id only);
- * the public name becomes anonymous.
+ * the public name becomes anonymous, a value no registration can hold, so
+ * this update cannot meet a unique violation.
  */
 export async function anonymiseUser(db: Db, userId: number, now: number): Promise<void> {
-  const anonymous = `deleted_${userId}`;
+  const anonymous = deletedIdentity(userId);
   await db
     .updateTable('users')
     .set({
-      username: anonymous,
-      username_lower: anonymous,
-      email: `${anonymous}@deleted.invalid`,
+      username: anonymous.username,
+      username_lower: anonymous.username,
+      email: anonymous.email,
       password_hash: '',
       pay_customer_id: null,
       pay_subscription_id: null,

@@ -23,12 +23,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ref(RegisterRequestSchema),
         response: {
           201: ref(MessageResponseSchema),
-          ...errorResponses(400, 403, 409, 413, 415, 429, 500),
+          ...errorResponses(400, 403, 409, 413, 415, 429, 500, 503),
         },
       },
     },
     async (request, reply) => {
-      await register(ctx, request.body);
+      await register(ctx, request.ip, request.body);
       return reply.code(201).send({ message: 'Account created; log in to start a session' });
     },
   );
@@ -41,7 +41,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['accounts'],
         summary: 'Log in; sets the auth_token session cookie',
         body: ref(LoginRequestSchema),
-        response: { 200: ref(UserSchema), ...errorResponses(400, 401, 403, 413, 415, 429) },
+        response: { 200: ref(UserSchema), ...errorResponses(400, 401, 403, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {

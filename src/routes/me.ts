@@ -22,11 +22,11 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change the password (needs the current one; signs out every other session)',
         security: COOKIE_AUTH,
         body: ref(ChangePasswordRequestSchema),
-        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request) => {
-      await changePassword(ctx, principalOf(request), request.body.current_password, request.body.new_password);
+      await changePassword(ctx, principalOf(request), request.ip, request.body.current_password, request.body.new_password);
       return { message: 'Password changed; other sessions were signed out' };
     },
   );
@@ -40,11 +40,11 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Delete the account (needs the password); bets stay in the record under an anonymous name',
         security: COOKIE_AUTH,
         body: ref(DeleteAccountRequestSchema),
-        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request, reply) => {
-      await deleteAccount(ctx, principalOf(request), request.body.password);
+      await deleteAccount(ctx, principalOf(request), request.ip, request.body.password);
       clearSessionCookie(app, reply);
       return { message: 'Account deleted' };
     },

@@ -9,29 +9,31 @@ import { anonymiseUser, deleteOtherSessions } from '../repositories/account-cont
 import { betsPageAfter } from '../repositories/export.js';
 import { findUserById, updatePasswordHash } from '../repositories/users.js';
 import type { ExportedBet } from '../schemas/me.js';
-import type { Principal } from './accounts.js';
+import { checkPassword, type Principal } from './accounts.js';
 
-async function checkPassword(ctx: AppContext, userId: number, password: string) {
-  const user = await findUserById(ctx.db, userId);
+/** The caller's row once their password is confirmed: throttled and queued as a login (services/accounts.ts). */
+async function confirmPassword(ctx: AppContext, who: Principal, ip: string, password: string) {
+  const user = await findUserById(ctx.db, who.userId);
   if (!user) throw notFound('User not found');
-  if (!(await ctx.passwords.verify(user.password_hash, password))) throw forbidden('Password is incorrect');
+  // Keyed by the account's email, as /login is: guesses here and there add up.
+  if (!(await checkPassword(ctx, ip, user.email, password, async () => user))) throw forbidden('Password is incorrect');
   return user;
 }
 
 /** Needs the current password; every other session is revoked, this one stays. */
-export async function changePassword(ctx: AppContext, who: Principal, current: string, next: string): Promise<void> {
+export async function changePassword(ctx: AppContext, who: Principal, ip: string, current: string, next: string): Promise<void> {
   const problem = passwordProblem(next, ctx.config.commonPasswords);
   if (problem) throw badRequest(problem);
-  await checkPassword(ctx, who.userId, current);
-  const hash = await ctx.passwords.hash(next);
+  const user = await confirmPassword(ctx, who, ip, current);
+  const hash = await ctx.passwords.hash(next, { ip, account: user.email });
   await ctx.database.transaction(async (trx) => {
     await updatePasswordHash(trx, who.userId, hash);
     await deleteOtherSessions(trx, who.userId, who.sessionId);
   });
 }
 
-export async function deleteAccount(ctx: AppContext, who: Principal, password: string): Promise<void> {
-  await checkPassword(ctx, who.userId, password);
+export async function deleteAccount(ctx: AppContext, who: Principal, ip: string, password: string): Promise<void> {
+  await confirmPassword(ctx, who, ip, password);
   await ctx.database.transaction(async (trx) => {
     await anonymiseUser(trx, who.userId, ctx.clock.now());
     // Parts of the service holding more personal data (chat links, …) remove it in the same transaction.

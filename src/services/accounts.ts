@@ -2,7 +2,7 @@
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { UserRow } from '../db/tables.js';
-import { capacitiesOf, normalizeEmail, passwordProblem, usernameKey } from '../domain/accounts.js';
+import { capacitiesOf, normalizeEmail, passwordProblem, usernameKey, usernameProblem } from '../domain/accounts.js';
 import { badRequest, conflict, notFound, tooManyRequests, unauthorized } from '../errors.js';
 import { findUserByEmail, findUserById, insertUser } from '../repositories/users.js';
 import { deleteSession, findLiveSession, insertSession } from '../repositories/sessions.js';
@@ -19,10 +19,11 @@ export function toUser(ctx: AppContext, row: UserRow): User {
   };
 }
 
-export async function register(ctx: AppContext, req: RegisterRequest): Promise<void> {
-  const problem = passwordProblem(req.password, ctx.config.commonPasswords);
+export async function register(ctx: AppContext, ip: string, req: RegisterRequest): Promise<void> {
+  const problem = usernameProblem(req.username) ?? passwordProblem(req.password, ctx.config.commonPasswords);
   if (problem) throw badRequest(problem);
-  const hash = await ctx.passwords.hash(req.password);
+  // No account yet: the hash queue counts registrations by address.
+  const hash = await ctx.passwords.hash(req.password, { ip });
   try {
     await insertUser(ctx.db, {
       username: req.username,
@@ -48,20 +49,46 @@ const INVALID_LOGIN = 'Invalid email or password';
 export async function login(ctx: AppContext, ip: string, email: string, password: string): Promise<LoginResult> {
   const account = normalizeEmail(email);
   const now = ctx.clock.now();
-  if (ctx.config.rateLimits.enabled) {
-    // Counted as a failure from here on, until the password proves right.
-    const wait = await ctx.loginThrottle.claim(ip, account, now);
-    if (wait > 0) throw tooManyRequests(Math.ceil(wait / 1000));
-  }
-  const row = await findUserByEmail(ctx.db, account);
-  const ok = row ? await ctx.passwords.verify(row.password_hash, password) : await ctx.passwords.verifyDummy(password);
-  if (!row || !ok) throw unauthorized(INVALID_LOGIN);
-  if (ctx.config.rateLimits.enabled) await ctx.loginThrottle.recordSuccess(ip, account);
+  const row = await checkPassword(ctx, ip, account, password, () => findUserByEmail(ctx.db, account));
+  if (!row) throw unauthorized(INVALID_LOGIN);
   const sessionId = SessionTokens.newSessionId();
   const ttl = ctx.config.sessionTtlSeconds;
   await insertSession(ctx.db, { id: sessionId, user_id: row.id, created_at: now, expires_at: now + ttl * 1000 });
   const token = await ctx.tokens.sign({ userId: row.id, sessionId }, now, ttl);
   return { user: toUser(ctx, row), token };
+}
+
+/**
+ * Every password check (login, and the password a signed-in user confirms
+ * with): a place in the hash queue first (429 or 503 at once when the
+ * address or account holds its share, or the queue is full; nothing is
+ * counted then), then the failure throttle for ip+account (429 with
+ * Retry-After), then the verification. The row when the password is right,
+ * else null; an account that does not exist costs the same work.
+ */
+export async function checkPassword(
+  ctx: AppContext,
+  ip: string,
+  account: string,
+  password: string,
+  find: () => Promise<UserRow | undefined>,
+): Promise<UserRow | null> {
+  const place = ctx.passwords.reserve({ ip, account });
+  try {
+    const throttled = ctx.config.rateLimits.enabled;
+    if (throttled) {
+      // Counted as a failure from here on, until the password proves right.
+      const wait = await ctx.loginThrottle.claim(ip, account, ctx.clock.now());
+      if (wait > 0) throw tooManyRequests(Math.ceil(wait / 1000));
+    }
+    const row = await find();
+    const ok = row ? await place.verify(row.password_hash, password) : await place.verifyDummy(password);
+    if (!row || !ok) return null;
+    if (throttled) await ctx.loginThrottle.recordSuccess(ip, account);
+    return row;
+  } finally {
+    place.release();
+  }
 }
 
 export interface Principal {

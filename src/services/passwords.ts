@@ -1,38 +1,187 @@
 // Password hashing with argon2id. Hashes run on libuv's thread pool, never on
-// the event loop; the semaphore bounds how many run at once so a burst of
-// logins cannot starve other work of threads and memory.
+// the event loop; a bounded, fair queue decides which requests get a thread:
+// - at most `concurrency` hashes run at once, so a burst cannot starve other
+//   work of threads and memory;
+// - at most `maxWaiting` more wait, each at most `maxWaitMs`: beyond that the
+//   answer is 503 with Retry-After at once, so a flood cannot build a line
+//   that every later login must sit through;
+// - one address, and one account, hold at most `perClient` of the places
+//   (running or waiting): beyond that the answer is 429 at once, so a flood
+//   from one address or against one account leaves room for everyone else.
 import argon2 from 'argon2';
-import { Semaphore } from '../lib/semaphore.js';
+import { serviceUnavailable, tooManyRequests } from '../errors.js';
 
 // OWASP's minimum for argon2id: 19 MiB, 2 iterations, 1 lane.
 const OPTIONS = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
-export class PasswordHasher {
-  private readonly gate: Semaphore;
-  private dummy: Promise<string> | null = null;
+/** The hashing itself, without queueing; tests inject a fake with controlled latency. */
+export interface PasswordHashing {
+  hash(password: string): Promise<string>;
+  /** False for a wrong password and for a hash it cannot read. */
+  verify(hash: string, password: string): Promise<boolean>;
+}
 
-  constructor(concurrency: number) {
-    this.gate = new Semaphore(concurrency);
-  }
-
-  hash(password: string): Promise<string> {
-    return this.gate.run(() => argon2.hash(password, OPTIONS));
-  }
-
-  async verify(hash: string, password: string): Promise<boolean> {
-    return this.gate.run(async () => {
+export function argon2Hashing(): PasswordHashing {
+  return {
+    hash: (password) => argon2.hash(password, OPTIONS),
+    async verify(hash, password) {
       try {
         return await argon2.verify(hash, password);
       } catch {
         return false;
       }
-    });
+    },
+  };
+}
+
+export interface HashQueueLimits {
+  /** Hashes running at once. */
+  concurrency: number;
+  /** Hashes that may wait for a thread beyond those running. */
+  maxWaiting: number;
+  /** How long one may wait before it is refused (503). */
+  maxWaitMs: number;
+  /** Places (running or waiting) one address, or one account, may hold; Infinity for no share. */
+  perClient: number;
+}
+
+/** Whom a hash is done for: the client's address, and the account when there is one. */
+export interface HashClaimant {
+  ip: string;
+  account?: string;
+}
+
+/** One place in the queue: used for one hash or verification, then given back. */
+export interface HashPlace {
+  hash(password: string): Promise<string>;
+  verify(hash: string, password: string): Promise<boolean>;
+  /** Spends the same work as a real verification, for an email with no account, so timing does not reveal which emails exist. */
+  verifyDummy(password: string): Promise<false>;
+  /** Gives back a place that will not be used (later calls do nothing). */
+  release(): void;
+}
+
+interface Waiter {
+  /** Given a thread (synchronously, by whoever passes it on). */
+  start(): void;
+  cancel(): void;
+}
+
+export class PasswordHasher {
+  private running = 0;
+  private readonly waiting: Waiter[] = [];
+  private readonly held = new Map<string, number>();
+  private dummy: Promise<string> | null = null;
+
+  constructor(
+    private readonly limits: HashQueueLimits,
+    /** The hashing behind the queue (argon2id unless a test injects another). */
+    readonly hashing: PasswordHashing = argon2Hashing(),
+  ) {}
+
+  /** Hashes running and waiting now. */
+  get load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
   }
 
-  /** Spends the same time as a real verification, for an email with no account, so timing does not reveal which emails exist. */
-  async verifyDummy(password: string): Promise<false> {
-    this.dummy ??= argon2.hash('dummy password for timing equalisation', OPTIONS);
-    await this.verify(await this.dummy, password);
-    return false;
+  /**
+   * Takes a place in the queue at once, or throws: 429 when the address or
+   * the account already holds its share, 503 when the queue is full. Taking
+   * the place first lets a caller refuse early, before any other check counts
+   * the attempt. The place is given back by its one hash, or by release().
+   */
+  reserve(who: HashClaimant): HashPlace {
+    const keys = [`ip:${who.ip}`, ...(who.account === undefined ? [] : [`account:${who.account}`])];
+    if (keys.some((k) => (this.held.get(k) ?? 0) >= this.limits.perClient)) throw tooManyRequests(1);
+    let granted = false;
+    let released = false;
+    let waiter: Waiter | null = null;
+    /** Why the place was taken back before its turn (it waited too long). */
+    let refusal: Error | null = null;
+    const release = () => {
+      if (released) return;
+      released = true;
+      for (const k of keys) {
+        const n = (this.held.get(k) ?? 1) - 1;
+        if (n <= 0) this.held.delete(k);
+        else this.held.set(k, n);
+      }
+      if (granted) this.next();
+      else if (waiter) {
+        const i = this.waiting.indexOf(waiter);
+        if (i >= 0) this.waiting.splice(i, 1);
+        waiter.cancel();
+      }
+    };
+    let turn: Promise<void>;
+    if (this.running < this.limits.concurrency) {
+      this.running++;
+      granted = true;
+      turn = Promise.resolve();
+    } else {
+      if (this.waiting.length >= this.limits.maxWaiting) throw this.busy();
+      turn = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          refusal = this.busy();
+          release();
+          reject(refusal);
+        }, this.limits.maxWaitMs);
+        timer.unref();
+        const w: Waiter = {
+          start: () => {
+            clearTimeout(timer);
+            granted = true;
+            resolve();
+          },
+          cancel: () => clearTimeout(timer),
+        };
+        waiter = w;
+        this.waiting.push(w);
+      });
+      // Whoever uses the place sees the refusal; a place never used must not be an unhandled rejection.
+      turn.catch(() => undefined);
+    }
+    for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
+
+    const use = async <T>(work: () => Promise<T>): Promise<T> => {
+      if (released) throw refusal ?? new Error('a hash place is used once');
+      try {
+        await turn;
+        return await work();
+      } finally {
+        release();
+      }
+    };
+    return {
+      hash: (password) => use(() => this.hashing.hash(password)),
+      verify: (hash, password) => use(() => this.hashing.verify(hash, password)),
+      verifyDummy: (password) =>
+        use(async () => {
+          this.dummy ??= this.hashing.hash('dummy password for timing equalisation');
+          await this.hashing.verify(await this.dummy, password);
+          return false as const;
+        }),
+      release,
+    };
+  }
+
+  hash(password: string, who: HashClaimant): Promise<string> {
+    return this.reserve(who).hash(password);
+  }
+
+  verify(hash: string, password: string, who: HashClaimant): Promise<boolean> {
+    return this.reserve(who).verify(hash, password);
+  }
+
+  /** A running hash finished or gave its thread back: the next in line starts. */
+  private next(): void {
+    const waiter = this.waiting.shift();
+    if (waiter) waiter.start();
+    else this.running--;
+  }
+
+  /** The queue is full: come back after about the longest wait it allows. */
+  private busy() {
+    return serviceUnavailable('Too many password checks in progress; retry shortly', Math.max(1, Math.ceil(this.limits.maxWaitMs / 1000)));
   }
 }

@@ -3,7 +3,9 @@ import { after, before, test } from 'node:test';
 import type { NewBet } from '../../src/db/tables.js';
 import { EXPORT_PAGE } from '../../src/services/account-control.js';
 import { forEachDialect } from '../helpers/db.js';
-import { cookieFrom, createTestApp, PASSWORD, registerAndLogin, type TestApp } from '../helpers/app.js';
+import { usernameKey } from '../../src/domain/accounts.js';
+import { insertUser } from '../../src/repositories/users.js';
+import { cookieFrom, createTestApp, PASSWORD, registerAndLogin, type TestApp, uniqueName } from '../helpers/app.js';
 
 const NEW_PASSWORD = 'another perfectly fine passphrase';
 
@@ -79,7 +81,7 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
     assert.equal((await me(u.cookie)).statusCode, 401);
     assert.equal((await login(u.email, PASSWORD)).statusCode, 401);
     const row = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
-    assert.equal(row.username, `deleted_${u.id}`);
+    assert.equal(row.username, `deleted:${u.id}`, 'a name registration cannot produce');
     assert.notEqual(row.email, u.email);
     assert.equal(row.password_hash, '');
     assert.ok(row.deleted_at);
@@ -94,6 +96,55 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
     // The name and email are free again.
     const again = await t.app.inject({ method: 'POST', url: '/register', payload: { username: u.username, email: u.email, password: PASSWORD } });
     assert.equal(again.statusCode, 201);
+  });
+
+  /** An account made before names starting with "deleted" were reserved (registration refuses them now). */
+  const insertLive = async (username: string, email: string, password_hash = '$argon2id$not-a-real-hash') =>
+    insertUser(t.ctx.db, { username, username_lower: usernameKey(username), email, password_hash, created_at: t.clock.now() });
+  const deleteMe = (cookie: string) => t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie }, payload: { password: PASSWORD } });
+
+  test('deletion cannot be blocked by any name or email taken before, for this id or ids not yet issued', async () => {
+    const u = await registerAndLogin(t.app);
+    // The old anonymous form (deleted_<id>, deleted_<id>@deleted.invalid), taken by live accounts.
+    const later = Array.from({ length: 6 }, (_, i) => u.id + 10 + i);
+    for (const name of [`deleted_${u.id}`, `Deleted_${u.id}`, 'Deleted_42', ...later.map((id) => `deleted_${id}`)]) {
+      if (!(await t.ctx.db.selectFrom('users').select('id').where('username_lower', '=', usernameKey(name)).executeTakeFirst())) {
+        await insertLive(name, `${usernameKey(name)}@deleted.invalid`);
+      }
+    }
+    // Emails are not reserved: registration may still take one of the old form.
+    const username = uniqueName();
+    const email = `deleted_${u.id + 100}@deleted.invalid`;
+    assert.equal((await t.app.inject({ method: 'POST', url: '/register', payload: { username, email, password: PASSWORD } })).statusCode, 201);
+
+    assert.equal((await deleteMe(u.cookie)).statusCode, 200);
+    const row = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
+    assert.ok(row.deleted_at);
+    assert.equal((await login(u.email, PASSWORD)).statusCode, 401);
+
+    // Accounts that get the ids whose old anonymous names are taken delete as well.
+    const covered: number[] = [];
+    for (let n = 0; n < 40 && covered.length < later.length; n++) {
+      const v = await registerAndLogin(t.app);
+      assert.equal((await deleteMe(v.cookie)).statusCode, 200, `deleting #${v.id}`);
+      if (later.includes(v.id)) covered.push(v.id);
+      if (v.id > later[later.length - 1]!) break;
+    }
+    assert.ok(covered.length > 0, 'an id whose old anonymous name was taken came up');
+  });
+
+  test('a live account whose name starts with "deleted", from before the rule, signs in, shows, and deletes as any other', async () => {
+    const name = `deletedfoo${Math.floor(Math.random() * 1e6)}`;
+    const email = `${name}@example.test`;
+    const id = await insertLive(name, email, await t.ctx.passwords.hash(PASSWORD, { ip: '127.0.0.1' }));
+    const res = await login(email, PASSWORD);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().username, name);
+    const profile = await t.app.inject({ method: 'GET', url: `/user/${id}/public` });
+    assert.equal(profile.statusCode, 200);
+    assert.equal(profile.json().user.username, name, 'shown as live: deletion is the flag, not the name');
+    assert.equal((await deleteMe(cookieFrom(res))).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: `/user/${id}/public` })).statusCode, 404);
   });
 
   test("export: JSON and CSV of every bet, streamed across keyset pages; only the caller's", async () => {

@@ -44,6 +44,18 @@ forEachDialect('accounts and sessions', (dialect) => {
     }
   });
 
+  test('register: names starting with "deleted", any case, are reserved (400 saying so)', async () => {
+    for (const username of ['deleted', 'deleted_7', 'Deleted_42', 'DELETEDfoo', `deleted_${uniqueName()}`]) {
+      const res = await post('/register', { username, email: `${uniqueName()}@example.test`, password: PASSWORD });
+      assert.equal(res.statusCode, 400, username);
+      assert.match(res.json().error, /"deleted" are reserved/, username);
+    }
+    assert.equal(
+      (await post('/register', { username: `un${uniqueName()}`, email: `${uniqueName()}@example.test`, password: PASSWORD })).statusCode,
+      201,
+    );
+  });
+
   test('register: 409 for a taken username (any case) or email (any case)', async () => {
     const u = await registerAndLogin(t.app);
     const again = await post('/register', { username: u.username.toUpperCase(), email: `${uniqueName()}@x.test`, password: PASSWORD });

@@ -335,7 +335,7 @@ forEachDialect('hostile clients', (dialect) => {
       const u = await registerAndLogin(t.app);
       // Both cost one password verification of the same parameters (so the same time): spied on the hasher.
       const verified: string[] = [];
-      const passwords = t.ctx.passwords;
+      const passwords = t.ctx.passwords.hashing;
       const verify = passwords.verify;
       passwords.verify = async (hash: string, password: string) => {
         verified.push(hash.split('$')[3]!);

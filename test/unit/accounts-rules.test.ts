@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig, originsOf, ConfigError, shippedData } from '../../src/config.js';
-import { capacitiesOf, normalizeEmail, passwordProblem, usernameKey } from '../../src/domain/accounts.js';
+import { capacitiesOf, deletedIdentity, normalizeEmail, passwordProblem, usernameKey, usernameProblem } from '../../src/domain/accounts.js';
 import { isCrossSite } from '../../src/http/cross-site.js';
-import { delayAfter, MemoryLoginThrottle } from '../../src/services/login-throttle.js';
+import { delayAfter, type LoginThrottleLimits, MemoryLoginThrottle } from '../../src/services/login-throttle.js';
+
+const pairOnly = (freeFailures: number): LoginThrottleLimits => ({ freeFailures, accountFreeFailures: 1_000_000, accountMaxDelayMs: 60_000 });
 
 describe('account rules', () => {
   test('usernames are unique without regard to case; emails compare lower-cased', () => {
@@ -21,6 +23,25 @@ describe('account rules', () => {
     assert.equal(passwordProblem(' a perfectly fine passphrase ', common), null, 'spaces are kept, not trimmed');
   });
 
+  test('usernames starting with "deleted" (any case) are reserved; others are not', () => {
+    for (const name of ['deleted', 'deleted_42', 'Deleted_42', 'DELETEDfoo', 'deletedfoo'])
+      assert.match(usernameProblem(name) ?? '', /reserved/, name);
+    for (const name of ['alice', 'undeleted', 'delete_me', 'dele_ted']) assert.equal(usernameProblem(name), null, name);
+  });
+
+  test("a deleted account's name and email are outside what registration accepts, one per id", () => {
+    const schemaName = /^[A-Za-z0-9_]{3,30}$/;
+    for (const id of [1, 42, Number.MAX_SAFE_INTEGER]) {
+      const { username, email } = deletedIdentity(id);
+      assert.doesNotMatch(username, schemaName);
+      assert.ok(username.length <= 30, 'fits the column');
+      assert.ok(username.includes(String(id)) && email.includes(String(id)));
+      assert.match(email, /\.invalid$/);
+      assert.match(email.split('@')[0] ?? '', /:/, 'a colon is outside the email format');
+    }
+    assert.notEqual(deletedIdentity(1).username, deletedIdentity(11).username);
+  });
+
   test('capacities are the base plus the plan extras', () => {
     assert.deepEqual(capacitiesOf({ baseBets: 10, baseFollows: 20 }, { extra_bets: 5, extra_slots: 30 }), {
       bet_capacity: 15,
@@ -35,10 +56,11 @@ describe('login throttle', () => {
     assert.equal(delayAfter(5, 5), 1000);
     assert.equal(delayAfter(7, 5), 4000);
     assert.equal(delayAfter(60, 5), 15 * 60 * 1000);
+    assert.equal(delayAfter(60, 5, 60_000), 60_000, 'the account-wide cap');
   });
 
   test('keyed by ip and account together; an attempt counts until a success clears it', async () => {
-    const t = new MemoryLoginThrottle(2);
+    const t = new MemoryLoginThrottle(pairOnly(2));
     assert.equal(await t.claim('1.1.1.1', 'a@x', 0), 0);
     assert.equal(await t.claim('1.1.1.1', 'a@x', 0), 0);
     assert.equal(await t.claim('1.1.1.1', 'a@x', 0), 1000, 'the third attempt waits');
@@ -52,7 +74,7 @@ describe('login throttle', () => {
   });
 
   test('an attempt counts when it starts: parallel attempts beyond the free ones wait', async () => {
-    const t = new MemoryLoginThrottle(3);
+    const t = new MemoryLoginThrottle(pairOnly(3));
     const waits = await Promise.all(Array.from({ length: 8 }, () => t.claim('1.1.1.1', 'a@x', 0)));
     assert.deepEqual(waits, [0, 0, 0, 1000, 1000, 1000, 1000, 1000]);
   });
@@ -68,6 +90,22 @@ describe('configuration', () => {
     assert.equal(c.prices.provider, 'simulated');
     assert.equal(c.rateLimits.enabled, true);
     assert.equal(c.workers.settlementIntervalMs, 60_000);
+    assert.deepEqual(c.hashQueue, { maxWaiting: 16, maxWaitMs: 1000, perClient: 4 });
+    assert.deepEqual(c.accountThrottle, { failuresBeforeDelay: 20, maxDelayMs: 60_000 });
+  });
+
+  test('the hash queue and the account ceiling are settings', () => {
+    const c = loadConfig({
+      HASH_QUEUE_MAX: '500',
+      HASH_QUEUE_WAIT_MS: '5000',
+      HASH_QUEUE_PER_CLIENT: '100',
+      ACCOUNT_FAILURES_BEFORE_DELAY: '50',
+      ACCOUNT_MAX_DELAY_SECONDS: '30',
+    });
+    assert.deepEqual(c.hashQueue, { maxWaiting: 500, maxWaitMs: 5000, perClient: 100 });
+    assert.deepEqual(c.accountThrottle, { failuresBeforeDelay: 50, maxDelayMs: 30_000 });
+    assert.throws(() => loadConfig({ HASH_QUEUE_PER_CLIENT: '0' }), /HASH_QUEUE_PER_CLIENT must be between/);
+    assert.throws(() => loadConfig({ ACCOUNT_MAX_DELAY_SECONDS: '7200' }), /ACCOUNT_MAX_DELAY_SECONDS must be between/);
   });
 
   test('bad values fail fast with a clear message', () => {

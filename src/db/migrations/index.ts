@@ -10,6 +10,7 @@ import * as m0010 from './0010_bets_user_id_idx.js';
 import * as m0011 from './0011_record.js';
 import * as m0012 from './0012_rankings.js';
 import * as m0013 from './0013_chat_updates.js';
+import * as m0014 from './0014_deleted_identities.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0011_record': m0011,
   '0012_rankings': m0012,
   '0013_chat_updates': m0013,
+  '0014_deleted_identities': m0014,
 };
