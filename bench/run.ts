@@ -80,6 +80,8 @@ const serviceEnv = {
   NODE_ENV: 'production',
   // Shared by every instance, so a session from one is valid on the others.
   JWT_SECRET: randomBytes(32).toString('hex'),
+  // Fixed, so every run measures the same simulated prices.
+  MARKET_SEED: 'bench-market-seed-not-a-secret-0123456789',
   // Limits stay on, as in production, raised so that every request is counted and none refused.
   RATE_LIMITS: 'on',
   AUTH_RATE_LIMIT_PER_MINUTE: '1000000',

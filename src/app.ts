@@ -28,7 +28,7 @@ import { observeQueues } from './services/queue-metrics.js';
 import { createChatTransport } from './providers/chat/index.js';
 import { TelegramTransport } from './providers/chat/telegram.js';
 import { createPaymentProvider } from './providers/payments/index.js';
-import { createPriceProvider } from './providers/prices/index.js';
+import { createPriceProvider, newMarketSeed } from './providers/prices/index.js';
 import { getOrInitSetting } from './repositories/settings.js';
 import { accountRoutes } from './routes/accounts.js';
 import { chatRoutes } from './routes/chat.js';
@@ -114,6 +114,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   try {
     await database.migrate();
     const jwtSecret = config.jwtSecret ?? (await getOrInitSetting(database.db, 'jwt_secret', SessionTokens.newSecret()));
+    // Stored like the signing key, so every instance on one database quotes the same simulated market.
+    const marketSeed = config.marketSeed ?? (await getOrInitSetting(database.db, 'market_seed', newMarketSeed()));
     const clock = deps.clock ?? systemClock;
     const chatTransport = deps.chatTransport ?? createChatTransport(config, app.log);
     const metrics = new Metrics({ processMetrics: config.metricsPort !== null });
@@ -127,7 +129,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       onDeliveryFailure: (transport) => metrics.outboxDeliveryFailures.inc({ channel: transport }),
       transportStatus: providerStatus.chat,
     });
-    const priceProvider = deps.prices ?? createPriceProvider(config, clock);
+    const priceProvider = deps.prices ?? createPriceProvider(config, clock, marketSeed);
     const ctx: AppContext = {
       config,
       database,

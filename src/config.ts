@@ -20,6 +20,8 @@ export interface Config {
   trustedOrigins: string[];
   database: DatabaseConfig;
   jwtSecret: string | null;
+  /** The simulated market's secret seed (MARKET_SEED); null: generated once and stored in the database. */
+  marketSeed: string | null;
   sessionTtlSeconds: number;
   logLevel: string;
   trustProxy: boolean | number | string | string[];
@@ -193,6 +195,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('JWT_SECRET must be set when NODE_ENV=production');
   }
 
+  // 32 characters: 128 bits as hex digits, the least that cannot be searched.
+  const marketSeed = str(env, 'MARKET_SEED');
+  if (marketSeed !== null && marketSeed.length < 32) {
+    throw new ConfigError('MARKET_SEED must be at least 32 characters (e.g. 32 random hex digits: openssl rand -hex 16)');
+  }
+
   const provider = str(env, 'PRICE_PROVIDER') ?? 'simulated';
   if (provider !== 'simulated' && provider !== 'finnhub') {
     throw new ConfigError(`PRICE_PROVIDER must be "simulated" or "finnhub", got "${provider}"`);
@@ -220,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedOrigins: originsOf([publicUrl, webUrl]),
     database: parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
     jwtSecret,
+    marketSeed,
     sessionTtlSeconds: 7 * 24 * 3600,
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     trustProxy: parseTrustProxy(str(env, 'TRUST_PROXY')),
@@ -289,6 +298,13 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** A config for tests and tools: defaults plus overrides, never the process environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  const base = loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', RATE_LIMITS: 'off', WORKERS: 'off' });
+  const base = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: 'sqlite::memory:',
+    RATE_LIMITS: 'off',
+    WORKERS: 'off',
+    // Fixed, so simulated prices are the same on every run.
+    MARKET_SEED: 'test-market-seed-not-a-secret-0123456789',
+  });
   return { ...base, ...overrides };
 }

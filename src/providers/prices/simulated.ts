@@ -1,17 +1,22 @@
-// PRICE_PROVIDER=simulated (the default): the deterministic market of
+// PRICE_PROVIDER=simulated (the default): the seeded random-walk market of
 // simulated-market.ts, no network.
 import type { MarketCalendar } from '../../domain/market-calendar.js';
 import type { Clock } from '../../lib/clock.js';
-import { SIMULATED_UNIVERSE, simulatedHistory, simulatedPrice } from './simulated-market.js';
+import { SIMULATED_UNIVERSE, SimulatedMarket } from './simulated-market.js';
 import { type HistoryRange, type PricePoint, type PriceProvider, UnknownTickerError } from './types.js';
 
 export class SimulatedPriceProvider implements PriceProvider {
   readonly name = 'simulated';
+  private readonly market: SimulatedMarket;
 
+  /** seed: the deployment's secret market seed (MARKET_SEED or the stored one). */
   constructor(
     private readonly clock: Clock,
-    private readonly calendar: MarketCalendar,
-  ) {}
+    calendar: MarketCalendar,
+    seed: string,
+  ) {
+    this.market = new SimulatedMarket(seed, calendar);
+  }
 
   private symbol(ticker: string) {
     const s = SIMULATED_UNIVERSE.get(ticker);
@@ -20,10 +25,10 @@ export class SimulatedPriceProvider implements PriceProvider {
   }
 
   async quote(ticker: string): Promise<number> {
-    return simulatedPrice(this.symbol(ticker), this.clock.now(), this.calendar);
+    return this.market.price(this.symbol(ticker), this.clock.now());
   }
 
   async history(ticker: string, range: HistoryRange): Promise<PricePoint[]> {
-    return simulatedHistory(this.symbol(ticker), range, this.clock.now(), this.calendar);
+    return this.market.history(this.symbol(ticker), range, this.clock.now());
   }
 }
