@@ -52,6 +52,7 @@ import { ProviderStatus } from './services/provider-status.js';
 import { publishYesterday } from './services/record.js';
 import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
 import { SharedAnswers } from './services/shared-answers.js';
+import { SessionCache } from './services/sessions.js';
 import { SessionTokens } from './services/tokens.js';
 import { SettlementWorker } from './jobs/settlement.js';
 import { wireServices } from './services/wiring.js';
@@ -147,6 +148,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         deps.passwordHashing,
       ),
       tokens: new SessionTokens(jwtSecret),
+      sessions: new SessionCache(clock, redis),
       loginThrottle: redis ? new RedisLoginThrottle(redis, throttleLimits(config)) : new MemoryLoginThrottle(throttleLimits(config)),
       redis,
       betEvents: new BetEvents(database),
@@ -187,6 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const settlement = config.workers.enabled ? new SettlementWorker(ctx, app.log) : null;
     app.addHook('onClose', async () => {
       await ctx.metrics.stop();
+      await ctx.sessions.stop();
       await settlement?.stop();
       if (ownsRedis && redis) redis.disconnect();
       if (ownsDatabase) await database.close();
@@ -241,6 +244,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       }
     }
     settlement?.start();
+    await ctx.sessions.start();
     return app;
   } catch (err) {
     await app.close().catch(() => undefined);

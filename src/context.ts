@@ -15,6 +15,7 @@ import type { BetEvents } from './services/bet-events.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { PasswordHasher, PasswordHashing } from './services/passwords.js';
 import type { SharedAnswers } from './services/shared-answers.js';
+import type { SessionCache } from './services/sessions.js';
 import type { SessionTokens } from './services/tokens.js';
 
 export interface AppContext {
@@ -28,6 +29,8 @@ export interface AppContext {
   clock: Clock;
   passwords: PasswordHasher;
   tokens: SessionTokens;
+  /** Live sessions seen lately, dropped on every instance when one ends. */
+  sessions: SessionCache;
   loginThrottle: LoginThrottle;
   redis: Redis | null;
   /** Listeners run inside each bet transaction (outbox, record, statistics). */

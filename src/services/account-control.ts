@@ -30,6 +30,7 @@ export async function changePassword(ctx: AppContext, who: Principal, ip: string
     await updatePasswordHash(trx, who.userId, hash);
     await deleteOtherSessions(trx, who.userId, who.sessionId);
   });
+  await ctx.sessions.revoke({ userId: who.userId, exceptSessionId: who.sessionId });
 }
 
 export async function deleteAccount(ctx: AppContext, who: Principal, ip: string, password: string): Promise<void> {
@@ -39,6 +40,7 @@ export async function deleteAccount(ctx: AppContext, who: Principal, ip: string,
     // Parts of the service holding more personal data (chat links, …) remove it in the same transaction.
     for (const l of ctx.accountDeletionListeners) await l(trx, who.userId);
   });
+  await ctx.sessions.revoke({ userId: who.userId });
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
