@@ -10,6 +10,10 @@ import { listFeed } from '../../src/repositories/feed.js';
 import { listFollowed } from '../../src/repositories/follows.js';
 import { searchUsers } from '../../src/repositories/user-search.js';
 import { publicProfile } from '../../src/services/profiles.js';
+import { openingState } from '../../src/repositories/bets.js';
+import { enqueueForLinkedFollowers } from '../../src/repositories/notifications.js';
+import { lastEntry } from '../../src/repositories/record.js';
+import { findLiveSession } from '../../src/repositories/sessions.js';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, type TestApp, uniqueName } from '../helpers/app.js';
 import { betRow } from '../helpers/bet-rows.js';
@@ -106,5 +110,31 @@ forEachDialect('social query plans', (dialect) => {
     assert.match(text, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/);
     assert.match(text, /bets_user_status_idx/, 'open bets');
     assert.match(text, /bets_user_closed_idx/, 'history page');
+  });
+
+  test("the write path's reads: the session and the user by primary key, open bets through bets_user_status_idx, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {
+    const [session] = await plans((db) => findLiveSession(db, 'no-such-session', 0));
+    assert.match(session!, dialect === 'sqlite' ? /SEARCH sessions USING INDEX sqlite_autoindex_sessions_1/ : /sessions_pkey/, session);
+    const [opening] = await plans((db) => openingState(db, users[2]!), { noSeqScan: true });
+    assertNoTableScan(opening!);
+    assert.match(opening!, /bets_user_status_idx/, opening);
+    assert.match(opening!, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/, opening);
+    const [head] = await plans((db) => lastEntry(db, users[2]!), { noSeqScan: true });
+    assert.match(
+      head!,
+      dialect === 'sqlite' ? /SEARCH record_entries USING (INDEX sqlite_autoindex_record_entries_1|PRIMARY KEY)/ : /record_entries_pk/,
+      head,
+    );
+    const [fanOut] = await plans(
+      (db) =>
+        enqueueForLinkedFollowers(
+          db,
+          { followedId: users[3]!, transport: t.ctx.chatTransport.name, kind: 'bet_opened', text: 'x', betId: 1 },
+          t.clock.now(),
+        ),
+      { noSeqScan: true },
+    );
+    assertNoTableScan(fanOut!);
+    assert.match(fanOut!, /follows_followed_idx/, fanOut);
   });
 });
