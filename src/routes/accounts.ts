@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { clearSessionCookie, COOKIE, setSessionCookie } from '../http/auth.js';
 import { cookieOf } from '../http/cookies.js';
-import { COOKIE_AUTH } from '../http/openapi.js';
+import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
 import { LoginRequestSchema, RegisterRequestSchema, UserSchema } from '../schemas/users.js';
@@ -19,7 +19,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authLimit,
       schema: {
         tags: ['accounts'],
+        operationId: 'register',
         summary: 'Create an account (sets no cookie; log in afterwards)',
+        security: PUBLIC,
         body: ref(RegisterRequestSchema),
         response: {
           201: ref(MessageResponseSchema),
@@ -39,7 +41,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authLimit,
       schema: {
         tags: ['accounts'],
+        operationId: 'login',
         summary: 'Log in; sets the auth_token session cookie',
+        security: PUBLIC,
         body: ref(LoginRequestSchema),
         response: { 200: ref(UserSchema), ...errorResponses(400, 401, 403, 413, 415, 429, 503) },
       },
@@ -57,7 +61,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['accounts'],
+        operationId: 'logout',
         summary: 'End the session and clear the cookie',
+        security: PUBLIC,
         response: { 200: ref(MessageResponseSchema), ...errorResponses(403) },
       },
     },
@@ -74,6 +80,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: true },
       schema: {
         tags: ['accounts'],
+        operationId: 'getMe',
         summary: 'The logged-in user',
         security: COOKIE_AUTH,
         response: { 200: ref(UserSchema), ...errorResponses(401, 404) },

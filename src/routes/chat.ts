@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Update } from 'grammy/types';
 import { forbidden, notFound, unauthorized } from '../errors.js';
-import { COOKIE_AUTH } from '../http/openapi.js';
+import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { authenticatedWrite } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
@@ -30,6 +30,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...auth,
       schema: {
         tags: ['chat'],
+        operationId: 'getChatStatus',
         summary: 'Whether a messaging account is linked',
         security: COOKIE_AUTH,
         response: { 200: ref(ChatStatusResponseSchema), ...errorResponses(401) },
@@ -47,9 +48,10 @@ export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['chat'],
+        operationId: 'createChatLinkCode',
         summary: 'Create a one-time code (and deep link) to link a messaging account; valid 10 minutes, replaces the previous one',
         security: COOKIE_AUTH,
-        response: { 200: ref(ChatLinkCodeResponseSchema), ...errorResponses(401, 403) },
+        response: { 200: ref(ChatLinkCodeResponseSchema), ...errorResponses(401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -64,9 +66,10 @@ export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['chat'],
+        operationId: 'unlinkChat',
         summary: 'Unlink the messaging account (disables notifications); idempotent',
         security: COOKIE_AUTH,
-        response: { 200: ref(ChatUnlinkResponseSchema), ...errorResponses(401, 403) },
+        response: { 200: ref(ChatUnlinkResponseSchema), ...errorResponses(401, 403, 429) },
       },
     },
     async (request) => unlinkChat(ctx, principalOf(request).userId),
@@ -105,6 +108,8 @@ function linkPage(title: string, content: SafeHtml): string {
 
 const CodeParams = Type.Object({ code: Text({ maxLength: 64 }) });
 const HTML = { content: { 'text/html': { schema: Type.String() } } };
+/** A page for a browser: the API's strict query rule does not apply to it. */
+const AnyQuery = Type.Object({}, { additionalProperties: true });
 
 /** Encapsulated: only here is a form body (application/x-www-form-urlencoded) accepted. */
 const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
@@ -122,9 +127,13 @@ const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
       config: { secretParams: ['code'] },
       schema: {
         tags: ['chat'],
+        operationId: 'getLocalChatLinkPage',
         summary: 'Local stand-in for the messaging app: confirm linking with a code (HTML page)',
+        description: 'The code in the address is the credential: no session is read.',
+        security: PUBLIC,
         params: CodeParams,
-        response: { 200: HTML, 404: HTML },
+        querystring: AnyQuery,
+        response: { 200: HTML, 404: HTML, ...errorResponses(400, 500) },
       },
     },
     async (request, reply) => {

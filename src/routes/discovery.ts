@@ -1,10 +1,15 @@
 // Health and the discovery documents: API catalog (RFC 9727), protected
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { PUBLIC } from '../http/openapi.js';
 import { ref } from '../schemas/common.js';
+import type { Static } from '@sinclair/typebox';
 import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';
 import { healthMonitor } from '../services/health.js';
 import { llmsTxt } from './llms-txt.js';
+
+/** /llms.txt is a short fixed guide (a few KiB with the service's addresses). */
+const LLMS_TXT_MAX = 65_536;
 
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app.ctx;
@@ -17,7 +22,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['discovery'],
+        operationId: 'getHealth',
         summary: 'Health: status, version, database reachability and failing providers',
+        security: PUBLIC,
         description:
           'Always 200 while the process serves. `degraded` with `reasons` when the database does not answer (checked at most ' +
           'once a second) or a provider (prices, chat) failed on its latest call within the last minute.',
@@ -30,7 +37,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  const catalog = {
+  const catalog: Static<typeof ApiCatalogSchema> = {
     linkset: [
       {
         anchor: `${base}/`,
@@ -47,7 +54,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     url: '/.well-known/api-catalog',
     schema: {
       tags: ['discovery'],
+      operationId: 'getApiCatalog',
       summary: 'API catalog (RFC 9727 linkset)',
+      security: PUBLIC,
       response: { 200: { content: { 'application/linkset+json': { schema: ref(ApiCatalogSchema) } } } },
     },
     handler: async (_request, reply) => {
@@ -72,7 +81,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['discovery'],
+        operationId: 'getProtectedResourceMetadata',
         summary: 'OAuth protected-resource metadata (RFC 9728): no OAuth, cookie sessions only',
+        security: PUBLIC,
         response: { 200: ref(ProtectedResourceMetadataSchema) },
       },
     },
@@ -84,7 +95,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['discovery'],
+        operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI 3.1 document',
+        security: PUBLIC,
         response: { 200: { content: { 'application/openapi+json': { schema: { type: 'object', additionalProperties: true } } } } },
       },
     },
@@ -100,8 +113,10 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['discovery'],
+        operationId: 'getLlmsTxt',
         summary: 'A plain-text guide for automated clients',
-        response: { 200: { content: { 'text/plain': { schema: { type: 'string' } } } } },
+        security: PUBLIC,
+        response: { 200: { content: { 'text/plain': { schema: { type: 'string', maxLength: LLMS_TXT_MAX } } } } },
       },
     },
     async (_request, reply) => {

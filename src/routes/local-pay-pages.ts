@@ -45,6 +45,8 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: Safe
 const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const errorPages = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, htmlResponse('Error page')]));
 const redirect = { description: 'See Other: back to the web app or the portal', type: 'null' };
+/** Pages for a browser: the API's strict query rule does not apply to them. */
+const AnyQuery = { type: 'object', properties: {}, additionalProperties: true } as const;
 const IdParams = {
   type: 'object',
   properties: { id: { type: 'string', minLength: 1, maxLength: 100, pattern: NO_NUL_PATTERN } },
@@ -96,8 +98,10 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
       ...auth,
       schema: {
         tags,
+        operationId: 'getLocalCheckoutPage',
         summary: 'Local checkout page (simulation): confirm or go back',
         params: IdParams,
+        querystring: AnyQuery,
         security: COOKIE_AUTH,
         response: { 200: htmlResponse('Checkout page'), ...errorPages(400, 401, 404, 500) },
       },
@@ -124,10 +128,12 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags,
+        operationId: 'confirmLocalCheckout',
         summary: 'Confirm a local checkout (simulation): grants the plan, then redirects to the web app',
         security: COOKIE_AUTH,
         params: IdParams,
-        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 409, 413, 415, 500) },
+        querystring: AnyQuery,
+        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 409, 413, 415, 429, 500) },
       },
     },
     async (request, reply) => {
@@ -142,8 +148,10 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
       ...auth,
       schema: {
         tags,
+        operationId: 'getLocalPortalPage',
         summary: 'Local customer portal (simulation): see or cancel the plan',
         security: COOKIE_AUTH,
+        querystring: AnyQuery,
         response: { 200: htmlResponse('Portal page'), ...errorPages(400, 401, 404, 500) },
       },
     },
@@ -165,9 +173,11 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags,
+        operationId: 'cancelLocalSubscription',
         summary: 'Cancel the plan (simulation): capacities return to base, then back to the portal',
         security: COOKIE_AUTH,
-        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 413, 415, 500) },
+        querystring: AnyQuery,
+        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 413, 415, 429, 500) },
       },
     },
     async (request, reply) => {

@@ -19,6 +19,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['accounts'],
+        operationId: 'changePassword',
         summary: 'Change the password (needs the current one; signs out every other session)',
         security: COOKIE_AUTH,
         body: ref(ChangePasswordRequestSchema),
@@ -37,6 +38,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['accounts'],
+        operationId: 'deleteAccount',
         summary: 'Delete the account (needs the password); bets stay in the record under an anonymous name',
         security: COOKIE_AUTH,
         body: ref(DeleteAccountRequestSchema),
@@ -56,6 +58,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...auth,
       schema: {
         tags: ['accounts'],
+        operationId: 'exportBets',
         summary: "Download the caller's whole bet history as JSON or CSV (streamed)",
         security: COOKIE_AUTH,
         querystring: ExportQuerySchema,

@@ -1,10 +1,9 @@
 // The caller's notices, whatever transport carried them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { NotificationSchema } from '../schemas/chat.js';
-import { errorResponses, PageQuerySchema, ref } from '../schemas/common.js';
+import { errorResponses, Page, PageQuerySchema, ref } from '../schemas/common.js';
 import { listNotifications } from '../services/notifications.js';
 
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -15,10 +14,11 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: true },
       schema: {
         tags: ['chat'],
+        operationId: 'getNotifications',
         summary: "The caller's notices (all transports), newest first, paged",
         security: COOKIE_AUTH,
         querystring: PageQuerySchema,
-        response: { 200: Type.Array(ref(NotificationSchema)), ...errorResponses(400, 401) },
+        response: { 200: Page(ref(NotificationSchema)), ...errorResponses(400, 401) },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 // Plans, checkout and customer portal (SPEC), whichever provider is configured.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { COOKIE_AUTH } from '../http/openapi.js';
+import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import { authenticatedWrite } from '../http/route-options.js';
 import { errorResponses, ref } from '../schemas/common.js';
@@ -17,7 +17,9 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['payments'],
+        operationId: 'getPlans',
         summary: 'Subscription plans and what each adds',
+        security: PUBLIC,
         response: { 200: ref(PlansResponseSchema), ...errorResponses(500) },
       },
     },
@@ -30,10 +32,11 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['payments'],
+        operationId: 'startCheckout',
         summary: 'Start a hosted checkout for a plan (changes nothing until the provider confirms)',
         security: COOKIE_AUTH,
         body: ref(CheckoutRequestSchema),
-        response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 401, 403, 409, 500) },
+        response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 401, 403, 409, 429, 500) },
       },
     },
     async (request, reply) => {
@@ -48,9 +51,10 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['payments'],
+        operationId: 'openPortal',
         summary: 'Open the customer portal',
         security: COOKIE_AUTH,
-        response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 401, 403, 500) },
+        response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 401, 403, 429, 500) },
       },
     },
     async (request, reply) => {

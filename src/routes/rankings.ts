@@ -1,6 +1,7 @@
 // The windowed skill ranking (DESIGN path), public; a session adds the caller's own rank.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { optionalPrincipal } from '../http/auth.js';
+import { PUBLIC } from '../http/openapi.js';
 import { errorResponses, ref } from '../schemas/common.js';
 import { RankingsQuerySchema, RankingsResponseSchema } from '../schemas/rankings.js';
 import { rankings } from '../services/rankings.js';
@@ -13,7 +14,9 @@ export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicRateLimit(app.ctx.config),
       schema: {
         tags: ['trading'],
+        operationId: 'getRankings',
         summary: 'Traders ranked by skill: alpha against the market, shrunk toward zero for few trades',
+        security: PUBLIC,
         description:
           "Each closed bet's alpha is its gain minus its direction's sign times the benchmark's return over the same " +
           'holding period (SPY for stocks and ETFs, BTC-USD for crypto); bets whose benchmark price could not be fetched ' +

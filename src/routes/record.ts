@@ -1,7 +1,8 @@
 // The verifiable record (DESIGN paths): public, like profiles.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { errorResponses, ref } from '../schemas/common.js';
+import { PUBLIC } from '../http/openapi.js';
+import { DateString, errorResponses, Id, ref } from '../schemas/common.js';
 import { RecordDaySchema, UserRecordSchema } from '../schemas/record.js';
 import { recordDay, recordHead, userRecord } from '../services/record.js';
 import { publicRateLimit } from '../http/route-options.js';
@@ -16,7 +17,9 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicLimit,
       schema: {
         tags: ['record'],
+        operationId: 'getRecordHead',
         summary: "The latest published daily Merkle root over every user's chain head",
+        security: PUBLIC,
         response: { 200: ref(RecordDaySchema), ...errorResponses(429) },
       },
     },
@@ -29,8 +32,10 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicLimit,
       schema: {
         tags: ['record'],
+        operationId: 'getRecordDay',
         summary: 'The Merkle root published for an ended UTC day',
-        params: Type.Object({ date: Type.String({ format: 'date' }) }),
+        security: PUBLIC,
+        params: Type.Object({ date: DateString() }),
         response: { 200: ref(RecordDaySchema), ...errorResponses(400, 404, 429) },
       },
     },
@@ -43,9 +48,11 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicLimit,
       schema: {
         tags: ['record'],
+        operationId: 'getUserRecord',
         summary: "A user's hash chain, current bets and the proof that its head is in the latest published root",
+        security: PUBLIC,
         description: 'Check it offline with `npm run verify-log -- FILE_OR_URL`.',
-        params: Type.Object({ user_id: Type.Integer({ minimum: 1 }) }),
+        params: Type.Object({ user_id: Id() }),
         response: { 200: ref(UserRecordSchema), ...errorResponses(400, 404, 429) },
       },
     },

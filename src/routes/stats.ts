@@ -1,7 +1,8 @@
 // Trader statistics (DESIGN path), public like profiles.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { errorResponses, ref } from '../schemas/common.js';
+import { PUBLIC } from '../http/openapi.js';
+import { errorResponses, Id, ref } from '../schemas/common.js';
 import { TraderStatsSchema } from '../schemas/stats.js';
 import { traderStats } from '../services/stats.js';
 import { publicRateLimit } from '../http/route-options.js';
@@ -13,8 +14,10 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicRateLimit(app.ctx.config),
       schema: {
         tags: ['social'],
+        operationId: 'getTraderStats',
         summary: "A trader's statistics: win rate, median gain, drawdown, cancel rate, how tailers fared",
-        params: Type.Object({ user_id: Type.Integer({ minimum: 1 }) }),
+        security: PUBLIC,
+        params: Type.Object({ user_id: Id() }),
         response: { 200: ref(TraderStatsSchema), ...errorResponses(400, 404, 429) },
       },
     },

@@ -1,7 +1,7 @@
 // Prices, the bet lifecycle, portfolio, history and leaderboard.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COOKIE_AUTH } from '../http/openapi.js';
+import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import {
   BetDetailSchema,
@@ -18,18 +18,18 @@ import {
   TickerPriceResponseSchema,
   type TickerPriceResponse,
 } from '../schemas/bets.js';
-import { CancelWindow403, errorResponses, Limit403, PageQuerySchema, ref } from '../schemas/common.js';
+import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, ref, Text } from '../schemas/common.js';
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { leaderboard } from '../services/rankings.js';
+import { shareBriefly } from '../http/cache-control.js';
 import { authenticatedWrite, publicRateLimit } from '../http/route-options.js';
-import { LeaderboardQuerySchema } from '../schemas/rankings.js';
+import { LeaderboardQuerySchema, TOP_ROWS } from '../schemas/rankings.js';
 
-/** 503 while the price provider is down, with the Retry-After header declared in the document. */
-const PriceUnavailable503 = Type.Unsafe<{ error: string }>({
-  ...errorResponses(503)[503],
-  headers: { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } },
+const TickerParams = Type.Object({
+  ticker: Text({ minLength: 1, maxLength: 32, description: 'A ticker, any case (DESIGN: 1 to 15 of A-Z, 0-9, "." and "-")' }),
 });
+const BetParams = Type.Object({ bet_id: Id() });
 
 export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
@@ -42,11 +42,12 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...auth,
       schema: {
         tags: ['trading'],
+        operationId: 'getPrice',
         summary: 'Current price of a ticker',
         description: 'Badly formed ticker 400, unknown ticker 404; 503 with Retry-After while the price provider is down.',
         security: COOKIE_AUTH,
-        params: Type.Object({ ticker: Type.String() }),
-        response: { 200: ref(TickerPriceResponseSchema), ...errorResponses(400, 401, 404), 503: PriceUnavailable503 },
+        params: TickerParams,
+        response: { 200: ref(TickerPriceResponseSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
     async (request): Promise<TickerPriceResponse> => {
@@ -61,12 +62,13 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...auth,
       schema: {
         tags: ['trading'],
+        operationId: 'getPriceHistory',
         summary: 'Price points of a ticker for charts',
         description: 'Oldest first, ending now; `range` 1d (default), 5d, 1m, 3m or 1y. Stocks show no points while NYSE is closed.',
         security: COOKIE_AUTH,
-        params: Type.Object({ ticker: Type.String() }),
+        params: TickerParams,
         querystring: Type.Object({ range: HistoryRangeSchema }, { additionalProperties: false }),
-        response: { 200: ref(PriceHistoryResponseSchema), ...errorResponses(400, 401, 404), 503: PriceUnavailable503 },
+        response: { 200: ref(PriceHistoryResponseSchema), ...errorResponses(400, 401, 404, 503) },
       },
     },
     async (request) => tickerHistory(ctx, request.params.ticker, request.query.range),
@@ -78,13 +80,17 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicLimit,
       schema: {
         tags: ['trading'],
+        operationId: 'getBet',
         summary: 'One bet with its owner (public, like profiles)',
+        security: PUBLIC,
         description: 'A CLOSED or CANCELLED bet as it ended; an OPEN bet marked to market now (exit_price is the current price).',
-        params: Type.Object({ bet_id: Type.Integer() }),
+        params: BetParams,
         response: { 200: ref(BetDetailSchema), ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => betDetail(ctx, request.params.bet_id),
+    async (request, reply) => {
+      return shareBriefly(reply, await betDetail(ctx, request.params.bet_id));
+    },
   );
 
   app.post(
@@ -93,6 +99,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['trading'],
+        operationId: 'openBet',
         summary: 'Open a bet at the current server price',
         description:
           'target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close ' +
@@ -100,7 +107,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Retry-After while the price provider is down.',
         security: COOKIE_AUTH,
         body: ref(OpenBetRequestSchema),
-        response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 401, 404, 413, 415), 403: Limit403, 503: PriceUnavailable503 },
+        response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 401, 404, 413, 415, 429, 503), 403: Limit403 },
       },
     },
     async (request) => openBet(ctx, principalOf(request).userId, request.body),
@@ -112,11 +119,12 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['trading'],
+        operationId: 'closeBet',
         summary: 'Close an open bet at the current server price',
         description: "400 when the bet is missing, not the caller's or not open; 500 when the price cannot be fetched (the bet stays open).",
         security: COOKIE_AUTH,
         body: ref(CloseBetRequestSchema),
-        response: { 200: ref(CloseBetResponseSchema), ...errorResponses(400, 401, 403, 413, 415, 500) },
+        response: { 200: ref(CloseBetResponseSchema), ...errorResponses(400, 401, 403, 413, 415, 429, 500) },
       },
     },
     async (request) => closeBet(ctx, principalOf(request).userId, request.body.bet_id),
@@ -128,11 +136,12 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['trading'],
+        operationId: 'cancelBet',
         summary: 'Cancel a bet within 5 minutes of opening',
         description: 'Kept in history at 0 % and never on the leaderboard. After 5 minutes 403: close it instead.',
         security: COOKIE_AUTH,
-        params: Type.Object({ bet_id: Type.Integer() }),
-        response: { 200: ref(CancelBetResponseSchema), ...errorResponses(400, 401, 404), 403: CancelWindow403 },
+        params: BetParams,
+        response: { 200: ref(CancelBetResponseSchema), ...errorResponses(400, 401, 404, 429), 403: CancelWindow403 },
       },
     },
     async (request) => cancelBet(ctx, principalOf(request).userId, request.params.bet_id),
@@ -144,10 +153,14 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...auth,
       schema: {
         tags: ['trading'],
+        operationId: 'getPortfolio',
         summary: "The caller's open bets, marked to market",
         description: 'Marked at the cached current price; the last known price when the provider is down.',
         security: COOKIE_AUTH,
-        response: { 200: Type.Array(ref(PortfolioBetSchema)), ...errorResponses(401) },
+        response: {
+          200: Type.Array(ref(PortfolioBetSchema), { description: 'At most the bet_capacity (more only after a downgrade: existing bets stay)' }),
+          ...errorResponses(401),
+        },
       },
     },
     async (request, reply) => {
@@ -163,11 +176,12 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...auth,
       schema: {
         tags: ['trading'],
+        operationId: 'getHistory',
         summary: "The caller's closed and cancelled bets, newest first",
         description: 'Ordered by exit time (the cancel time for CANCELLED bets); each carries its status.',
         security: COOKIE_AUTH,
         querystring: PageQuerySchema,
-        response: { 200: Type.Array(ref(ClosedBetSchema)), ...errorResponses(400, 401) },
+        response: { 200: Page(ref(ClosedBetSchema)), ...errorResponses(400, 401) },
       },
     },
     async (request, reply) => {
@@ -184,7 +198,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: publicLimit,
       schema: {
         tags: ['trading'],
+        operationId: 'getLeaderboard',
         summary: 'Top traders by the sum of their closed-bet gains',
+        security: PUBLIC,
         description:
           'Users with at least one CLOSED bet; total_score is the sum of their CLOSED gains (percent), total_trades the ' +
           'count; ordered by score, then trades, then id; top 100. Cancelled bets and deleted accounts never count. ' +
@@ -192,9 +208,11 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'by exit time, day-granular: whole UTC days, `7d` being today and the 6 days before it, read from per-day ' +
           'aggregates; optional `min_trades` keeps users with at least that many closed bets in the window.',
         querystring: LeaderboardQuerySchema,
-        response: { 200: Type.Array(ref(LeaderboardUserSchema)), ...errorResponses(400, 429) },
+        response: { 200: Type.Array(ref(LeaderboardUserSchema), { maxItems: TOP_ROWS }), ...errorResponses(400, 429) },
       },
     },
-    async (request) => leaderboard(ctx, request.query),
+    async (request, reply) => {
+      return shareBriefly(reply, await leaderboard(ctx, request.query));
+    },
   );
 };

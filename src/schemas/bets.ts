@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, ref, StringEnum } from './common.js';
+import { Count, DateString, DateTime, Id, Nullable, ref, ServerText, StringEnum, Text, Ticker, Username } from './common.js';
 import { PublicUserSchema } from './users.js';
 
 export const DirectionSchema = StringEnum(['LONG', 'SHORT']);
@@ -7,15 +7,15 @@ export const BetStatusSchema = StringEnum(['OPEN', 'CLOSED', 'CANCELLED']);
 
 export const PortfolioBetSchema = Type.Object(
   {
-    id: Type.Integer(),
-    ticker: Type.String(),
+    id: Id(),
+    ticker: Ticker(),
     direction: DirectionSchema,
     entry: Type.Number(),
     current: Type.Number(),
     unrealized_gain: Type.Number(),
-    target_date: Nullable(Type.String({ format: 'date' })),
-    entry_date: Nullable(Type.String({ format: 'date-time' })),
-    cancelable_until: Nullable(Type.String({ format: 'date-time' })),
+    target_date: Nullable(DateString()),
+    entry_date: Nullable(DateTime()),
+    cancelable_until: Nullable(DateTime()),
   },
   { $id: 'PortfolioBet', additionalProperties: false },
 );
@@ -23,14 +23,14 @@ export type PortfolioBet = Static<typeof PortfolioBetSchema>;
 
 /** SPEC's ClosedBet fields, shared by FeedItem and BetDetail. */
 export const closedBetFields = {
-  id: Type.Integer(),
-  ticker: Type.String(),
+  id: Id(),
+  ticker: Ticker(),
   direction: DirectionSchema,
   entry_price: Type.Number(),
   exit_price: Type.Number(),
   percentage_gain: Type.Number(),
-  exit_date: Type.String({ format: 'date-time' }),
-  entry_date: Type.String({ format: 'date-time' }),
+  exit_date: DateTime(),
+  entry_date: DateTime(),
 };
 
 /** SPEC allows additional properties; `status` is the one we add (DESIGN: history carries it). */
@@ -44,44 +44,44 @@ export const ClosedBetSchema = Type.Object(
 export type ClosedBet = Static<typeof ClosedBetSchema>;
 
 export const LeaderboardUserSchema = Type.Object(
-  { id: Type.Integer(), username: Type.String(), total_score: Type.Number(), total_trades: Type.Integer() },
+  { id: Id(), username: Username(), total_score: Type.Number(), total_trades: Count() },
   { $id: 'LeaderboardUser', additionalProperties: false },
 );
 export type LeaderboardUser = Static<typeof LeaderboardUserSchema>;
 
 export const OpenBetRequestSchema = Type.Object(
   {
-    ticker: Type.String({ minLength: 1, maxLength: 32 }),
+    ticker: Text({ minLength: 1, maxLength: 32 }),
     direction: DirectionSchema,
-    target_date: Type.Optional(Type.String({ format: 'date' })),
+    target_date: Type.Optional(DateString()),
   },
   { $id: 'OpenBetRequest', additionalProperties: false },
 );
 export type OpenBetRequest = Static<typeof OpenBetRequestSchema>;
 
 export const OpenBetResponseSchema = Type.Object(
-  { message: Type.String(), bet_id: Type.Integer(), entry_price: Type.Number() },
+  { message: ServerText(), bet_id: Id(), entry_price: Type.Number() },
   { $id: 'OpenBetResponse', additionalProperties: false },
 );
 export type OpenBetResponse = Static<typeof OpenBetResponseSchema>;
 
-export const CloseBetRequestSchema = Type.Object({ bet_id: Type.Integer() }, { $id: 'CloseBetRequest', additionalProperties: false });
+export const CloseBetRequestSchema = Type.Object({ bet_id: Id() }, { $id: 'CloseBetRequest', additionalProperties: false });
 export type CloseBetRequest = Static<typeof CloseBetRequestSchema>;
 
 export const CloseBetResponseSchema = Type.Object(
-  { message: Type.String(), ticker: Type.String(), gain_percent: Type.Number(), exit_price: Type.Number() },
+  { message: ServerText(), ticker: Ticker(), gain_percent: Type.Number(), exit_price: Type.Number() },
   { $id: 'CloseBetResponse', additionalProperties: false },
 );
 export type CloseBetResponse = Static<typeof CloseBetResponseSchema>;
 
 export const CancelBetResponseSchema = Type.Object(
-  { message: Type.String(), bet_id: Type.Integer() },
+  { message: ServerText(), bet_id: Id() },
   { $id: 'CancelBetResponse', additionalProperties: false },
 );
 export type CancelBetResponse = Static<typeof CancelBetResponseSchema>;
 
 export const TickerPriceResponseSchema = Type.Object(
-  { ticker: Type.String(), price: Type.Number() },
+  { ticker: Ticker(), price: Type.Number() },
   { $id: 'TickerPriceResponse', additionalProperties: false },
 );
 export type TickerPriceResponse = Static<typeof TickerPriceResponseSchema>;
@@ -90,8 +90,11 @@ export const HistoryRangeSchema = StringEnum(['1d', '5d', '1m', '3m', '1y'], { d
 
 export const PriceHistoryResponseSchema = Type.Object(
   {
-    ticker: Type.String(),
-    points: Type.Array(Type.Object({ t: Type.String({ format: 'date-time' }), price: Type.Number() }, { additionalProperties: false })),
+    ticker: Ticker(),
+    points: Type.Array(Type.Object({ t: DateTime(), price: Type.Number() }, { additionalProperties: false }), {
+      maxItems: 1000,
+      description: "The range's span at its resolution (1d: 5 minutes, 5d: 30 minutes, 1m: an hour, 3m and 1y: a day): at most 1000 points",
+    }),
   },
   { $id: 'PriceHistoryResponse', additionalProperties: false },
 );
@@ -102,7 +105,7 @@ export const BetDetailSchema = Type.Object(
   {
     ...closedBetFields,
     status: BetStatusSchema,
-    target_date: Nullable(Type.String({ format: 'date' })),
+    target_date: Nullable(DateString()),
     user: ref(PublicUserSchema),
   },
   { $id: 'BetDetail', additionalProperties: false },

@@ -1,10 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './common.js';
+import { DateTime, Id, Nullable, StringEnum, Url } from './common.js';
 
 export const ChatStatusResponseSchema = Type.Object({ linked: Type.Boolean() }, { $id: 'ChatStatusResponse', additionalProperties: false });
 
 export const ChatLinkCodeResponseSchema = Type.Object(
-  { code: Type.String(), deep_link: Nullable(Type.String({ format: 'uri' })) },
+  { code: Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), deep_link: Nullable(Url()) },
   { $id: 'ChatLinkCodeResponse', additionalProperties: false },
 );
 
@@ -12,13 +12,13 @@ export const ChatUnlinkResponseSchema = Type.Object({ success: Type.Boolean() },
 
 export const NotificationSchema = Type.Object(
   {
-    id: Type.Integer(),
+    id: Id(),
     kind: StringEnum(['bet_opened', 'bet_cancelled', 'bet_settled', 'chat_reply'], {
       description: "bet_opened / bet_cancelled: a followed trader's bet; bet_settled: your bet's result; chat_reply: the bot's answer in your chat",
     }),
-    text: Type.String(),
-    bet_id: Nullable(Type.Integer()),
-    created_at: Type.String({ format: 'date-time' }),
+    text: Type.String({ maxLength: 4096, description: 'A chat message: at most 4096 characters, the limit of the messaging service' }),
+    bet_id: Nullable(Id()),
+    created_at: DateTime(),
     status: StringEnum(['pending', 'sent', 'failed', 'dropped'], {
       description:
         'pending: queued; sent: delivered; failed: given up or refused by the messaging service; dropped: no longer to be sent (bet cancelled first, chat unlinked)',

@@ -1,47 +1,60 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { StringEnum } from './common.js';
+import { StringEnum, Url } from './common.js';
 
 export const HealthResponseSchema = Type.Object(
   {
     status: StringEnum(['ok', 'degraded']),
-    version: Type.String(),
+    version: Type.String({ maxLength: 64, pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+' }),
     database: StringEnum(['ok', 'unreachable']),
-    reasons: Type.Optional(Type.Array(Type.String())),
+    reasons: Type.Optional(
+      Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10, description: 'What is failing: the database, then each failing provider' }),
+    ),
   },
   { $id: 'HealthResponse', additionalProperties: false },
 );
 export type HealthResponse = Static<typeof HealthResponseSchema>;
 
-const Link = Type.Object({ href: Type.String({ format: 'uri' }), type: Type.String() }, { additionalProperties: false });
+/** Discovery documents name a handful of fixed links. */
+const FEW = 10;
+
+const Link = Type.Object(
+  { href: Url(), type: StringEnum(['application/openapi+json', 'application/json', 'text/html']) },
+  { additionalProperties: false },
+);
+const Links = Type.Array(Link, { maxItems: FEW });
 
 export const ApiCatalogSchema = Type.Object(
   {
     linkset: Type.Array(
       Type.Object(
         {
-          anchor: Type.String({ format: 'uri' }),
-          'service-desc': Type.Array(Link),
-          'service-doc': Type.Array(Link),
-          'oauth-protected-resource': Type.Array(Link),
-          status: Type.Array(Link),
+          anchor: Url(),
+          'service-desc': Links,
+          'service-doc': Links,
+          'oauth-protected-resource': Links,
+          status: Links,
         },
         { additionalProperties: false },
       ),
+      { maxItems: FEW },
     ),
   },
   { $id: 'ApiCatalog', additionalProperties: false },
 );
 
+/** SPEC part 5: no OAuth, so the authorization servers, scopes and bearer methods are empty lists. */
+const Empty = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 0 });
+
 export const ProtectedResourceMetadataSchema = Type.Object(
   {
-    resource: Type.String({ format: 'uri' }),
-    authorization_servers: Type.Array(Type.String({ format: 'uri' })),
-    scopes_supported: Type.Array(Type.String()),
-    bearer_methods_supported: Type.Array(Type.String()),
-    service_documentation: Type.String({ format: 'uri' }),
-    resource_documentation: Type.String({ format: 'uri' }),
-    resource_name: Type.String(),
-    resource_policy_uri: Type.String({ format: 'uri' }),
+    resource: Url(),
+    authorization_servers: Type.Array(Url(), { maxItems: 0 }),
+    scopes_supported: Empty,
+    bearer_methods_supported: Empty,
+    service_documentation: Url(),
+    resource_documentation: Url(),
+    resource_name: Type.String({ maxLength: 100 }),
+    resource_policy_uri: Url(),
   },
   { $id: 'ProtectedResourceMetadata', additionalProperties: false },
 );

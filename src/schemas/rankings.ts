@@ -1,18 +1,24 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PERIODS } from '../domain/rankings.js';
-import { ref, StringEnum } from './common.js';
+import { Count, Id, ref, StringEnum, Username } from './common.js';
 
 export const PeriodSchema = StringEnum([...PERIODS], {
   description: 'Rolling window by exit time, in whole UTC days: `7d` is today and the 6 days before it (likewise 30d, 90d, 365d); `all` has no bound',
 });
 
-const MinTradesSchema = Type.Integer({ minimum: 1, maximum: 1_000_000 });
+const MinTradesSchema = Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 });
 
-/** GET /leaderboard's optional narrowing; unknown parameters stay ignored, as they were before these existed. */
-export const LeaderboardQuerySchema = Type.Object({
-  period: Type.Optional(PeriodSchema),
-  min_trades: Type.Optional({ ...MinTradesSchema, description: 'Only users with at least this many closed bets in the window' }),
-});
+/** GET /leaderboard's optional narrowing (DESIGN: optional query parameters); unknown parameters are refused like everywhere. */
+export const LeaderboardQuerySchema = Type.Object(
+  {
+    period: Type.Optional(PeriodSchema),
+    min_trades: Type.Optional({ ...MinTradesSchema, description: 'Only users with at least this many closed bets in the window' }),
+  },
+  { additionalProperties: false },
+);
+
+/** DESIGN: the leaderboard and the rankings show the top 100. */
+export const TOP_ROWS = 100;
 
 export const RankingsQuerySchema = Type.Object(
   {
@@ -24,10 +30,10 @@ export const RankingsQuerySchema = Type.Object(
 
 export const RankingRowSchema = Type.Object(
   {
-    id: Type.Integer(),
-    username: Type.String(),
-    rank: Type.Integer({ minimum: 1 }),
-    n: Type.Integer({ description: 'Closed bets in the window with an alpha (both benchmark prices known)' }),
+    id: Id(),
+    username: Username(),
+    rank: Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    n: Count({ description: 'Closed bets in the window with an alpha (both benchmark prices known)' }),
     mean_alpha: Type.Number({ description: 'Mean alpha in percentage points' }),
     skill: Type.Number({ description: 'mean_alpha − 1.645 × s / √n, s the sample standard deviation of alpha floored at 5 points' }),
     total_score: Type.Number({ description: "Sum of the window's closed-bet gains (percent)" }),
@@ -39,8 +45,8 @@ export type RankingRow = Static<typeof RankingRowSchema>;
 export const RankingsResponseSchema = Type.Object(
   {
     period: PeriodSchema,
-    min_trades: Type.Integer(),
-    rows: Type.Array(ref(RankingRowSchema), { description: 'Top 100 by skill, then n, then id' }),
+    min_trades: MinTradesSchema,
+    rows: Type.Array(ref(RankingRowSchema), { maxItems: TOP_ROWS, description: 'Top 100 by skill, then n, then id' }),
     me: Type.Union([ref(RankingRowSchema), Type.Null()], {
       description: "With a session: the caller's own row and rank when ranked outside the top rows; null otherwise",
     }),

@@ -1,4 +1,4 @@
-import { ref, StringEnum } from './common.js';
+import { Count, Id, Page, ref, StringEnum, Username } from './common.js';
 import { type Static, Type } from '@sinclair/typebox';
 import { BetStatusSchema, ClosedBetSchema, closedBetFields, PortfolioBetSchema } from './bets.js';
 import { PublicUserSchema } from './users.js';
@@ -6,8 +6,8 @@ import { PublicUserSchema } from './users.js';
 export const FeedItemSchema = Type.Object(
   {
     ...closedBetFields,
-    user_id: Type.Integer(),
-    username: Type.String(),
+    user_id: Id(),
+    username: Username(),
     status: BetStatusSchema,
   },
   { $id: 'FeedItem', additionalProperties: true },
@@ -15,7 +15,7 @@ export const FeedItemSchema = Type.Object(
 export type FeedItem = Static<typeof FeedItemSchema>;
 
 export const FollowRequestSchema = Type.Object(
-  { followed_id: Type.Integer(), action: StringEnum(['follow', 'unfollow']) },
+  { followed_id: Id(), action: StringEnum(['follow', 'unfollow']) },
   { $id: 'FollowRequest', additionalProperties: false },
 );
 export type FollowRequest = Static<typeof FollowRequestSchema>;
@@ -25,9 +25,9 @@ export const FollowSuccessResponseSchema = Type.Object({ success: Type.Boolean()
 export const PublicProfileResponseSchema = Type.Object(
   {
     user: ref(PublicUserSchema),
-    portfolio: Type.Array(ref(PortfolioBetSchema)),
-    history: Type.Array(ref(ClosedBetSchema)),
-    history_total: Type.Integer(),
+    portfolio: Type.Array(ref(PortfolioBetSchema), { description: "The user's open bets: at most their bet_capacity (more only after a downgrade)" }),
+    history: Page(ref(ClosedBetSchema)),
+    history_total: Count(),
   },
   { $id: 'PublicProfileResponse', additionalProperties: false },
 );

@@ -1,14 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { Count, DateTime, Id, Nullable } from './common.js';
 
 export const TraderStatsSchema = Type.Object(
   {
-    user_id: Type.Integer(),
-    opened_trades: Type.Integer({ description: 'Every bet ever opened' }),
-    closed_trades: Type.Integer(),
-    open_trades: Type.Integer(),
-    cancelled_trades: Type.Integer(),
-    wins: Type.Integer(),
+    user_id: Id(),
+    opened_trades: Count({ description: 'Every bet ever opened' }),
+    closed_trades: Count(),
+    open_trades: Count(),
+    cancelled_trades: Count(),
+    wins: Count(),
     win_rate: Nullable(Type.Number()),
     average_gain: Nullable(Type.Number()),
     median_gain: Nullable(Type.Number()),
@@ -20,14 +20,15 @@ export const TraderStatsSchema = Type.Object(
     cancel_rate: Nullable(Type.Number({ description: 'cancelled / opened' })),
     tailers: Type.Object(
       {
-        tails: Type.Integer({ description: "Bets followers opened by tailing this trader's bets" }),
-        closed: Type.Integer(),
+        tails: Count({ description: "Bets followers opened by tailing this trader's bets" }),
+        closed: Count(),
         average_gain: Nullable(Type.Number()),
         win_rate: Nullable(Type.Number()),
       },
       { additionalProperties: false },
     ),
-    curve: Type.Array(Type.Object({ t: Type.String({ format: 'date-time' }), value: Type.Number() }, { additionalProperties: false }), {
+    curve: Type.Array(Type.Object({ t: DateTime(), value: Type.Number() }, { additionalProperties: false }), {
+      maxItems: 1000,
       description: 'Cumulative gain after each closed bet (at most 1000 points, evenly sampled)',
     }),
   },

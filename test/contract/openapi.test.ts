@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { testConfig } from '../../src/config.js';
+import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { SPEC_ENDPOINTS, SPEC_SHAPES, type SpecField } from './spec.js';
 
 // The parts of the document these tests read.
@@ -30,11 +31,20 @@ interface Parameter {
   schema: Schema;
 }
 
+/** A response, or a reference to a shared one under components.responses. */
+interface Response {
+  $ref?: string;
+  description?: string;
+  headers?: Record<string, { $ref?: string }>;
+  content: Record<string, { schema: Schema }>;
+}
+
 interface Operation {
+  operationId?: string;
   security?: Array<Record<string, string[]>>;
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
-  responses: Record<string, { content: Record<string, { schema: Schema }> }>;
+  responses: Record<string, Response>;
 }
 
 // A type, not an interface, so that it is the plain record the validator takes.
@@ -42,7 +52,12 @@ type OpenApiDocument = {
   openapi: string;
   info: { version: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Record<string, unknown>> };
+  components: {
+    schemas: Record<string, Schema>;
+    securitySchemes: Record<string, Record<string, unknown>>;
+    responses: Record<string, Response>;
+    headers: Record<string, { schema: Schema }>;
+  };
 };
 
 describe('OpenAPI document', () => {
@@ -67,6 +82,18 @@ describe('OpenAPI document', () => {
     return schema;
   };
   const refName = (schema: Schema | undefined): string | null => (schema?.$ref ? String(schema.$ref).replace('#/components/schemas/', '') : null);
+  /** The operation's answer for a status, a shared one followed to its component. */
+  const answer = (op: Operation, status: number | string): Response | undefined => {
+    const r = op.responses[String(status)];
+    if (!r?.$ref) return r;
+    const shared = doc.components.responses[r.$ref.replace('#/components/responses/', '')];
+    assert.ok(shared, `unresolvable ${r.$ref}`);
+    return shared;
+  };
+  const operations = (): Array<[string, Operation]> =>
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]),
+    );
 
   test('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
@@ -93,7 +120,7 @@ describe('OpenAPI document', () => {
       if (ep.auth) assert.ok(op.responses['401'], `${label} must declare 401`);
 
       const [code, shape] = ep.success;
-      const ok = op.responses[String(code)];
+      const ok = answer(op, code);
       assert.ok(ok, `${label} ${code} missing`);
       if (shape) {
         const schema = ok.content['application/json'].schema;
@@ -106,7 +133,7 @@ describe('OpenAPI document', () => {
       }
 
       for (const [status, errShape] of ep.errors) {
-        const r = op.responses[String(status)];
+        const r = answer(op, status);
         assert.ok(r, `${label} must declare ${status}`);
         const schema = r.content['application/json'].schema;
         const names = schema.anyOf ? schema.anyOf.map(refName) : [refName(schema)];
@@ -179,5 +206,153 @@ describe('OpenAPI document', () => {
 
   test('component names are SPEC names, never def-N', () => {
     for (const name of Object.keys(doc.components.schemas)) assert.doesNotMatch(name, /^def-\d+$/);
+  });
+
+  // Clients generate code from these names: renaming one breaks them.
+  const OPERATION_IDS: Record<string, string> = {
+    'GET /': 'getHealth',
+    'GET /.well-known/api-catalog': 'getApiCatalog',
+    'HEAD /.well-known/api-catalog': 'headApiCatalog',
+    'GET /.well-known/oauth-protected-resource': 'getProtectedResourceMetadata',
+    'GET /openapi.json': 'getOpenApiDocument',
+    'GET /llms.txt': 'getLlmsTxt',
+    'POST /register': 'register',
+    'POST /login': 'login',
+    'POST /logout': 'logout',
+    'GET /me': 'getMe',
+    'POST /me/password': 'changePassword',
+    'DELETE /me': 'deleteAccount',
+    'GET /me/export': 'exportBets',
+    'GET /price/{ticker}': 'getPrice',
+    'GET /price/{ticker}/history': 'getPriceHistory',
+    'GET /bet/{bet_id}': 'getBet',
+    'POST /bet/open': 'openBet',
+    'POST /bet/close': 'closeBet',
+    'DELETE /bet/{bet_id}': 'cancelBet',
+    'POST /bet/{bet_id}/tail': 'tailBet',
+    'POST /bet/{bet_id}/fade': 'fadeBet',
+    'GET /portfolio': 'getPortfolio',
+    'GET /history': 'getHistory',
+    'GET /leaderboard': 'getLeaderboard',
+    'GET /rankings': 'getRankings',
+    'POST /follow': 'changeFollow',
+    'GET /following': 'getFollowing',
+    'GET /feed': 'getFeed',
+    'GET /users/search': 'searchUsers',
+    'GET /user/{user_id}/public': 'getPublicProfile',
+    'GET /user/{user_id}/stats': 'getTraderStats',
+    'GET /record/head': 'getRecordHead',
+    'GET /record/days/{date}': 'getRecordDay',
+    'GET /record/user/{user_id}': 'getUserRecord',
+    'GET /api/pay/plans': 'getPlans',
+    'POST /api/pay/checkout': 'startCheckout',
+    'POST /api/pay/portal': 'openPortal',
+    'GET /pay/local/checkout/{id}': 'getLocalCheckoutPage',
+    'POST /pay/local/checkout/{id}/confirm': 'confirmLocalCheckout',
+    'GET /pay/local/portal': 'getLocalPortalPage',
+    'POST /pay/local/portal/cancel': 'cancelLocalSubscription',
+    'GET /chat/status': 'getChatStatus',
+    'POST /chat/link-code': 'createChatLinkCode',
+    'POST /chat/unlink': 'unlinkChat',
+    'GET /chat/local/link/{code}': 'getLocalChatLinkPage',
+    'GET /notifications': 'getNotifications',
+  };
+
+  test('every operation has a unique, stable operationId and declares its security (public ones [])', () => {
+    const seen = new Map<string, string>();
+    for (const [label, op] of operations()) {
+      const id = op.operationId;
+      assert.ok(id, `${label} has no operationId`);
+      if (label in OPERATION_IDS) assert.equal(id, OPERATION_IDS[label], `${label} operationId`);
+      assert.ok(!seen.has(id), `${label} and ${seen.get(id)} share the operationId ${id}`);
+      seen.set(id, label);
+      assert.ok(Array.isArray(op.security), `${label} declares security`);
+    }
+    for (const label of Object.keys(OPERATION_IDS)) assert.ok(seen.has(OPERATION_IDS[label]), `${label} is in the document`);
+  });
+
+  test('the answers every operation can give are declared, shared answers by reference', () => {
+    for (const [label, op] of operations()) {
+      const method = label.split(' ')[0];
+      const page = Object.values(op.responses).some((r) => r.content?.['text/html']);
+      const required = page ? [] : [400, 500];
+      if (!page && (op.security ?? []).some((s) => 'cookieAuth' in s)) required.push(401);
+      if (!page && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) required.push(403, 413, 415);
+      for (const status of required) assert.ok(op.responses[status], `${label} declares ${status}`);
+      for (const [status, r] of Object.entries(op.responses)) {
+        const json = r.content?.['application/json']?.schema;
+        const copiesError = !r.$ref && Object.keys(r.content ?? {}).length === 1 && refName(json) === 'Error';
+        assert.ok(!copiesError, `${label} ${status}: a plain Error answer refers to components.responses`);
+      }
+    }
+  });
+
+  test('rate-limited operations declare Retry-After on 429 and the rate-limit headers on their answers', () => {
+    const headerRef = (name: string) => `#/components/headers/${name}`;
+    assert.deepEqual(Object.keys(doc.components.headers).sort(), ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+    for (const [label, op] of operations()) {
+      if (!op.responses['429']) continue;
+      for (const status of Object.keys(op.responses).filter((s) => /^[24]/.test(s))) {
+        const headers = answer(op, status)?.headers ?? {};
+        assert.equal(headers['X-RateLimit-Limit']?.$ref, headerRef('X-RateLimit-Limit'), `${label} ${status} declares X-RateLimit-Limit`);
+        if (status === '429') assert.equal(headers['Retry-After']?.$ref, headerRef('Retry-After'), `${label} 429 declares Retry-After`);
+      }
+    }
+    for (const name of ['TooManyRequests', 'ServiceUnavailable'])
+      assert.equal(doc.components.responses[name].headers?.['Retry-After']?.$ref, headerRef('Retry-After'), `${name} declares Retry-After`);
+  });
+
+  test('integer parameters are bounded integers with a format; string ones have a maximum length', () => {
+    for (const [label, op] of operations())
+      for (const p of op.parameters ?? []) {
+        const s = deref(p.schema) as Schema & { maxLength?: number };
+        if (s.type === 'integer') {
+          assert.match(String(s.format), /^int(32|64)$/, `${label} ${p.name} format`);
+          assert.ok(typeof s.minimum === 'number' && typeof s.maximum === 'number', `${label} ${p.name} bounds`);
+          assert.ok((s.maximum as number) <= Number.MAX_SAFE_INTEGER, `${label} ${p.name} within the safe integers`);
+        } else if (s.type === 'string' && !s.enum) assert.ok(typeof s.maxLength === 'number', `${label} ${p.name} maxLength`);
+      }
+  });
+
+  test('/llms.txt fits the length the document declares', async () => {
+    const declared = doc.paths['/llms.txt'].get.responses['200'].content['text/plain'].schema as Schema & { maxLength: number };
+    const res = await t.app.inject({ method: 'GET', url: '/llms.txt' });
+    assert.ok(res.body.length <= declared.maxLength, `${res.body.length} > ${declared.maxLength}`);
+  });
+});
+
+describe('OpenAPI document and rate limits', () => {
+  // With limits on, an operation's answers carry @fastify/rate-limit's headers
+  // exactly when the document declares its 429: the route options and the
+  // schema blocks are written apart, so this keeps them in step.
+  test('an operation sends the rate-limit headers if and only if it declares 429', async () => {
+    const limits = { ...testConfig().rateLimits, enabled: true, authPerMinute: 1000, publicPerMinute: 1000, writesPerMinute: 1000 };
+    const t = await createTestApp('sqlite', { config: { rateLimits: limits } });
+    try {
+      const u = await registerAndLogin(t.app, 'limits');
+      const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApiDocument;
+      const mismatches: string[] = [];
+      for (const [path, item] of Object.entries(doc.paths))
+        for (const [method, op] of Object.entries(item)) {
+          // A missing object (no bet 999999999) or an empty body: refused without changing anything.
+          const url = path
+            .replace(/\{(bet_id|user_id)\}/, '999999999')
+            .replace('{ticker}', 'AAPL')
+            .replace('{date}', '2026-01-01')
+            .replace(/\{(id|code)\}/, 'nothing');
+          // /logout is public: without the cookie the session stays.
+          const cookie = (op.security ?? []).length > 0 ? { cookie: u.cookie } : {};
+          const res = await t.app.inject({ method: method.toUpperCase() as 'GET', url, headers: cookie });
+          const sent = res.headers['x-ratelimit-limit'] !== undefined;
+          const declared = '429' in op.responses;
+          if (sent !== declared)
+            mismatches.push(
+              `${method.toUpperCase()} ${path}: headers ${sent ? 'sent' : 'not sent'} (${res.statusCode}), 429 ${declared ? '' : 'not '}declared`,
+            );
+        }
+      assert.deepEqual(mismatches, []);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -35,8 +35,14 @@ interface Operation {
   path: string;
   parameters: Parameter[];
   body: Schema | null;
-  responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+  responses: Record<string, Response>;
   secured: boolean;
+}
+
+/** A response, or a reference to a shared one (components.responses). */
+interface Response {
+  $ref?: string;
+  content?: Record<string, { schema?: Schema }>;
 }
 
 export interface OpenApiDoc {
@@ -52,7 +58,7 @@ export interface OpenApiDoc {
       }
     >
   >;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; responses?: Record<string, Response> };
 }
 
 export function operationsOf(doc: OpenApiDoc): Operation[] {
@@ -172,8 +178,9 @@ export function valid(schema: Schema, doc: OpenApiDoc, depth = 0): fc.Arbitrary<
       return fc.oneof(fc.string({ minLength, maxLength: hi }), fc.string({ unit: fc.constantFrom(...WORD_CHARS), minLength, maxLength: hi }));
     }
     case 'integer': {
-      const min = (s.minimum as number | undefined) ?? -1_000_000;
-      const max = (s.maximum as number | undefined) ?? 1_000_000;
+      // fc.integer takes 32-bit bounds; ids are declared up to 2^53 − 1.
+      const min = Math.max((s.minimum as number | undefined) ?? -1_000_000, -(2 ** 31));
+      const max = Math.min((s.maximum as number | undefined) ?? 1_000_000, 2 ** 31 - 1);
       // Small positive ids hit real rows more often than random ones.
       return fc.oneof(fc.integer({ min: Math.max(min, 1), max: Math.min(max, Math.max(min, 1) + 20) }), fc.integer({ min, max }));
     }
@@ -354,7 +361,7 @@ export class ContractChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   private readonly validators = new Map<string, ReturnType<Ajv2020['compile']>>();
 
-  constructor(doc: OpenApiDoc) {
+  constructor(private readonly doc: OpenApiDoc) {
     addFormats(this.ajv);
     this.ajv.addSchema({ ...(doc as object), $id: 'openapi' } as never);
   }
@@ -371,7 +378,10 @@ export class ContractChecker {
   /** preRouting: the URL does not reach the operation (a malformed escape, a dot segment), so no operation's own answer applies. */
   check(op: Operation, res: LightMyRequestResponse, describe: string, preRouting = false): void {
     const status = res.statusCode;
-    const declared = preRouting ? undefined : op.responses[String(status)];
+    const own = preRouting ? undefined : op.responses[String(status)];
+    // A shared answer is validated where it is defined.
+    const sharedAt = own?.$ref?.replace(/^#/, '');
+    const declared = own?.$ref ? this.doc.components.responses?.[own.$ref.replace('#/components/responses/', '')] : own;
     assert.ok(!(status >= 500 && !declared), `${describe}: undeclared ${status}: ${res.body.slice(0, 300)}`);
     // The fakes behind a fuzzing run never fail: an internal error is a bug even where one is declared.
     assert.notEqual(status, 500, `${describe}: internal error: ${res.body.slice(0, 300)}`);
@@ -386,7 +396,8 @@ export class ContractChecker {
       const contentTypes = Object.keys(declared.content ?? {});
       const media = contentTypes.find((c) => type.startsWith(c)) ?? contentTypes[0];
       assert.ok(media, `${describe}: ${status} declares no content but sent ${type}`);
-      pointer = `/paths/${esc(op.path)}/${op.method.toLowerCase()}/responses/${status}/content/${esc(media)}/schema`;
+      const at = sharedAt ?? `/paths/${esc(op.path)}/${op.method.toLowerCase()}/responses/${status}`;
+      pointer = `${at}/content/${esc(media)}/schema`;
     } else {
       // Statuses the framework answers for every route (404 for an unmatched
       // path value, 413, 415): still SPEC's plain Error shape.

@@ -70,12 +70,18 @@ forEachDialect('follow, unfollow and the following list', (dialect) => {
     assert.deepEqual(await following(me), []);
   });
 
-  test('unknown or deleted user → 404 Error; a follow of a since-deleted user can still be dropped', async () => {
+  test('unknown or deleted user → 404 Error, an id no user can have 400; a follow of a since-deleted user can still be dropped', async () => {
     const me = await registerAndLogin(t.app);
     for (const action of ['follow', 'unfollow']) {
-      for (const id of [987654321, 0, -5, 1e20]) {
+      // Ids are safe integers from 1 (issue 22): anything else is an invalid request.
+      for (const [id, status] of [
+        [987654321, 404],
+        [0, 400],
+        [-5, 400],
+        [1e20, 400],
+      ]) {
         const res = await followReq(me, { followed_id: id, action });
-        assert.equal(res.statusCode, 404, `${action} ${id}`);
+        assert.equal(res.statusCode, status, `${action} ${id}`);
         assert.deepEqual(Object.keys(res.json()), ['error']);
       }
     }

@@ -106,12 +106,19 @@ forEachDialect('public profiles', (dialect) => {
     assert.equal(past.history_total, 3);
   });
 
-  test('unknown, deleted or impossible ids → 404 Error', async () => {
+  test('unknown or deleted ids → 404 Error; ids no user can have → 400 Error', async () => {
     const gone = await insertTestUser(t.ctx, uniqueName('g'));
     await deleteTestUser(t.ctx, gone);
-    for (const id of [987654321, gone, 0, -1, '100000000000000000000']) {
+    for (const [id, status] of [
+      [987654321, 404],
+      [gone, 404],
+      // Ids are safe integers from 1 (issue 22).
+      [0, 400],
+      [-1, 400],
+      ['100000000000000000000', 400],
+    ] as const) {
       const res = await profile(id);
-      assert.equal(res.statusCode, 404, String(id));
+      assert.equal(res.statusCode, status, String(id));
       assert.deepEqual(Object.keys(res.json()), ['error']);
     }
   });
