@@ -305,6 +305,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     WORKERS: 'off',
     // Fixed, so simulated prices are the same on every run.
     MARKET_SEED: 'test-market-seed-not-a-secret-0123456789',
+    // Tests register users many at a time on a loaded machine: the hash queue's
+    // bound and wait are tested where they are set (test/integration/password-checks.test.ts).
+    HASH_QUEUE_MAX: '10000',
+    HASH_QUEUE_WAIT_MS: '60000',
   });
   return { ...base, ...overrides };
 }

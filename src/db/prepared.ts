@@ -1,8 +1,8 @@
-// Queries on the write path run thousands of times a second, and Kysely spends
-// more time building and compiling one than SQLite spends running it (a
-// quarter of an open + close pair's CPU). A prepared query is built and
-// compiled once per dialect with named placeholders, then run through Kysely's
-// executor with each call's values bound in their places.
+// Queries on the write path run thousands of times a second, and Kysely can
+// spend more time building and compiling one than SQLite spends running it.
+// A prepared query is built and compiled once per dialect with named
+// placeholders, then run through Kysely's executor with each call's values
+// bound in their places.
 import { type Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
 

@@ -26,6 +26,9 @@ export function startServer(env: Record<string, string>): ServerProcess {
       HOST: '127.0.0.1',
       PORT: '0',
       RATE_LIMITS: 'off',
+      // Suites register users many at a time on a loaded machine; the queue's bounds are tested elsewhere.
+      HASH_QUEUE_MAX: '10000',
+      HASH_QUEUE_WAIT_MS: '60000',
       LOG_LEVEL: 'info',
       JWT_SECRET: 'crash-suite-secret-crash-suite-secret-0123',
       ...env,

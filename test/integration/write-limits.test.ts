@@ -2,13 +2,14 @@
 // one user flooding writes (each fanning notices out to followers) gets 429
 // with Retry-After, whatever address it comes from; other users are not slowed.
 import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
-import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
+import { cookieFrom, createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser, uniqueName } from '../helpers/app.js';
 import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
 
 const limits = (writesPerMinute: number): Partial<Config> => ({
@@ -136,7 +137,15 @@ describe('write limits shared through Redis by two instances', { skip: REDIS_URL
   });
 
   test('writes on either instance count against one limit per user', async () => {
-    const user = await registerAndLogin(a);
+    // Signed up from an address of its own: other suites sharing this Redis count their logins per address.
+    const remoteAddress = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+    const username = uniqueName('wl');
+    const email = `${username}@example.test`;
+    const reg = await a.inject({ method: 'POST', url: '/register', remoteAddress, payload: { username, email, password: PASSWORD } });
+    assert.equal(reg.statusCode, 201, reg.body);
+    const login = await a.inject({ method: 'POST', url: '/login', remoteAddress, payload: { email, password: PASSWORD } });
+    assert.equal(login.statusCode, 200, login.body);
+    const user = { id: login.json().id as number, cookie: cookieFrom(login) };
     // A fresh database reuses user ids: forget counts an earlier run left for this one.
     const stale = await redis.keys(`rate-limit:*user:${user.id}`);
     if (stale.length > 0) await redis.del(...stale);

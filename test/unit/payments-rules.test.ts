@@ -122,7 +122,7 @@ test('loadPlansFile: malformed files stop the service with a clear message', () 
     assert.throws(() => loadPlansFile(write({})), /"plans" array/);
     assert.throws(() => loadPlansFile(write({ plans: [{ ...plan, interval: 'fortnight' }] })), /plan 0 is invalid/);
     assert.throws(() => loadPlansFile(write({ plans: [{ ...plan, extra: 1 }] })), /plan 0 is invalid/);
-    assert.throws(() => loadPlansFile(write({ plans: [{ ...plan, extra_bets: -1 }] })), /negative/);
+    assert.throws(() => loadPlansFile(write({ plans: [{ ...plan, extra_bets: -1 }] })), /plan 0 is invalid at \/extra_bets/);
     assert.throws(() => loadPlansFile(write({ plans: [plan, plan] })), /appears twice/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

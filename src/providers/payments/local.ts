@@ -28,7 +28,6 @@ export function loadPlansFile(file: URL | string): StripePlan[] {
       throw new Error(`plans file ${String(file)}: plan ${i} is invalid at ${first?.path || '/'}: ${first?.message ?? 'bad shape'}`);
     }
     const p = plan as StripePlan;
-    if (p.amount < 0 || p.extra_bets < 0 || p.extra_slots < 0) throw new Error(`plans file ${String(file)}: plan ${i} has a negative number`);
     if (seen.has(p.price_id)) throw new Error(`plans file ${String(file)}: price_id ${p.price_id} appears twice`);
     seen.add(p.price_id);
   }
