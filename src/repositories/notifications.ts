@@ -1,5 +1,4 @@
 import type { Db, Dialect } from '../db/database.js';
-import { prepared } from '../db/prepared.js';
 import type { ChatTransportName, NewNotification, NotificationKind, NotificationRow } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
 
