@@ -1,10 +1,25 @@
-// The baseline: a bare Fastify "hello world" on the same Node, so every
+// The baselines: a bare Fastify "hello world" on the same Node, so every
 // result can be quoted as a ratio that carries across machines.
-import Fastify from 'fastify';
+//   HELLO_LOGGING=service (default): the service's own logger configuration,
+//     its level (LOG_LEVEL, info unless set, as the service reads it), its
+//     redaction paths and its request serializer, so the ratio shows what the
+//     service adds beyond a request logged the same way;
+//   HELLO_LOGGING=off: no logger at all.
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { REDACT } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { logSerializers } from '../src/http/logging.js';
 
-const app = Fastify({ logger: false });
+const mode = process.env.HELLO_LOGGING ?? 'service';
+if (mode !== 'service' && mode !== 'off') throw new Error(`HELLO_LOGGING must be service or off, got "${mode}"`);
+// The level the service would log at in this environment (config.ts reads LOG_LEVEL, default info).
+const level = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL }).logLevel;
+const logger: FastifyServerOptions['logger'] =
+  mode === 'off' ? false : { level, redact: { paths: REDACT, censor: '[redacted]' }, serializers: logSerializers };
+
+const app = Fastify({ logger });
 app.get('/', async () => ({ hello: 'world' }));
-// The same bare server sending a JSON body of exactly n bytes: how fast any
+// The same server sending a JSON body of exactly n bytes: how fast any
 // server on this machine can answer with a body of an endpoint's size.
 const bodies = new Map<number, Buffer>();
 app.get<{ Params: { n: string } }>('/bytes/:n', (request, reply) => {
@@ -16,7 +31,7 @@ app.get<{ Params: { n: string } }>('/bytes/:n', (request, reply) => {
   }
   return reply.type('application/json; charset=utf-8').send(body);
 });
-// The same bare server replaying an endpoint's exact answer, body and headers
+// The same server replaying an endpoint's exact answer, body and headers
 // (registered once by the suite): how fast any server here answers with what
 // the endpoint sends, so the client's cost of reading our headers shows too.
 const answers = new Map<string, { headers: Record<string, string>; body: Buffer }>();

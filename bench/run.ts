@@ -1,17 +1,31 @@
-// The benchmark suite: generates (or reuses) the population, measures a bare
-// Fastify baseline, starts the real service on the data and drives every
-// scenario with autocannon, then writes the report to bench/results/.
-//   npm run bench -- [--size full|small|tiny] [--db sqlite|postgres] [--connections N] [--duration S]
-//                    [--only key,key] [--regenerate] [--out DIR] [--quick] [--scale-out] [--profile]
+// The benchmark suite: generates (or reuses) the population, starts the
+// service as deployed (npm start's command line, the production
+// configuration) beside two hello worlds (the service's logging, and none),
+// drives every scenario with wrk in rounds, anchors PostgreSQL with pgbench,
+// then writes the report (the median of the rounds, and every round) to
+// bench/results/.
+//   npm run bench -- [--size full|small|tiny] [--db sqlite|postgres] [--connections N] [--duration S] [--runs N]
+//                    [--only key,key] [--regenerate] [--out DIR] [--quick] [--scale-out] [--profile] [--pgbench-clients N]
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Answer, type LoadResult, probe, runLoad, type Step } from './lib/load.js';
-import { NGINX_SITE, findNginx, startNginx } from './lib/nginx.js';
+import { buildServer } from '../scripts/build-server.mjs';
+import { setupRunDatabase } from './lib/database-setup.js';
+import { type Drained, drainOutbox, type FanOutStep, measureFanOut, type OutboxQueue, outboxQueue } from './lib/fanout.js';
+import { type Answer, type LoadResult, type Plan, probe, SESSION_COOKIE } from './lib/load.js';
+import { findNginx, NGINX_SITE, startNginx } from './lib/nginx.js';
+import { createPgbenchDatabase, findPgbench, type PgbenchDatabase, type PgbenchResult, runPgbench } from './lib/pgbench.js';
+import { presetNamed } from './lib/presets.js';
 import {
+  type Anchors,
+  type Baseline,
+  baselineOf,
+  type FanOutResult,
+  type LoginMixResult,
   type Measured,
   markdown,
+  medianMeasured,
   NOT_IN_ONLY,
   type Report,
   resultLine,
@@ -19,13 +33,14 @@ import {
   type ScenarioResult,
   writeReport,
 } from './lib/report.js';
-import { setupRunDatabase } from './lib/database-setup.js';
-import { presetNamed } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
-import { loginMix, type Scenario, scenarios } from './lib/scenarios.js';
-import { type ChildServer, type Sampled, serviceCommand, startServer, withSampling } from './lib/server.js';
-import { buildServer } from '../scripts/build-server.mjs';
-import { meets, PEAK_RSS_TARGET_MB, TARGET_CONDITIONS, TARGETS } from './lib/targets.js';
+import { EXTRA_KEYS, loginMix, type Scenario, type Sessions, scenarios, tradersOf } from './lib/scenarios.js';
+import { type ChildServer, LOAD_CPU, SERVER_CPU, type Sampled, serviceCommand, startServer, taskset, waitQuiet, withSampling } from './lib/server.js';
+import { checkServiceConfig, servicePoolSize, serviceEnv } from './lib/service-env.js';
+import { median } from './lib/stats.js';
+import { meets, PEAK_RSS_TARGET_MB, type Target, TARGET_CONDITIONS, targetsFor } from './lib/targets.js';
+import { postgresServerUrl } from './lib/targets-db.js';
+import { findWrk, runWrk, WRK_MISSING, wrkVersion } from './lib/wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,12 +48,14 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     connections: { type: 'string' },
     duration: { type: 'string' },
+    runs: { type: 'string' },
     only: { type: 'string' },
     regenerate: { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results' },
     quick: { type: 'boolean', default: false },
     'scale-out': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'pgbench-clients': { type: 'string' },
   },
 });
 
@@ -54,55 +71,46 @@ if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db mu
 const dialect = values.db;
 const scaleOut = values['scale-out']!;
 if (scaleOut && dialect !== 'postgres') throw new Error('--scale-out runs two instances on PostgreSQL: add --db postgres');
+const wrk = findWrk();
+if (!wrk) throw new Error(`${WRK_MISSING}: the benchmark's load generator`);
 const preset = presetNamed(quick ? 'tiny' : values.size!);
 const connections = positive('connections', values.connections, quick ? 4 : 64);
 const durationS = positive('duration', values.duration, quick ? 1 : 10);
+const runs = positive('runs', values.runs, quick ? 1 : 3);
 const warmupS = quick ? 0 : Math.min(2, durationS);
 const loginConnections = quick ? 2 : 16;
+// Long enough for the full run's backlog of a write scenario (the followed trader's notices); a smoke run does not wait for it.
+const drainMaxS = quick ? 2 : 600;
+const fanOutOpens = quick ? 2 : 5;
+const pgbenchScale = quick ? 1 : 10;
+const allScenarios = scenarios(preset, dialect, connections);
 const only = values.only ? new Set(values.only.split(',')) : null;
+if (only) {
+  const known = new Set<string>([...allScenarios.map((s) => s.key), ...EXTRA_KEYS]);
+  const unknown = [...only].filter((k) => !known.has(k));
+  if (unknown.length) throw new Error(`--only: unknown ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
+}
+const chosen = (key: string) => !only || only.has(key);
 const log = (line: string) => console.log(line);
 
 const startedAt = new Date();
-const HELLO_STEPS: Step[] = [{ method: 'GET', path: '/' }];
-/** One hello-world run: its rate, and its main thread's CPU a request (null without /proc). */
-interface HelloRun {
-  rps: number;
-  microsPerRequest: number | null;
-}
-// Hello world measured right after the last endpoint: the next endpoint's "before".
-let helloAfterLast: HelloRun | undefined;
-let helloUrl = '';
-let helloServer: ChildServer | undefined;
+const HELLO_PLAN: Plan = { kind: 'single', request: { method: 'GET', path: '/' } };
+const pinning = taskset() ? { server: SERVER_CPU, loadGenerator: LOAD_CPU } : null;
+const serverCpu = pinning ? SERVER_CPU : null;
 const database = await setupRunDatabase({ db: dialect, preset, throwAway: quick, regenerate: values.regenerate!, log });
+const redisUrl = dialect === 'postgres' ? (process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? null) : null;
+const env = serviceEnv({ databaseUrl: database.databaseUrl, jwtSecret: randomBytes(32).toString('hex'), redisUrl });
+checkServiceConfig(env);
 const running = new Set<ChildServer>();
-const serviceEnv = {
-  DATABASE_URL: database.databaseUrl,
-  NODE_ENV: 'production',
-  // Shared by every instance, so a session from one is valid on the others.
-  JWT_SECRET: randomBytes(32).toString('hex'),
-  // Fixed, so every run measures the same simulated prices.
-  MARKET_SEED: 'bench-market-seed-not-a-secret-0123456789',
-  // Limits stay on, as in production, raised so that every request is counted and none refused.
-  RATE_LIMITS: 'on',
-  AUTH_RATE_LIMIT_PER_MINUTE: '1000000',
-  PUBLIC_RATE_LIMIT_PER_MINUTE: '10000000',
-  WRITE_RATE_LIMIT_PER_MINUTE: '10000000',
-  // The login mix's connections all come from one address and may all wait for a hash:
-  // the queue's bound, wait limit and fair share are raised so every login is measured.
-  HASH_QUEUE_MAX: '10000',
-  HASH_QUEUE_WAIT_MS: '60000',
-  HASH_QUEUE_PER_CLIENT: '10000',
-  WORKERS: 'off',
-  LOG_LEVEL: 'warn',
-};
+let pgbenchDb: PgbenchDatabase | null = null;
+let queue: OutboxQueue | null = null;
 // --profile: each service process writes a V8 CPU profile when it stops (open it in Chrome DevTools).
 const profileDir = path.join(values.out!, 'profiles', startedAt.toISOString().replace(/[:.]/g, '-'));
 // The service runs as npm start runs it: built to JavaScript, with the start script's flags.
 await buildServer({ quiet: true });
 const service = serviceCommand();
 const nodeArgs = [...service.nodeArgs, ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-const startService = async (name: string, extra: Record<string, string> = {}) => {
-  const s = await startServer(name, service.entry, { ...serviceEnv, ...extra }, { nodeArgs });
+const track = <T extends ChildServer>(s: T): T => {
   running.add(s);
   return s;
 };
@@ -110,34 +118,111 @@ const stop = async (s: ChildServer) => {
   await s.stop();
   running.delete(s);
 };
-try {
-  log(`\nBaseline: bare Fastify hello world, ${connections} connections × ${durationS} s`);
-  // Kept running (idle between its runs): each scenario is measured between two hello-world runs.
-  const hello = await startServer('hello-world server', 'bench/hello-server.ts', {});
-  running.add(hello);
-  helloUrl = hello.url;
-  helloServer = hello;
-  const baseline = await measure(hello.url, HELLO_STEPS, undefined, connections);
-  log(`  ${Math.round(baseline.rps).toLocaleString('en-US')} req/s, p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
+const startService = async (name: string, extra: Record<string, string> = {}) => {
+  const s = track(await startServer(name, service.entry, { ...env, ...extra }, { nodeArgs, cpu: serverCpu }));
+  // What it does on starting (the record's publication, the outbox's first rounds) is not billed to a scenario.
+  if (!(await waitQuiet(s.pid, quick ? 10_000 : 120_000))) log(`  (${name} was still busy after starting; measuring anyway)`);
+  return s;
+};
+// Node and flags as the service's; the level the service logs at (LOG_LEVEL unset in both).
+const startHello = (name: string, logging: 'service' | 'off') =>
+  startServer(name, 'bench/hello-server.ts', { NODE_ENV: 'production', HELLO_LOGGING: logging }, { nodeArgs: service.nodeArgs, cpu: serverCpu });
 
-  log(`\nService on ${dialect} (${preset.name} data)`);
-  const server = await startService('service');
-  const all = scenarios(preset.users).filter((s) => !only || only.has(s.key));
-  const results = await runScenarios(server, all);
-  const loginMixResult: Report['loginMix'] =
-    !only || only.has('login-mix')
-      ? await runLoginMix(server, baseline.rps)
-      : { status: 'skipped', detail: NOT_IN_ONLY, target: TARGETS.leaderboardDuringLogins, pass: null };
+/** Where a round sends its load and what it compares with. */
+interface Stage {
+  url: string;
+  /** The service's processes, sampled for CPU and memory. */
+  servers: ChildServer[];
+  /** The hello world with the service's logging (paired before and after each scenario), and the one without. */
+  hello: { url: string; server: ChildServer };
+  bare: { url: string; server: ChildServer };
+  /** The target a scenario is judged on here. */
+  targetOf(s: Scenario): Target | null;
+  /** The ratio to the paired hello world is judged against nginx's hello (the scale-out run). */
+  throughNginx: boolean;
+}
+
+interface HelloRun {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The hello world's main-thread CPU a request (µs); null without /proc. */
+  microsPerRequest: number | null;
+}
+
+try {
+  log(`\nService on ${dialect} (${preset.name} data), ${connections} connections × ${durationS} s, ${runs === 1 ? 'one run' : `${runs} runs`}`);
   log(
-    loginMixResult.leaderboard
-      ? `GET /leaderboard during logins (${loginMixResult.loginsPerSecond?.toFixed(1)} logins/s): p99 ${loginMixResult.leaderboard.p99Ms} ms, ` +
-          `target ≤ ${TARGETS.leaderboardDuringLogins.maxP99Ms} ms: ${loginMixResult.pass ? 'pass' : 'FAIL'}`
-      : `GET /leaderboard during logins: ${loginMixResult.status}${loginMixResult.detail ? `: ${loginMixResult.detail}` : ''}`,
+    pinning
+      ? `Pinned: the servers and pgbench on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}.`
+      : 'Not pinned (no taskset, or fewer than two cores): the figures mix the servers with the load generator.',
   );
-  const sampled = Math.max(0, ...results.map((r) => r.measured?.peakRssMb ?? 0), loginMixResult.leaderboard?.peakRssMb ?? 0);
-  const peakRssMb = Math.max(server.memory().peakMb, sampled);
+  if (dialect === 'postgres' && !redisUrl) log('No TEST_REDIS_URL or REDIS_URL: PostgreSQL runs without Redis (rate limits and caches in memory).');
+  // Started together; each one up is tracked before any failure is thrown, so none outlives the run.
+  const started = await Promise.allSettled([
+    startHello('hello world (service logging)', 'service').then(track),
+    startHello('hello world (no logging)', 'off').then(track),
+    startService('service'),
+  ]);
+  const failedStart = started.find((r) => r.status === 'rejected');
+  if (failedStart) throw failedStart.reason;
+  const [hello, bare, server] = started.map((r) => (r as PromiseFulfilledResult<ChildServer>).value) as [ChildServer, ChildServer, ChildServer];
+  queue = outboxQueue(database.databaseUrl);
+  const list = allScenarios.filter((s) => chosen(s.key));
+  const { traders } = tradersOf(preset, connections);
+  const sessions = await logIn(server.url, list, traders, chosen('fan-out') ? ['trader', 'fanOutMid', 'fanOutLarge'] : []);
+
+  let anchorsSetup: { binary: string; clients: number } | null = null;
+  let anchors: Anchors | undefined;
+  if (dialect === 'postgres') {
+    const binary = findPgbench();
+    const clients = values['pgbench-clients'] ? positive('pgbench-clients', values['pgbench-clients'], 10) : servicePoolSize();
+    if (!binary)
+      anchors = { status: 'skipped', detail: 'pgbench is not installed (Debian: postgresql-client)', clients: clients ?? 0, scale: pgbenchScale };
+    else if (clients === null) throw new Error("the service's pool size is not where bench/lib/service-env.ts reads it: pass --pgbench-clients N");
+    else {
+      log(`\nAnchors: pgbench -i -s ${pgbenchScale} in a scratch database, then -N and -S with ${clients} clients each round`);
+      pgbenchDb = await createPgbenchDatabase(binary, postgresServerUrl(process.env), pgbenchScale);
+      anchorsSetup = { binary, clients };
+    }
+  }
+
+  const stage: Stage = {
+    url: server.url,
+    servers: [server],
+    hello: { url: hello.url, server: hello },
+    bare: { url: bare.url, server: bare },
+    targetOf: (s) => s.target,
+    throughNginx: false,
+  };
+  const rounds = await runRounds(stage, list, sessions, anchorsSetup, chosen('login-mix'));
+  if (anchorsSetup) anchors = anchorsOf(anchorsSetup.clients, rounds.pgbench);
+
+  let fanOut: FanOutResult | undefined;
+  if (chosen('fan-out')) {
+    log(
+      `\nFan-out: ${fanOutOpens} opens in a row at 0, ${preset.fanOut[0].toLocaleString('en-US')} and ${preset.fanOut[1].toLocaleString('en-US')} linked followers`,
+    );
+    const steps = await measureFanOut(
+      server.url,
+      [
+        { followers: 0, cookie: sessions.roles.get('trader')! },
+        { followers: preset.fanOut[0], cookie: sessions.roles.get('fanOutMid')! },
+        { followers: preset.fanOut[1], cookie: sessions.roles.get('fanOutLarge')! },
+      ],
+      fanOutOpens,
+      queue,
+      drainMaxS,
+    );
+    for (const s of steps) log(fanOutLine(s));
+    const failed = steps.find((s) => s.failed);
+    fanOut = { status: failed ? 'failing' : 'ok', ...(failed ? { detail: failed.failed } : {}), opensEach: fanOutOpens, steps };
+  }
+
+  const sampledPeak = Math.max(0, ...rounds.results.map((r) => r.measured?.peakRssMb ?? 0), rounds.loginMix.leaderboard?.peakRssMb ?? 0);
+  const peakRssMb = Math.max(server.memory().peakMb, sampledPeak);
   await stop(server);
-  const scaleOutResult = scaleOut ? await runScaleOut(all, results) : undefined;
+  const scaleOutResult = scaleOut ? await runScaleOut(list, rounds.results, sessions, hello, bare) : undefined;
 
   const report: Report = {
     meta: {
@@ -151,19 +236,31 @@ try {
       size: preset.name,
       connections,
       durationS,
+      runs,
       quick,
       only: only ? [...only] : null,
       targetConditions:
         connections === TARGET_CONDITIONS.connections &&
         durationS === TARGET_CONDITIONS.durationS &&
-        dialect === TARGET_CONDITIONS.dialect &&
-        preset.name === TARGET_CONDITIONS.size,
+        preset.name === TARGET_CONDITIONS.size &&
+        runs >= TARGET_CONDITIONS.runs,
       dataset: database.dataset,
+      pinning,
+      loadGenerator: wrkVersion(wrk),
+      service: {
+        command: ['node', ...nodeArgs, service.entry].join(' '),
+        env: shownEnv(env),
+        logs: 'stdout and stderr to pipes the benchmark reads as they fill and discards (it keeps the last 16 KiB)',
+      },
+      redis: redisUrl !== null,
     },
-    baseline: { requestsPerSecond: baseline.rps, p50Ms: baseline.p50Ms, p99Ms: baseline.p99Ms },
-    results,
-    loginMix: loginMixResult,
-    memory: { peakRssMb, targetMb: PEAK_RSS_TARGET_MB, pass: peakRssMb < PEAK_RSS_TARGET_MB },
+    baseline: rounds.hello,
+    bareBaseline: rounds.bare,
+    ...(anchors ? { anchors } : {}),
+    results: rounds.results,
+    loginMix: rounds.loginMix,
+    ...(fanOut ? { fanOut } : {}),
+    memory: { peakRssMb, targetMb: PEAK_RSS_TARGET_MB, pass: peakRssMb <= PEAK_RSS_TARGET_MB },
     ...(scaleOutResult ? { scaleOut: scaleOutResult } : {}),
   };
   const files = writeReport(report, values.out!);
@@ -172,206 +269,411 @@ try {
   if (values.profile) log(`CPU profiles: ${profileDir}`);
 } catch (err) {
   // A server that died mid-run says why in its last lines.
-  for (const s of running) log(`\n${s.name}, its last output:\n${s.output() || '(none)'}`);
+  for (const s of running) log(`\n${s.name}, its last output:\n${s.output().split('\n').slice(-40).join('\n') || '(none)'}`);
   throw err;
 } finally {
   for (const s of running) await s.stop();
+  await queue?.close();
+  await pgbenchDb?.drop();
   await database.cleanup();
 }
 
-async function runScenarios(server: ChildServer, list: Scenario[]): Promise<ScenarioResult[]> {
-  helloAfterLast = undefined;
-  const cookies = await logInRoles(server.url, list);
+/** The environment as the report shows it: secrets redacted, a database password too. */
+function shownEnv(e: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(e)) {
+    if (k === 'JWT_SECRET') out[k] = '[redacted]';
+    else if (k === 'DATABASE_URL' || k === 'REDIS_URL') out[k] = v.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:[redacted]@');
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Logs in once each: the special users the scenarios need, then the traders (a few at a time: the hash is slow by design). */
+async function logIn(url: string, list: Scenario[], traders: number[], extraRoles: RoleName[]): Promise<Sessions> {
+  const roles = new Map<RoleName, string>();
+  const wanted = new Set<RoleName>([...extraRoles, ...list.map((s) => s.who).filter((w): w is RoleName => w !== null && w !== 'traders')]);
+  for (const role of wanted) roles.set(role, await sessionOf(url, emailOf(ROLES[role].id)));
+  const cookies: string[] = [];
+  if (list.some((s) => s.who === 'traders')) {
+    log(`Logging in ${traders.length} traders`);
+    for (let i = 0; i < traders.length; i += 4) {
+      cookies.push(...(await Promise.all(traders.slice(i, i + 4).map((id) => sessionOf(url, emailOf(id))))));
+    }
+  }
+  return { roles, traders: cookies };
+}
+
+async function sessionOf(url: string, email: string): Promise<string> {
+  const res = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'accept-encoding': 'br, gzip' },
+    body: JSON.stringify({ email, password: BENCH_PASSWORD }),
+  });
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+  if (res.status !== 200 || !cookie) throw new Error(`logging in as ${email} failed: ${res.status} ${await res.text()}`);
+  // As a browser sends it back: name=value, nothing of the attributes.
+  return cookie.split(';')[0]!;
+}
+
+/** A warm-up (unrecorded) then the measurement. */
+async function measure(url: string, plan: Plan, conns = connections): Promise<LoadResult> {
+  if (warmupS > 0) await runWrk({ binary: wrk!, url, plan, connections: conns, durationS: warmupS });
+  return runWrk({ binary: wrk!, url, plan, connections: conns, durationS });
+}
+
+async function measureHello(h: { url: string; server: ChildServer }): Promise<HelloRun> {
+  const { value, server } = await withSampling([h.server], () => measure(h.url, HELLO_PLAN));
+  return {
+    rps: value.rps,
+    p50Ms: value.p50Ms,
+    p99Ms: value.p99Ms,
+    microsPerRequest: server && value.rps > 0 ? (server.threadPct / 100 / value.rps) * 1e6 : null,
+  };
+}
+
+/** Non-2xx answers and connection errors, e.g. "500×3, connection errors×1"; empty when every request answered 2xx. */
+function failures(load: LoadResult): string {
+  const parts = Object.entries(load.statusCounts)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, n]) => `${code}×${n}`);
+  if (parts.length === 0 && load.non2xx > 0) parts.push(`status ≥ 400×${load.non2xx}`);
+  if (load.errors > 0) parts.push(`connection errors×${load.errors}`);
+  return parts.join(', ');
+}
+
+function measuredOf(
+  load: LoadResult,
+  sampled: Omit<Sampled<unknown>, 'value'>,
+  perUnit: number,
+  helloRps: number,
+  helloMicros: number | null,
+): Measured {
+  const perSecond = load.rps / perUnit;
+  const s = sampled.server;
+  return {
+    perSecond,
+    requestsPerSecond: load.rps,
+    p50Ms: load.p50Ms,
+    p90Ms: load.p90Ms,
+    p99Ms: load.p99Ms,
+    maxMs: load.maxMs,
+    ratio: perSecond / helloRps,
+    baselineRps: helloRps,
+    ratioBare: null,
+    bareBaselineRps: null,
+    peakRssMb: sampled.peakRssMb,
+    cpu:
+      s && load.loadGeneratorPct !== null
+        ? {
+            serverThreadPct: s.threadPct,
+            serverPct: s.processPct,
+            loadGeneratorPct: load.loadGeneratorPct,
+            serverMicrosPerUnit: perSecond > 0 ? (s.threadPct / 100 / perSecond) * 1e6 : 0,
+            baselineMicrosPerRequest: helloMicros,
+          }
+        : null,
+    logBytesPerRequest: load.requests > 0 ? sampled.outputBytes / load.requests : null,
+    statusCounts: load.statusCounts,
+    non2xx: load.non2xx,
+    errors: load.errors,
+  };
+}
+
+interface Rounds {
+  results: ScenarioResult[];
+  loginMix: LoginMixResult;
+  hello: Baseline;
+  bare: Baseline;
+  pgbench: Array<{ n: PgbenchResult; s: PgbenchResult }>;
+}
+
+/**
+ * `runs` rounds of every scenario: each round measures the hello world
+ * without logging at its start and end, the anchors (PostgreSQL), then each
+ * scenario between two runs of the hello world with the service's logging,
+ * then the leaderboard during logins. Figures are the medians of the rounds.
+ */
+async function runRounds(
+  stage: Stage,
+  list: Scenario[],
+  sessions: Sessions,
+  anchorsSetup: { binary: string; clients: number } | null,
+  withLoginMix: boolean,
+): Promise<Rounds> {
+  const perScenario = new Map<string, { runs: Measured[]; failure?: ScenarioResult; lastAnswer?: Answer; errors: string[] }>();
+  for (const s of list) perScenario.set(s.key, { runs: [], errors: [] });
+  const helloRuns: HelloRun[] = [];
+  const bareRuns: HelloRun[] = [];
+  const pgbench: Array<{ n: PgbenchResult; s: PgbenchResult }> = [];
+  const mixRuns: Measured[] = [];
+  const mixLogins: number[] = [];
+  let mixFailure: LoginMixResult | undefined;
+  const mixErrors: string[] = [];
+  for (let round = 1; round <= runs; round++) {
+    if (runs > 1) log(`\nRound ${round} of ${runs}`);
+    const bareStart = await measureHello(stage.bare);
+    let pgN: PgbenchResult | null = null;
+    if (anchorsSetup && pgbenchDb) {
+      pgN = await runPgbench(anchorsSetup.binary, pgbenchDb.url, '-N', anchorsSetup.clients, durationS);
+      const pgS = await runPgbench(anchorsSetup.binary, pgbenchDb.url, '-S', anchorsSetup.clients, durationS);
+      pgbench.push({ n: pgN, s: pgS });
+      log(
+        `pgbench -N ${Math.round(pgN.tps).toLocaleString('en-US')} tps, -S ${Math.round(pgS.tps).toLocaleString('en-US')} tps (${anchorsSetup.clients} clients)`,
+      );
+    }
+    const roundMeasured: Measured[] = [];
+    let helloAfterLast: HelloRun | undefined;
+    const pairedHello = async () => {
+      const h = await measureHello(stage.hello);
+      helloRuns.push(h);
+      return h;
+    };
+    for (const s of list) {
+      const state = perScenario.get(s.key)!;
+      if (state.failure) continue;
+      const plan = s.plan(sessions);
+      const p = await probe(stage.url, plan);
+      if (!p.ok) {
+        state.failure = { ...baseOf(s, stage), status: 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, pass: false };
+        log(resultLine(state.failure));
+        continue;
+      }
+      state.lastAnswer = p.lastAnswer;
+      const before = helloAfterLast ?? (await pairedHello());
+      if (s.kind === 'write' && warmupS > 0) {
+        await runWrk({ binary: wrk!, url: stage.url, plan, connections, durationS: warmupS });
+        if (queue) await drainOutbox(queue, drainMaxS);
+      }
+      const { value: load, ...sampled } = await withSampling(stage.servers, () =>
+        runWrk({ binary: wrk!, url: stage.url, plan, connections, durationS }),
+      );
+      // The notices a write queued are delivered before the next measurement, which would otherwise pay for them.
+      const outbox: Drained | undefined = s.kind === 'write' && queue ? await drainOutbox(queue, drainMaxS) : undefined;
+      // A smoke run measures the hello world once a round: its figures are not read, its time is.
+      const after = quick ? before : await pairedHello();
+      helloAfterLast = after;
+      const micros = [before.microsPerRequest, after.microsPerRequest].filter((x): x is number => x !== null);
+      const m = measuredOf(
+        load,
+        sampled,
+        s.unit === 'pair' ? 2 : 1,
+        (before.rps + after.rps) / 2,
+        micros.length ? micros.reduce((a, b) => a + b) / micros.length : null,
+      );
+      if (outbox) m.outbox = outbox;
+      if (pgN && s.kind === 'write') {
+        m.ratioPgbenchN = m.perSecond / pgN.tps;
+        m.pgbenchNTps = pgN.tps;
+      }
+      if (stage.throughNginx) {
+        m.ratioNginxHello = m.ratio;
+        m.nginxHelloRps = m.baselineRps;
+      }
+      const failed = failures(load);
+      if (failed) state.errors.push(failed);
+      state.runs.push(m);
+      roundMeasured.push(m);
+      if (runs > 1)
+        log(`  ${s.label}: ${Math.round(m.perSecond).toLocaleString('en-US')} ${s.unit === 'pair' ? 'pairs/s' : 'req/s'}, p99 ${m.p99Ms} ms`);
+    }
+    if (withLoginMix && !mixFailure) {
+      const mix = await loginMixRound(stage, helloAfterLast ?? (await pairedHello()));
+      if ('failure' in mix) mixFailure = mix.failure;
+      else {
+        mixRuns.push(mix.measured);
+        roundMeasured.push(mix.measured);
+        mixLogins.push(mix.loginsPerSecond);
+        if (mix.errors) mixErrors.push(mix.errors);
+      }
+    }
+    const bareEnd = await measureHello(stage.bare);
+    bareRuns.push(bareStart, bareEnd);
+    const bareRps = (bareStart.rps + bareEnd.rps) / 2;
+    for (const m of roundMeasured) {
+      m.ratioBare = m.perSecond / bareRps;
+      m.bareBaselineRps = bareRps;
+    }
+  }
+
   const results: ScenarioResult[] = [];
-  for (const scenario of list) {
-    const result = await runScenario(server, scenario, cookies);
+  for (const s of list) {
+    const state = perScenario.get(s.key)!;
+    if (state.failure) {
+      results.push(state.failure);
+      continue;
+    }
+    const target = stage.targetOf(s);
+    const m = medianMeasured(state.runs);
+    const pass = state.errors.length ? false : meets(target, m, m.p99Ms);
+    const result: ScenarioResult = {
+      ...baseOf(s, stage),
+      status: state.errors.length ? 'errors' : 'ok',
+      ...(state.errors.length ? { detail: state.errors.join('; ') } : {}),
+      pass,
+      measured: m,
+      runs: state.runs,
+    };
+    // A read that misses its ratio: what the hello world reaches answering with that answer's size, and that very answer.
+    const missed = target?.minRatio !== undefined && (target.against ?? 'hello') === 'hello' && m.ratio < target.minRatio;
+    // A smoke run measures them for one read only: enough to keep the code working.
+    const ceilingsWanted = !quick || !results.some((x) => x.bodyCeiling);
+    if (s.kind === 'read' && missed && state.lastAnswer && !stage.throughNginx && ceilingsWanted) {
+      Object.assign(result, await ceilingsFor(stage, state.lastAnswer, m.baselineRps));
+    }
     results.push(result);
     log(resultLine(result));
   }
-  return results;
+
+  const mixTarget = loginMix(preset, dialect, connections).target;
+  let loginMixResult: LoginMixResult;
+  if (!withLoginMix) loginMixResult = { status: 'skipped', detail: NOT_IN_ONLY, target: mixTarget, pass: null };
+  else if (mixFailure) loginMixResult = mixFailure;
+  else {
+    const leaderboard = medianMeasured(mixRuns);
+    loginMixResult = {
+      status: mixErrors.length ? 'errors' : 'ok',
+      ...(mixErrors.length ? { detail: mixErrors.join('; ') } : {}),
+      target: mixTarget,
+      pass: mixErrors.length ? false : meets(mixTarget, leaderboard, leaderboard.p99Ms),
+      leaderboard,
+      runs: mixRuns,
+      loginsPerSecond: median(mixLogins),
+    };
+    log(
+      `GET /leaderboard during logins (${loginMixResult.loginsPerSecond!.toFixed(1)} logins/s): p99 ${leaderboard.p99Ms} ms, ` +
+        `target p99 ≤ ${mixTarget.maxP99Ms} ms: ${loginMixResult.pass ? 'pass' : 'FAIL'}`,
+    );
+  }
+  return { results, loginMix: loginMixResult, hello: baselineOf(helloRuns), bare: baselineOf(bareRuns), pgbench };
+}
+
+function baseOf(s: Scenario, stage: Stage): Pick<ScenarioResult, 'key' | 'label' | 'kind' | 'unit' | 'target' | 'note' | 'sharedPublic'> {
+  return {
+    key: s.key,
+    label: s.label,
+    kind: s.kind,
+    unit: s.unit,
+    target: stage.targetOf(s),
+    ...(s.note ? { note: s.note } : {}),
+    ...(s.sharedPublic ? { sharedPublic: true } : {}),
+  };
+}
+
+/** Logins at full speed (their own wrk) while the leaderboard is measured at the run's connections. */
+async function loginMixRound(
+  stage: Stage,
+  hello: HelloRun,
+): Promise<{ failure: LoginMixResult } | { measured: Measured; loginsPerSecond: number; errors: string }> {
+  const { logins, reads, target } = loginMix(preset, dialect, connections);
+  for (const plan of [logins, reads]) {
+    const p = await probe(stage.url, plan);
+    if (!p.ok) return { failure: { status: 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, target, pass: false } };
+  }
+  const { value, ...sampled } = await withSampling(stage.servers, () =>
+    Promise.all([
+      runWrk({ binary: wrk!, url: stage.url, plan: logins, connections: loginConnections, durationS }),
+      runWrk({ binary: wrk!, url: stage.url, plan: reads, connections, durationS }),
+    ]),
+  );
+  const [loginLoad, readLoad] = value;
+  const errors = [failures(loginLoad) && `logins: ${failures(loginLoad)}`, failures(readLoad) && `leaderboard: ${failures(readLoad)}`]
+    .filter(Boolean)
+    .join('; ');
+  return { measured: measuredOf(readLoad, sampled, 1, hello.rps, hello.microsPerRequest), loginsPerSecond: loginLoad.rps, errors };
+}
+
+/**
+ * The hello world (with the service's logging) answering with a body of this
+ * answer's size, then replaying the answer itself (body and headers).
+ */
+async function ceilingsFor(stage: Stage, answer: Answer, helloRps: number): Promise<Pick<ScenarioResult, 'bodyCeiling' | 'answerCeiling'>> {
+  const bodyBytes = Buffer.byteLength(answer.body);
+  const sized = await measure(stage.hello.url, { kind: 'single', request: { method: 'GET', path: `/bytes/${bodyBytes}` } });
+  const res = await fetch(`${stage.hello.url}/answers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(answer),
+  });
+  const { id } = (await res.json()) as { id: string };
+  const replayed = await measure(stage.hello.url, { kind: 'single', request: { method: 'GET', path: `/answers/${id}` } });
+  return {
+    bodyCeiling: { bodyBytes, requestsPerSecond: sized.rps, ratio: sized.rps / helloRps },
+    answerCeiling: { headers: Object.keys(answer.headers).length, requestsPerSecond: replayed.rps, ratio: replayed.rps / helloRps },
+  };
+}
+
+function anchorsOf(clients: number, runsOf: Array<{ n: PgbenchResult; s: PgbenchResult }>): Anchors {
+  const figures = (pick: (r: { n: PgbenchResult; s: PgbenchResult }) => PgbenchResult) => {
+    const all = runsOf.map(pick);
+    const latencies = all.map((r) => r.latencyMs).filter((x): x is number => x !== null);
+    return { tps: median(all.map((r) => r.tps)), latencyMs: latencies.length ? median(latencies) : null, runs: all };
+  };
+  if (runsOf.length === 0) return { status: 'skipped', detail: 'no round ran', clients, scale: pgbenchScale };
+  return { status: 'ok', clients, scale: pgbenchScale, pgbenchN: figures((r) => r.n), pgbenchS: figures((r) => r.s) };
+}
+
+function fanOutLine(s: FanOutStep): string {
+  const head = `  ${s.followers.toLocaleString('en-US').padStart(6)} followers:`;
+  if (s.failed) return `${head} failing: ${s.failed}`;
+  const d = s.delivered;
+  const delivered =
+    !d || d.pendingAtStart === 0
+      ? ''
+      : d.seconds === null
+        ? `; ${d.pendingLeft} of ${d.pendingAtStart} notices still pending`
+        : `; ${d.pendingAtStart} notices delivered in ${d.seconds.toFixed(1)} s`;
+  return `${head} open median ${s.medianOpenMs.toFixed(1)} ms (${s.openMs.map((x) => x.toFixed(1)).join(', ')})${delivered}`;
 }
 
 /** Two instances on the same PostgreSQL database behind nginx (deploy/nginx/), beside one instance's figures. */
-async function runScaleOut(list: Scenario[], single: ScenarioResult[]): Promise<ScaleOutResult> {
+async function runScaleOut(
+  list: Scenario[],
+  single: ScenarioResult[],
+  sessions: Sessions,
+  hello: ChildServer,
+  bare: ChildServer,
+): Promise<ScaleOutResult> {
   const binary = findNginx();
   if (!binary) {
     log('\nScale-out skipped: nginx is not installed (Debian: apt-get update && apt-get install -y nginx).');
     return { status: 'skipped', detail: 'nginx is not installed', instances: 2, results: [], single };
   }
-  log(`\nScale-out: two instances on ${dialect} behind nginx (${NGINX_SITE})`);
+  log(`\nScale-out: two instances on ${dialect} behind nginx (${NGINX_SITE}), hello worlds through the same nginx without a cache`);
   const instances = [await startService('instance 1', { TRUST_PROXY: '127.0.0.1' }), await startService('instance 2', { TRUST_PROXY: '127.0.0.1' })];
-  const proxy = await startNginx(
-    binary,
-    instances.map((i) => new URL(i.url).host),
+  const proxy = track(
+    await startNginx(
+      binary,
+      instances.map((i) => new URL(i.url).host),
+      [hello, bare].map((h) => new URL(h.url).host),
+    ),
   );
-  running.add(proxy);
-  // Memory of the service is the instances' together; nginx's own is not counted.
-  const front: ChildServer = {
-    ...proxy,
-    memory: () => {
-      const each = instances.map((i) => i.memory());
-      return { rssMb: each.reduce((a, m) => a + m.rssMb, 0), peakMb: each.reduce((a, m) => a + m.peakMb, 0) };
-    },
-  };
   try {
-    const results = await runScenarios(front, list);
+    // The sessions of the single instance's run: every instance shares the secret and the database.
+    const scaleTarget = targetsFor(dialect).scaleOutPublicRead;
+    const stage: Stage = {
+      url: proxy.url,
+      servers: instances,
+      hello: { url: proxy.plainUrls[0]!, server: hello },
+      bare: { url: proxy.plainUrls[1]!, server: bare },
+      targetOf: (s) => (s.sharedPublic ? scaleTarget : null),
+      throughNginx: true,
+    };
+    const rounds = await runRounds(stage, list, sessions, null, false);
     const proxyErrors = proxy.errorLog();
     if (proxyErrors.length > 0) log(`nginx's error log:\n${proxyErrors.slice(0, 20).join('\n')}`);
-    return { status: 'ok', instances: instances.length, results, single, proxyErrors };
+    return {
+      status: 'ok',
+      instances: instances.length,
+      results: rounds.results,
+      single,
+      nginxHello: rounds.hello,
+      nginxBareHello: rounds.bare,
+      all2xx: rounds.results.every((r) => r.status === 'ok'),
+      proxyErrors,
+    };
   } finally {
     await stop(proxy);
     for (const i of instances) await stop(i);
   }
-}
-
-async function measureHello(): Promise<HelloRun> {
-  const { value, cpu } = await withSampling(helloServer!, () => measure(helloUrl, HELLO_STEPS, undefined, connections));
-  return { rps: value.rps, microsPerRequest: cpu && value.rps > 0 ? (cpu.serverThreadPct / 100 / value.rps) * 1e6 : null };
-}
-
-async function helloBefore(): Promise<HelloRun> {
-  return helloAfterLast ?? (await measureHello());
-}
-
-/** A warm-up (unrecorded) then the measurement. */
-async function measure(url: string, steps: Step[], cookie: string | undefined, conns: number): Promise<LoadResult> {
-  if (warmupS > 0) await runLoad({ url, steps, cookie, connections: conns, durationS: warmupS });
-  return runLoad({ url, steps, cookie, connections: conns, durationS });
-}
-
-async function logInRoles(url: string, list: Scenario[]): Promise<Map<RoleName, string>> {
-  const cookies = new Map<RoleName, string>();
-  for (const role of new Set(list.map((s) => s.role).filter((r): r is RoleName => r !== null))) {
-    const res = await fetch(`${url}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: emailOf(ROLES[role].id), password: BENCH_PASSWORD }),
-    });
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('auth_token='));
-    if (res.status !== 200 || !cookie) throw new Error(`logging in as ${ROLES[role].username} failed: ${res.status} ${await res.text()}`);
-    cookies.set(role, cookie.split(';')[0]);
-  }
-  return cookies;
-}
-
-function measured(
-  load: LoadResult,
-  sampled: Omit<Sampled<unknown>, 'value'>,
-  perUnit: number,
-  baselineRps: number,
-  baselineMicrosPerRequest: number | null = null,
-): Measured {
-  const perSecond = load.rps / perUnit;
-  const { peakRssMb, sharedCorePct, cpu } = sampled;
-  return {
-    perSecond,
-    requestsPerSecond: load.rps,
-    p50Ms: load.p50Ms,
-    p99Ms: load.p99Ms,
-    ratio: perSecond / baselineRps,
-    baselineRps,
-    peakRssMb,
-    sharedCorePct,
-    cpu: cpu && { ...cpu, serverMicrosPerUnit: perSecond > 0 ? (cpu.serverThreadPct / 100 / perSecond) * 1e6 : 0, baselineMicrosPerRequest },
-    statusCounts: load.statusCounts,
-    errors: load.errors,
-  };
-}
-
-/** Non-2xx answers and connection errors, e.g. "500×3, errors×1"; empty when every request answered 2xx. */
-function failures(load: LoadResult): string {
-  const parts = Object.entries(load.statusCounts)
-    .filter(([code]) => !code.startsWith('2'))
-    .map(([code, n]) => `${code}×${n}`);
-  if (load.errors > 0) parts.push(`connection errors×${load.errors}`);
-  return parts.join(', ');
-}
-
-async function runScenario(server: ChildServer, s: Scenario, cookies: Map<RoleName, string>): Promise<ScenarioResult> {
-  const base = { key: s.key, label: s.label, unit: s.unit, target: s.target, ...(s.note ? { note: s.note } : {}) };
-  const cookie = s.role ? cookies.get(s.role) : undefined;
-  const p = await probe(server.url, s.steps, cookie);
-  if (!p.ok) {
-    return {
-      ...base,
-      status: 'failing',
-      detail: `${p.step} answered ${p.status} ${p.body}`,
-      pass: false,
-    };
-  }
-  const before = await helloBefore();
-  const { value: load, ...sampled } = await withSampling(server, () => measure(server.url, s.steps, cookie, connections));
-  const after = await measureHello();
-  helloAfterLast = after;
-  // The mean of hello world just before and just after: a drift over the endpoint's run cancels out.
-  const paired = (before.rps + after.rps) / 2;
-  const helloMicros = [before.microsPerRequest, after.microsPerRequest].filter((x): x is number => x !== null);
-  const m = measured(
-    load,
-    sampled,
-    s.unit === 'pair' ? 2 : 1,
-    paired,
-    helloMicros.length ? helloMicros.reduce((a, b) => a + b) / helloMicros.length : null,
-  );
-  const failed = failures(load);
-  const pass = failed ? false : meets(s.target, m.ratio, m.p99Ms);
-  const single = s.steps.length === 1 && s.steps[0].method === 'GET';
-  const missedRatio = s.target?.minRatio !== undefined && m.ratio < s.target.minRatio;
-  const ceilings = single && missedRatio ? await ceilingsFor(p.lastAnswer, paired) : undefined;
-  // Those runs came after the hello world just measured: the next endpoint gets a fresh "before".
-  if (ceilings) helloAfterLast = undefined;
-  return {
-    ...base,
-    status: failed ? 'errors' : 'ok',
-    ...(failed ? { detail: failed } : {}),
-    pass,
-    measured: m,
-    ...ceilings,
-  };
-}
-
-/**
- * The bare hello-world server answering with a body of this answer's size,
- * then replaying the answer itself (body and headers), each beside the paired hello world.
- */
-async function ceilingsFor(answer: Answer, pairedRps: number): Promise<Pick<ScenarioResult, 'bodyCeiling' | 'answerCeiling'>> {
-  const bodyBytes = Buffer.byteLength(answer.body);
-  const sized = await measure(helloUrl, [{ method: 'GET', path: `/bytes/${bodyBytes}` }], undefined, connections);
-  const res = await fetch(`${helloUrl}/answers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
-  const { id } = (await res.json()) as { id: string };
-  const replayed = await measure(helloUrl, [{ method: 'GET', path: `/answers/${id}` }], undefined, connections);
-  return {
-    bodyCeiling: { bodyBytes, requestsPerSecond: sized.rps, ratio: sized.rps / pairedRps },
-    answerCeiling: { headers: Object.keys(answer.headers).length, requestsPerSecond: replayed.rps, ratio: replayed.rps / pairedRps },
-  };
-}
-
-async function runLoginMix(server: ChildServer, baselineRps: number): Promise<Report['loginMix']> {
-  const target = TARGETS.leaderboardDuringLogins;
-  const { logins, reads } = loginMix(preset.users);
-  for (const steps of [logins, reads]) {
-    const p = await probe(server.url, steps);
-    if (!p.ok) {
-      return { status: 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, target, pass: false };
-    }
-  }
-  const { value, ...sampled } = await withSampling(server, () =>
-    Promise.all([
-      runLoad({ url: server.url, steps: logins, connections: loginConnections, durationS }),
-      runLoad({ url: server.url, steps: reads, connections, durationS }),
-    ]),
-  );
-  const [loginLoad, readLoad] = value;
-  const failed = [failures(loginLoad) && `logins: ${failures(loginLoad)}`, failures(readLoad) && `leaderboard: ${failures(readLoad)}`]
-    .filter(Boolean)
-    .join('; ');
-  const leaderboard = measured(readLoad, sampled, 1, baselineRps);
-  return {
-    status: failed ? 'errors' : 'ok',
-    ...(failed ? { detail: failed } : {}),
-    target,
-    pass: failed ? false : meets(target, leaderboard.ratio, leaderboard.p99Ms),
-    leaderboard,
-    loginsPerSecond: loginLoad.rps,
-  };
 }

@@ -1,26 +1,34 @@
-// `npm run bench -- --quick` end to end (tiny data, a second per endpoint), so
+// `npm run bench -- --quick` end to end (tiny data, a second per scenario), so
 // the suite cannot rot. It asserts nothing about speed: only that the report
-// is produced and that every endpoint answered 2xx: a missing route or any
-// other failed answer fails the test.
+// is produced, that every scenario answered 2xx (a missing route or any other
+// failed answer fails the test), and that the report holds what the method
+// promises: both hello worlds, the fan-out, on PostgreSQL the pgbench anchors
+// and the scale-out through nginx. Without wrk (a fresh machine) it is
+// skipped, saying so.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { PRESETS } from '../bench/lib/presets.js';
 import type { Report } from '../bench/lib/report.js';
 import { scenarios } from '../bench/lib/scenarios.js';
+import { findWrk, WRK_MISSING } from '../bench/lib/wrk.js';
 import { forEachDialect } from './helpers/db.js';
 
+const skip = findWrk() ? false : `${WRK_MISSING}: the benchmark's load generator`;
+if (skip) console.log(`bench --quick skipped: ${skip}`);
+
 forEachDialect('bench --quick', (dialect) => {
-  test('produces the report, and every endpoint answers 2xx', () => {
+  test('produces the report, and every scenario answers 2xx', { skip, timeout: 240_000 }, () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
     try {
       // On PostgreSQL the scale-out run (two instances behind nginx) comes too; it reports itself skipped without nginx.
       const extra = dialect === 'postgres' ? ['--scale-out'] : [];
       const run = spawnSync('npm', ['run', '--silent', 'bench', '--', '--quick', '--db', dialect, '--out', out, ...extra], {
         encoding: 'utf8',
-        timeout: 180_000,
+        timeout: 230_000,
       });
       assert.equal(run.status, 0, `bench failed:\n${run.stdout}\n${run.stderr}`);
       const files = fs.readdirSync(out);
@@ -30,27 +38,46 @@ forEachDialect('bench --quick', (dialect) => {
       const report = JSON.parse(fs.readFileSync(path.join(out, json), 'utf8')) as Report;
 
       assert.ok(report.baseline.requestsPerSecond > 0);
+      assert.ok(report.bareBaseline && report.bareBaseline.requestsPerSecond > 0, 'no hello world without logging');
+      assert.match(report.meta.service?.command ?? '', /^node .*dist\/main\.js$/);
+      assert.equal(report.meta.service?.env.NODE_ENV, 'production');
+      for (const name of ['RATE_LIMITS', 'LOG_LEVEL', 'WORKERS']) assert.equal(report.meta.service?.env[name], undefined, name);
+      assert.equal(report.meta.service?.env.JWT_SECRET, '[redacted]');
       assert.deepEqual(
         report.results.map((r) => r.key),
-        scenarios(80).map((s) => s.key),
+        scenarios(PRESETS.tiny, dialect, report.meta.connections).map((s) => s.key),
       );
       if (dialect === 'postgres') {
+        assert.equal(report.anchors?.status, 'ok', `anchors: ${report.anchors?.status} ${report.anchors?.detail ?? ''}`);
+        assert.ok(report.anchors!.pgbenchN!.tps > 0 && report.anchors!.pgbenchS!.tps > 0);
+        const pairs = report.results.find((r) => r.key === 'bet-pairs')!;
+        assert.ok((pairs.measured?.ratioPgbenchN ?? 0) > 0, 'no ratio to pgbench -N');
         assert.ok(report.scaleOut, 'no scale-out section');
-        if (report.scaleOut.status === 'ok') assert.equal(report.scaleOut.results.length, report.results.length);
+        if (report.scaleOut.status === 'ok') {
+          assert.equal(report.scaleOut.results.length, report.results.length);
+          assert.equal(report.scaleOut.all2xx, true);
+          assert.ok(report.scaleOut.nginxHello && report.scaleOut.nginxHello.requestsPerSecond > 0, 'no hello world through nginx');
+          const shared = report.scaleOut.results.filter((r) => r.sharedPublic);
+          assert.ok(shared.length >= 3, 'the public reads nginx caches');
+          for (const r of shared) assert.ok((r.measured?.ratioNginxHello ?? 0) > 0, `${r.label}: no ratio to the hello world via nginx`);
+        }
       }
       const scaled = report.scaleOut?.results.map((r) => ({ ...r, label: `${r.label} behind nginx` })) ?? [];
       for (const r of [...report.results, ...scaled, { label: 'leaderboard during logins', ...report.loginMix }]) {
         assert.equal(r.status, 'ok', `${r.label}: ${r.status} ${r.detail ?? ''}`);
       }
-      // A read that missed its ratio was measured again as the bare server: its body's size, then its exact answer replayed.
+      for (const r of report.results) assert.ok(r.measured!.perSecond > 0, r.label);
+      // A read that missed its ratio was measured again as the hello world: its body's size, then its exact answer replayed.
       for (const r of report.results.filter((x) => x.bodyCeiling)) {
         assert.ok(r.bodyCeiling!.requestsPerSecond > 0, r.label);
         assert.ok(r.answerCeiling && r.answerCeiling.requestsPerSecond > 0, `${r.label}: no replayed answer`);
         assert.ok(r.answerCeiling.headers >= 2, `${r.label}: the replay lost the answer's headers`);
       }
-      const health = report.results.find((r) => r.key === 'health')!;
-      assert.equal(health.status, 'ok');
-      assert.ok(health.measured!.perSecond > 0);
+      assert.equal(report.fanOut?.status, 'ok', `fan-out: ${report.fanOut?.detail ?? 'missing'}`);
+      assert.deepEqual(
+        report.fanOut!.steps.map((s) => s.followers),
+        [0, ...PRESETS.tiny.fanOut],
+      );
       assert.ok(report.memory.peakRssMb > 0);
       assert.match(fs.readFileSync(path.join(out, json.replace(/\.json$/, '.svg')), 'utf8'), /^<svg [^>]*>[\s\S]*<\/svg>\n$/);
       assert.match(fs.readFileSync(path.join(out, json.replace(/\.json$/, '.md')), 'utf8'), /\| GET \/leaderboard \|/);

@@ -72,7 +72,7 @@ export class Population {
 
   *users(passwordHash: string): Generator<Row> {
     const rng = seededRng(this.seed);
-    const plan = new Set<number>([ROLES.trader.id, ROLES.popular.id]);
+    const plan = new Set<number>([ROLES.trader.id, ROLES.popular.id, ROLES.fanOutMid.id, ROLES.fanOutLarge.id]);
     for (let id = 1; id <= this.preset.users; id++) {
       const role = Object.values(ROLES).find((r) => r.id === id);
       const username = role?.username ?? `${ADJECTIVES[id % 12]}_${NOUNS[Math.floor(id / 12) % 12]}_${id}`;
@@ -180,25 +180,70 @@ export class Population {
     }
     for (const target of chooser(ROLES.feed.id, FEED_FOLLOWS)) yield [ROLES.feed.id, target, at()];
     for (const target of chooser(ROLES.demo.id, 20)) yield [ROLES.demo.id, target, at()];
-    // Only these two special users are ever followed, so the trader keeps no followers.
+    // Only these special users are ever followed, so the trader keeps no followers.
     for (const follower of this.popularFollowers()) yield [follower, ROLES.popular.id, at()];
     for (let k = 0; k < 10; k++) yield [FIRST_ORDINARY_ID + 1 + Math.floor((k * this.ordinary) / 10), ROLES.demo.id, at()];
+    const [mid, large] = this.preset.fanOut;
+    const fans = this.fanOutFollowers();
+    if (fans.length !== large) throw new Error(`preset ${this.preset.name}: too few users for ${large} fan-out followers`);
+    for (const follower of fans) yield [follower, ROLES.fanOutLarge.id, at()];
+    for (const follower of fans.slice(0, mid)) yield [follower, ROLES.fanOutMid.id, at()];
   }
 
   popularFollowers(): number[] {
     return Array.from({ length: POPULAR_FOLLOWERS }, (_, k) => FIRST_ORDINARY_ID + Math.floor((k * this.ordinary) / POPULAR_FOLLOWERS));
   }
 
+  /** The ordinary users who follow 50 (full) active traders each: at or above the base follow capacity. */
+  followerGroup(): Set<number> {
+    const { followers } = this.preset;
+    return new Set(Array.from({ length: followers }, (_, j) => FIRST_ORDINARY_ID + Math.floor((j * this.ordinary) / followers)));
+  }
+
+  /** Ordinary users outside the follower group, in id order (most active first): free to follow and to trade. */
+  private unattached(): number[] {
+    const group = this.followerGroup();
+    const out: number[] = [];
+    for (let id = FIRST_ORDINARY_ID; id <= this.preset.users; id++) if (!group.has(id)) out.push(id);
+    return out;
+  }
+
+  /** The fan-out's followers: the large step's, the middle step's being its first ones. */
+  fanOutFollowers(): number[] {
+    return this.unattached().slice(0, this.preset.fanOut[1]);
+  }
+
+  /**
+   * Ordinary traders for the spread writes (open + close, follow + unfollow):
+   * `count` users outside the follower group (so each has room to follow),
+   * spread evenly over the ids, from the most active to the least.
+   */
+  traders(count: number): number[] {
+    const pool = this.unattached();
+    if (pool.length < count) throw new Error(`preset ${this.preset.name}: ${pool.length} ordinary users free to trade, ${count} needed`);
+    return Array.from({ length: count }, (_, k) => pool[Math.floor((k * pool.length) / count)] as number);
+  }
+
   /**
    * Messaging links (the local log transport's addresses) of the popular
-   * user's followers, so each of their opens fans out to 50 notices.
+   * user's followers, so each of their opens fans out to 50 notices, and of
+   * the fan-out's followers.
    */
   *chatLinks(): Generator<Row> {
-    for (const id of this.popularFollowers()) yield [id, 'log', `local:${id}`, this.now - DAY];
+    for (const id of this.linkedUsers()) yield [id, 'log', `local:${id}`, this.now - DAY];
+  }
+
+  private linkedUsers(): number[] {
+    return [...new Set([...this.popularFollowers(), ...this.fanOutFollowers()])].sort((a, b) => a - b);
+  }
+
+  chatLinkCount(): number {
+    return this.linkedUsers().length;
   }
 
   followCount(): number {
-    return this.preset.followers * this.preset.followsEach + FEED_FOLLOWS + 20 + POPULAR_FOLLOWERS + 10;
+    const [mid, large] = this.preset.fanOut;
+    return this.preset.followers * this.preset.followsEach + FEED_FOLLOWS + 20 + POPULAR_FOLLOWERS + 10 + mid + large;
   }
 
   openBetCount(): number {

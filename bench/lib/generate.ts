@@ -78,7 +78,7 @@ export async function generate(
     const follows = await phase('follows', () => b.insert('follows', FOLLOW_COLUMNS, people.follows(), progress('follows', people.followCount())));
     // Messaging's table, where its migration exists: the popular user's followers are linked.
     const chatLinks = (await b.hasTable('chat_links'))
-      ? await b.insert('chat_links', CHAT_LINK_COLUMNS, people.chatLinks(), progress('chat links', people.popularFollowers().length))
+      ? await b.insert('chat_links', CHAT_LINK_COLUMNS, people.chatLinks(), progress('chat links', people.chatLinkCount()))
       : 0;
     // Before the indexes come back, so the aggregate is one scan and the
     // leaderboard's own index is built once over the finished table.

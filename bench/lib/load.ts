@@ -1,83 +1,57 @@
-// One load measurement with autocannon, driven programmatically, from steps
-// that a single fetch-based probe can also play once beforehand.
-import autocannon from 'autocannon';
+// What a scenario sends, as data: wrk's Lua script is generated from it
+// (wrk.ts), and a fetch-based probe plays it once beforehand, so a missing
+// route or a refused session fails the scenario before anything is measured.
 
-/** What a sequence's steps share (autocannon resets it at each new round of the sequence). */
-export type SeqContext = Record<string, unknown>;
+/** Every request carries this, as a browser's fetch does. */
+export const ACCEPT_ENCODING = 'br, gzip';
+export const SESSION_COOKIE = 'auth_token';
 
-export interface Step {
+export interface RequestSpec {
   method: 'GET' | 'POST';
   path: string;
-  /** The JSON body, computed per request; undefined skips the rest of the sequence. */
-  body?: (c: SeqContext) => unknown;
-  /** Reads an answer into the context for the next steps. */
-  onResponse?: (status: number, body: string, c: SeqContext) => void;
+  /** A JSON body, sent as is. */
+  body?: string;
 }
 
-export interface LoadOptions {
-  url: string;
-  steps: Step[];
-  cookie?: string;
-  connections: number;
-  durationS: number;
-}
+/**
+ * - `single`: the same request again and again (wrk's prebuilt request: the
+ *   cheapest load wrk can make);
+ * - `rotate`: a list of requests, taken in turn (logins of many accounts);
+ * - `pairs`: each connection alternates a first and a second request for the
+ *   traders it holds, the second built from the first (open then close with
+ *   the bet id the open answered; follow then unfollow of the same user).
+ *   One connection per wrk thread, so each thread's Lua state is one
+ *   connection's sequence.
+ */
+export type Plan =
+  | { kind: 'single'; request: RequestSpec; cookie?: string }
+  | { kind: 'rotate'; requests: RequestSpec[]; cookie?: string }
+  | { kind: 'pairs'; pair: 'bet'; cookies: string[]; tickers: string[] }
+  | { kind: 'pairs'; pair: 'follow'; cookies: string[]; targets: number[] };
 
 export interface LoadResult {
+  /** Requests answered. */
   requests: number;
-  /** Requests per second over the whole run. */
+  /** Requests per second over the measured time. */
   rps: number;
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
+  maxMs: number;
+  /** Answers with a status of 400 or more (wrk's count), and per status where the script counted them. */
   non2xx: number;
-  errors: number;
-  timeouts: number;
   statusCounts: Record<string, number>;
+  /** Connection errors: connect, read, write, timeout. */
+  errors: number;
+  /** The load generator's CPU over its run, in % of one core; null when it could not be told. */
+  loadGeneratorPct: number | null;
 }
 
-function headersFor(step: Step, cookie?: string): Record<string, string> {
+function headersOf(request: RequestSpec, cookie?: string): Record<string, string> {
   return {
+    'accept-encoding': ACCEPT_ENCODING,
     ...(cookie ? { cookie } : {}),
-    ...(step.body ? { 'content-type': 'application/json' } : {}),
-  };
-}
-
-export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
-  const requests: autocannon.Request[] = opts.steps.map((step) => ({
-    method: step.method,
-    path: step.path,
-    headers: headersFor(step, opts.cookie),
-    ...(step.body
-      ? {
-          setupRequest: (req: autocannon.Request, context: object) => {
-            const body = step.body!(context as SeqContext);
-            // A falsy answer makes autocannon start the sequence over.
-            return body === undefined ? (null as unknown as autocannon.Request) : { ...req, body: JSON.stringify(body) };
-          },
-        }
-      : {}),
-    ...(step.onResponse
-      ? { onResponse: (status: number, body: string, context: object) => step.onResponse!(status, body, context as SeqContext) }
-      : {}),
-  }));
-  const r = await autocannon({
-    url: opts.url,
-    connections: opts.connections,
-    duration: opts.durationS,
-    requests,
-    timeout: 30,
-  });
-  const statusCounts: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(r.statusCodeStats ?? {})) statusCounts[code] = stat.count ?? 0;
-  const total = r.requests.total;
-  return {
-    requests: total,
-    rps: total / r.duration,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    statusCounts,
+    ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
   };
 }
 
@@ -93,32 +67,65 @@ const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-lengt
 /** ok with the last step's answer, or why a step failed. */
 export type ProbeOutcome = { ok: true; lastAnswer: Answer } | { ok: false; step: string; status: number; body: string };
 
-/** Plays the steps once with fetch: does every step answer 2xx? (A missing route is a failure like any other.) */
-export async function probe(url: string, steps: Step[], cookie?: string): Promise<ProbeOutcome> {
-  const context: SeqContext = {};
-  let lastAnswer: Answer = { headers: {}, body: '' };
-  for (const step of steps) {
-    const body = step.body?.(context);
-    const res = await fetch(url + step.path, {
-      method: step.method,
-      headers: headersFor(step, cookie),
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    const headers: Record<string, string> = {};
-    res.headers.forEach((value, name) => {
-      if (!NODE_HEADERS.has(name)) headers[name] = value;
-    });
-    lastAnswer = { headers, body: text };
-    step.onResponse?.(res.status, text, context);
-    if (res.status < 200 || res.status > 299) {
-      return {
-        ok: false,
-        step: `${step.method} ${step.path}`,
-        status: res.status,
-        body: text.slice(0, 200),
-      };
-    }
+async function send(url: string, request: RequestSpec, cookie?: string): Promise<{ status: number; answer: Answer }> {
+  const res = await fetch(url + request.path, {
+    method: request.method,
+    headers: headersOf(request, cookie),
+    ...(request.body !== undefined ? { body: request.body } : {}),
+  });
+  const body = await res.text();
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!NODE_HEADERS.has(name)) headers[name] = value;
+  });
+  return { status: res.status, answer: { headers, body } };
+}
+
+/** The plan's first request(s), as its load sends them, with fetch: does each answer 2xx? */
+export async function probe(url: string, plan: Plan): Promise<ProbeOutcome> {
+  const steps: Array<{ request: RequestSpec | ((previous: Answer) => RequestSpec); cookie?: string }> = [];
+  if (plan.kind === 'single') steps.push({ request: plan.request, cookie: plan.cookie });
+  else if (plan.kind === 'rotate') steps.push({ request: plan.requests[0]!, cookie: plan.cookie });
+  else if (plan.pair === 'bet') {
+    const cookie = plan.cookies[0];
+    steps.push({ request: openRequest(plan.tickers[0]!), cookie });
+    steps.push({ request: (previous) => closeRequest(betIdOf(previous.body) ?? 0), cookie });
+  } else {
+    const cookie = plan.cookies[0];
+    steps.push({ request: followRequest(plan.targets[0]!, 'follow'), cookie });
+    steps.push({ request: followRequest(plan.targets[0]!, 'unfollow'), cookie });
   }
-  return { ok: true, lastAnswer };
+  let last: Answer = { headers: {}, body: '' };
+  for (const step of steps) {
+    const request = typeof step.request === 'function' ? step.request(last) : step.request;
+    const { status, answer } = await send(url, request, step.cookie);
+    last = answer;
+    if (status < 200 || status > 299) return { ok: false, step: `${request.method} ${request.path}`, status, body: answer.body.slice(0, 200) };
+  }
+  return { ok: true, lastAnswer: last };
+}
+
+export const openRequest = (ticker: string): RequestSpec => ({
+  method: 'POST',
+  path: '/bet/open',
+  body: JSON.stringify({ ticker, direction: 'LONG' }),
+});
+export const closeRequest = (betId: number): RequestSpec => ({ method: 'POST', path: '/bet/close', body: JSON.stringify({ bet_id: betId }) });
+export const followRequest = (target: number, action: 'follow' | 'unfollow'): RequestSpec => ({
+  method: 'POST',
+  path: '/follow',
+  body: JSON.stringify({ followed_id: target, action }),
+});
+
+/** The bet id an open answered, as the Lua script reads it (the same pattern). */
+export function betIdOf(body: string): number | null {
+  const m = /"bet_id"\s*:\s*(\d+)/.exec(body);
+  return m ? Number(m[1]) : null;
+}
+
+/** Sends a request with the browser's headers and the session cookie, for the runner's own sequential requests. */
+export async function sendOnce(url: string, request: RequestSpec, cookie?: string): Promise<{ status: number; body: string; ms: number }> {
+  const started = performance.now();
+  const { status, answer } = await send(url, request, cookie);
+  return { status, body: answer.body, ms: performance.now() - started };
 }

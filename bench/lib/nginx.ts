@@ -33,15 +33,70 @@ export function siteConfig(template: string, upstreams: string[], port: number, 
   return withUpstreams.replace(/listen [0-9.]+:\d+;/, `listen 127.0.0.1:${port};`).replace(/proxy_cache_path \S+ /, `proxy_cache_path ${cacheDir} `);
 }
 
+/** The location blocks of a site whose body caches (a `proxy_cache` directive), removed. */
+function withoutCachedLocations(site: string): string {
+  let out = site;
+  for (;;) {
+    const re = /^[ \t]*location\b[^{\n]*\{/gm;
+    let removed = false;
+    for (let m = re.exec(out); m; m = re.exec(out)) {
+      let depth = 0;
+      let end = -1;
+      for (let i = m.index + m[0].length - 1; i < out.length; i++) {
+        if (out[i] === '{') depth++;
+        else if (out[i] === '}' && --depth === 0) {
+          end = i + 1;
+          break;
+        }
+      }
+      if (end < 0) throw new Error(`${NGINX_SITE}: a location block is not closed`);
+      if (/^\s*proxy_cache\s/m.test(out.slice(m.index, end))) {
+        out = out.slice(0, m.index) + out.slice(end + (out[end] === '\n' ? 1 : 0));
+        removed = true;
+        break;
+      }
+    }
+    if (!removed) return out;
+  }
+}
+
+/**
+ * The deployment example's proxying without its cache, for a hello world:
+ * the same server settings and `location /`, one upstream named `name`, no
+ * cache folder and no cached locations. What any answer costs through this
+ * nginx, against which the micro-cached public reads are judged.
+ */
+export function plainSiteConfig(template: string, upstream: string, port: number, name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad upstream name "${name}"`);
+  const site = withoutCachedLocations(template.replace(/^[ \t]*proxy_cache_path [^\n]*\n/m, ''))
+    .replace(/(?:^[ \t]*server [0-9.]+:\d+;\n)+/m, `    server ${upstream};\n`)
+    .replace(/\bpaper_bets\b/g, name)
+    .replace(/listen [0-9.]+:\d+;/, `listen 127.0.0.1:${port};`);
+  if (/proxy_cache/.test(site)) throw new Error(`${NGINX_SITE}: a proxy_cache directive outside a location block`);
+  return site;
+}
+
 export interface NginxServer extends ChildServer {
   /** What nginx wrote to its error log (warnings and worse) so far, line by line. */
   errorLog(): string[];
+  /** The URLs of the plain sites, in the order asked. */
+  plainUrls: string[];
 }
 
-export async function startNginx(binary: string, upstreams: string[]): Promise<NginxServer> {
+/** nginx with the deployment example in front of `upstreams`, and a plain (uncached) site in front of each of `plainUpstreams`. */
+export async function startNginx(binary: string, upstreams: string[], plainUpstreams: string[] = []): Promise<NginxServer> {
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
+  // Started as root, nginx's workers run as nobody: they must reach the cache and temporary folders inside.
+  fs.chmodSync(prefix, 0o755);
   const port = await freePort();
-  fs.writeFileSync(path.join(prefix, 'site.conf'), siteConfig(fs.readFileSync(NGINX_SITE, 'utf8'), upstreams, port, path.join(prefix, 'cache')));
+  const template = fs.readFileSync(NGINX_SITE, 'utf8');
+  fs.writeFileSync(path.join(prefix, 'site.conf'), siteConfig(template, upstreams, port, path.join(prefix, 'cache')));
+  const plainPorts: number[] = [];
+  for (const [i, upstream] of plainUpstreams.entries()) {
+    const p = await freePort();
+    plainPorts.push(p);
+    fs.writeFileSync(path.join(prefix, `plain-${i}.conf`), plainSiteConfig(template, upstream, p, `bench_plain_${i}`));
+  }
   fs.writeFileSync(
     path.join(prefix, 'nginx.conf'),
     [
@@ -54,6 +109,7 @@ export async function startNginx(binary: string, upstreams: string[]): Promise<N
       '  access_log off;',
       ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${prefix}/${t};`),
       `  include ${prefix}/site.conf;`,
+      ...plainPorts.map((_, i) => `  include ${prefix}/plain-${i}.conf;`),
       '}',
       '',
     ].join('\n'),
@@ -67,6 +123,7 @@ export async function startNginx(binary: string, upstreams: string[]): Promise<N
   });
   return {
     ...server,
+    plainUrls: plainPorts.map((p) => `http://127.0.0.1:${p}`),
     errorLog: () => {
       const file = path.join(prefix, 'error.log');
       return fs.existsSync(file)

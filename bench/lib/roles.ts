@@ -1,6 +1,7 @@
 // The generated population's special users. They take the first ids, in this
 // order, in every preset; everyone after them is an ordinary user. The load
-// driver logs in as them to measure one kind of request each.
+// driver logs in as them to measure one kind of request each; the spread
+// writes are made by ordinary traders (benchTraders in dataset.ts).
 
 /** Everyone's password (users share one precomputed hash). */
 export const BENCH_PASSWORD = 'paper trading benchmark passphrase';
@@ -14,17 +15,21 @@ export const ROLES = {
   history: { id: 3, username: 'bench_history' },
   /** Follows 50 active traders: GET /feed. */
   feed: { id: 4, username: 'bench_feed' },
-  /** No followers, no open bets, a plan-sized bet capacity: open + close pairs. */
+  /** No followers, no open bets, a plan-sized bet capacity: the single hot trader, and the fan-out's 0 followers. */
   trader: { id: 5, username: 'bench_trader' },
-  /** 50 followers, a plan-sized bet capacity: open + close pairs that fan out. */
+  /** 50 followers with linked chats, a plan-sized bet capacity: open + close pairs that fan out. */
   popular: { id: 6, username: 'bench_popular' },
-  /** Follows nobody, a plan-sized follow capacity: follow + unfollow pairs. */
+  /** Follows nobody, a plan-sized follow capacity. */
   follower: { id: 7, username: 'bench_follower' },
+  /** The fan-out's middle step: the preset's first fan-out count of followers (1,000 in full), every one with a linked chat. */
+  fanOutMid: { id: 8, username: 'bench_fanout_mid' },
+  /** The fan-out's top step: the preset's second count (10,000 in full), every one with a linked chat. */
+  fanOutLarge: { id: 9, username: 'bench_fanout_large' },
 } as const;
 
 export type RoleName = keyof typeof ROLES;
 
-export const FIRST_ORDINARY_ID = 8;
+export const FIRST_ORDINARY_ID = 10;
 
 /** Capacity the write-heavy roles get, as if on a plan, so 64 concurrent opens never hit the limit. */
 export const PLAN_SIZED_EXTRA = 1_000_000;

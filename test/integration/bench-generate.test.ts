@@ -67,6 +67,19 @@ forEachDialect('bench generator', (dialect: Dialect) => {
     assert.equal(await count('users'), PRESETS.tiny.users);
     assert.equal(await count('bets'), PRESETS.tiny.finishedBets + PRESETS.tiny.openBets);
     assert.ok((await count('follows')) > PRESETS.tiny.followers * PRESETS.tiny.followsEach);
+    const linkedFollowers = async (followed: number) =>
+      Number(
+        (
+          await handle.db
+            .selectFrom('follows')
+            .innerJoin('chat_links', 'chat_links.user_id', 'follows.follower_id')
+            .where('follows.followed_id', '=', followed)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    assert.equal(await linkedFollowers(ROLES.fanOutMid.id), PRESETS.tiny.fanOut[0]);
+    assert.equal(await linkedFollowers(ROLES.fanOutLarge.id), PRESETS.tiny.fanOut[1]);
     assert.ok(summaryLines.some((l) => /finished bets\s+6,500 \/ 6,500/.test(l)));
     assert.ok(summaryLines.some((l) => l.startsWith('Done in')));
   });

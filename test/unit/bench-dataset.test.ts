@@ -2,7 +2,7 @@
 // consistent with DESIGN's rules, and nobody following the trader.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BET_COLUMNS, FOLLOW_COLUMNS, Population, type Row } from '../../bench/lib/dataset.js';
+import { BET_COLUMNS, CHAT_LINK_COLUMNS, FOLLOW_COLUMNS, Population, type Row } from '../../bench/lib/dataset.js';
 import { percentageGain } from '../../src/domain/bets.js';
 import { PRESETS } from '../../bench/lib/presets.js';
 import { FIRST_ORDINARY_ID, HISTORY_DEEP_COUNT, PORTFOLIO_OPEN_BETS, ROLES } from '../../bench/lib/roles.js';
@@ -49,6 +49,32 @@ describe('bench population', () => {
     const perUser = new Map<unknown, number>();
     for (const b of open) perUser.set(b.user_id, (perUser.get(b.user_id) ?? 0) + 1);
     assert.ok(Math.max(...perUser.values()) <= 10, 'no one above the base bet capacity');
+  });
+
+  test("the fan-out's traders have the preset's counts of followers, every one with a linked chat; the trader has none", () => {
+    const [mid, large] = PRESETS.tiny.fanOut;
+    const followersOf = (id: number) => follows.filter((f) => f[FOLLOW_COLUMNS.indexOf('followed_id')] === id).map((f) => f[0] as number);
+    const linked = new Set([...people.chatLinks()].map((l) => l[CHAT_LINK_COLUMNS.indexOf('user_id')] as number));
+    assert.equal(followersOf(ROLES.fanOutMid.id).length, mid);
+    assert.equal(followersOf(ROLES.fanOutLarge.id).length, large);
+    for (const id of [...followersOf(ROLES.fanOutLarge.id), ...followersOf(ROLES.popular.id)])
+      assert.ok(linked.has(id), `follower ${id} has no chat`);
+    assert.equal(linked.size, people.chatLinkCount());
+    assert.equal(followersOf(ROLES.trader.id).length, 0);
+  });
+
+  test('the spread writes get ordinary traders free to follow, spread over the ids, none repeated', () => {
+    const traders = people.traders(64);
+    assert.equal(new Set(traders).size, 64);
+    const group = people.followerGroup();
+    for (const id of traders) {
+      assert.ok(id >= FIRST_ORDINARY_ID && id <= PRESETS.tiny.users, String(id));
+      assert.ok(!group.has(id), `trader ${id} already follows ${PRESETS.tiny.followsEach}`);
+    }
+    assert.ok(Math.max(...traders) > PRESETS.tiny.users * 0.8, 'spread to the least active');
+    assert.throws(() => people.traders(PRESETS.tiny.users), /free to trade/);
+    const full = new Population(PRESETS.full, NOW).traders(64);
+    assert.equal(new Set(full).size, 64);
   });
 
   test('finished bets follow DESIGN: cancelled at 0 % with exit = entry, closed by the gain formula, all in the past', () => {

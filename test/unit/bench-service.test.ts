@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { parsePgbench, pgbenchUrl } from '../../bench/lib/pgbench.js';
 import { serviceCommand } from '../../bench/lib/server.js';
+import { checkServiceConfig, POOL_SOURCE, serviceEnv, servicePoolSize } from '../../bench/lib/service-env.js';
 
 test('the benchmark starts the service as npm start does: the built entry point with the start script’s flags', () => {
   const { nodeArgs, entry } = serviceCommand();
@@ -25,4 +27,46 @@ test('a start script that is not node running a built file is refused with the r
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the service runs in the production configuration: no RATE_LIMITS, LOG_LEVEL or WORKERS, limits raised so nothing is refused', () => {
+  const env = serviceEnv({ databaseUrl: 'sqlite::memory:', jwtSecret: 'x'.repeat(32), redisUrl: null });
+  for (const name of ['RATE_LIMITS', 'LOG_LEVEL', 'WORKERS']) assert.equal(env[name], undefined, name);
+  const config = checkServiceConfig(env);
+  assert.equal(config.env, 'production');
+  assert.equal(config.logLevel, 'info');
+  assert.equal(config.rateLimits.enabled, true);
+  assert.equal(config.workers.enabled, true);
+  assert.ok(config.rateLimits.publicPerMinute >= 10_000_000);
+  assert.ok(config.rateLimits.writesPerMinute >= 10_000_000);
+  assert.equal(serviceEnv({ databaseUrl: 'postgres://x/y', jwtSecret: 'x'.repeat(32), redisUrl: 'redis://r:6379' }).REDIS_URL, 'redis://r:6379');
+});
+
+test('a limit the configuration does not take as raised stops the run', () => {
+  const env = { ...serviceEnv({ databaseUrl: 'sqlite::memory:', jwtSecret: 'x'.repeat(32) }), RATE_LIMITS: 'off' };
+  assert.throws(() => checkServiceConfig(env), /rateLimits\.enabled is false/);
+});
+
+test("pgbench's clients are the service's PostgreSQL pool size, read from src/db/database.ts", () => {
+  const size = servicePoolSize();
+  assert.ok(size !== null && size >= 1, `no pool size in ${POOL_SOURCE}`);
+  assert.equal(servicePoolSize('const pool = new pg.Pool({ max: opts.pgPoolSize ?? 12 })'), 12);
+  assert.equal(servicePoolSize('no pool here'), null);
+});
+
+test("pgbench's report is read for tps, latency and failures; its URL names the scratch database", () => {
+  const out = [
+    'transaction type: <builtin: simple update>',
+    'number of transactions actually processed: 69491',
+    'number of failed transactions: 0 (0.000%)',
+    'latency average = 1.439 ms',
+    'initial connection time = 12.1 ms',
+    'tps = 6949.123456 (without initial connection time)',
+  ].join('\n');
+  assert.deepEqual(parsePgbench(out), { tps: 6949.123456, latencyMs: 1.439, failed: 0 });
+  assert.throws(() => parsePgbench('nothing'), /no tps/);
+  assert.equal(
+    pgbenchUrl('postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3Dx'),
+    'postgres://postgres@127.0.0.1:5432/bench_pgbench',
+  );
 });
