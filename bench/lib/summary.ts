@@ -70,7 +70,9 @@ function show(cell: Cell | string, unit: string): string {
   const judged =
     against === 'hello'
       ? `${cell.ratio.toFixed(2)}×`
-      : `${cell.judged === null ? '—' : cell.judged.toFixed(2)}× ${against === 'pgbench-N' ? 'pgbench -N' : 'hello via nginx'} (${cell.ratio.toFixed(2)}× hello)`;
+      : against === 'pgbench-N'
+        ? `${cell.judged === null ? '—' : cell.judged.toFixed(2)}× pgbench -N (${cell.ratio.toFixed(2)}× hello)`
+        : `${cell.judged === null ? '—' : cell.judged.toFixed(2)}× hello via nginx`;
   const bare = cell.ratioBare === null ? '' : ` (no-log ${cell.ratioBare.toFixed(2)}×)`;
   return `${num(cell.perSecond)} ${unit}, ${judged}${against === 'hello' ? bare : ''}, p99 ${num(cell.p99Ms, 1)} ms${mark}`;
 }
