@@ -12,6 +12,7 @@ import { installAuth } from './http/auth.js';
 import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installGracefulClose } from './http/graceful-close.js';
+import { installIdempotency } from './http/idempotency.js';
 import { clientErrorHandler, httpServerFactory } from './http/server.js';
 import { logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
@@ -212,6 +213,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ...(redis ? { redis, nameSpace: 'rate-limit:' } : {}),
     });
     installAuth(app);
+    installIdempotency(app);
     installCrossSiteProtection(app);
     await installOpenApi(app);
 

@@ -173,6 +173,16 @@ export interface PayLocalCheckoutsTable {
   completed_at: number | null;
 }
 
+/** An Idempotency-Key of one user: in flight while status is null, else the answer to replay. */
+export interface IdempotencyKeysTable {
+  user_id: number;
+  idem_key: string;
+  fingerprint: string;
+  created_at: number;
+  status: number | null;
+  answer: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -190,6 +200,7 @@ export interface Database {
   record_day_leaves: RecordDayLeavesTable;
   pay_events: PayEventsTable;
   pay_local_checkouts: PayLocalCheckoutsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** The database or a transaction on it, as data-access functions take it. */

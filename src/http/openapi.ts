@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION } from '../version.js';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 
 type Security = Array<Record<string, string[]>>;
 
@@ -119,6 +120,45 @@ const ERROR_ANSWERS: SharedAnswer[] = [
 
 const SHARED_BY_KEY = new Map(ERROR_ANSWERS.map((a) => [a.shapes.join(' '), a]));
 
+// The answers of a repeated Idempotency-Key (src/http/idempotency.ts), given
+// to operations marked idempotent, never matched to a route's own declaration.
+const IDEMPOTENCY_ANSWERS: SharedAnswer[] = [
+  {
+    name: 'IdempotencyKeyInProgress',
+    description: 'A request with this Idempotency-Key is in progress: retry after Retry-After seconds for its answer',
+    headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS },
+    shapes: ['409', 'Error'],
+  },
+  {
+    name: 'ConflictOrIdempotencyKeyInProgress',
+    description:
+      'Conflicts with what exists (see the operation), or, with the error text "A request with this Idempotency-Key is in progress", ' +
+      'a request with this Idempotency-Key is still running: retry after Retry-After seconds',
+    headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS },
+    shapes: ['409', 'Error'],
+  },
+  {
+    name: 'IdempotencyKeyReused',
+    description: 'This Idempotency-Key was already used, within 24 hours, with another request (method, path or body)',
+    headers: RATE_LIMIT_HEADERS,
+    shapes: ['422', 'Error'],
+  },
+];
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, ' +
+    'answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with ' +
+    'Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action.',
+  schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_PATTERN },
+};
+
+/** Marks, in the route schema, an operation that takes Idempotency-Key (removed when the document is completed). */
+const IDEMPOTENT_MARK = 'x-idempotent';
+
 function sharedAnswerContent(a: SharedAnswer) {
   const [, ...shapes] = a.shapes;
   const schema = shapes.length === 1 ? schemaRef(shapes[0] as string) : { anyOf: shapes.map(schemaRef) };
@@ -140,7 +180,8 @@ interface Response {
 interface Operation {
   operationId?: string;
   security?: Security;
-  parameters?: Array<{ required?: boolean; schema?: { default?: unknown } }>;
+  parameters?: Array<{ $ref?: string; required?: boolean; schema?: { default?: unknown } }>;
+  [IDEMPOTENT_MARK]?: boolean;
   responses: Record<string, Response>;
 }
 
@@ -191,16 +232,24 @@ function completeOperation(method: string, op: Operation): Operation {
       responses[status] = { ...r, headers: { ...retry, ...RATE_LIMIT_HEADERS, ...r.headers } };
     }
   }
+  const { [IDEMPOTENT_MARK]: idempotent, ...rest } = op;
+  if (idempotent) {
+    // On checkout SPEC's 409 (already subscribed) and the key's are told apart by their error text.
+    responses['409'] = { $ref: `#/components/responses/${'409' in responses ? 'ConflictOrIdempotencyKeyInProgress' : 'IdempotencyKeyInProgress'}` };
+    responses['422'] = { $ref: '#/components/responses/IdempotencyKeyReused' };
+  }
   const ordered = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   // A parameter with a default is optional by definition (TypeBox lists it as required).
   const parameters = op.parameters?.map((p) => (typeof p.schema === 'object' && 'default' in p.schema ? { ...p, required: false } : p));
-  return { ...op, ...(parameters ? { parameters } : {}), responses: ordered };
+  const allParameters = idempotent ? [...(parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }] : parameters;
+  return { ...rest, ...(allParameters ? { parameters: allParameters } : {}), responses: ordered };
 }
 
 function completeDocument(doc: Document): Document {
   doc.components.headers = HEADERS;
+  doc.components.parameters = { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER };
   doc.components.responses = Object.fromEntries(
-    ERROR_ANSWERS.map((a) => [
+    [...ERROR_ANSWERS, ...IDEMPOTENCY_ANSWERS].map((a) => [
       a.name,
       { description: a.description, ...(Object.keys(a.headers).length ? { headers: a.headers } : {}), content: sharedAnswerContent(a) },
     ]),
@@ -239,6 +288,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
     },
+    // Routes marked `config: { idempotent: true }` take the Idempotency-Key parameter and its answers.
+    transform: ({ schema, url, route }) =>
+      route.config?.idempotent === true && schema ? { schema: { ...schema, [IDEMPOTENT_MARK]: true } as typeof schema, url } : { schema, url },
     transformObject: (documentObject) => {
       const doc = (documentObject as { openapiObject: Document }).openapiObject;
       return completeDocument(doc) as never;

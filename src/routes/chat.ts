@@ -45,7 +45,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/chat/link-code',
     {
-      config: authenticatedWrite(ctx.config),
+      config: { ...authenticatedWrite(ctx.config), idempotent: true },
       schema: {
         tags: ['chat'],
         operationId: 'createChatLinkCode',

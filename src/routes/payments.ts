@@ -29,7 +29,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/pay/checkout',
     {
-      config: authenticatedWrite(ctx.config),
+      config: { ...authenticatedWrite(ctx.config), idempotent: true },
       schema: {
         tags: ['payments'],
         operationId: 'startCheckout',

@@ -23,7 +23,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/follow',
     {
-      config: authenticatedWrite(ctx.config),
+      config: { ...authenticatedWrite(ctx.config), idempotent: true },
       schema: {
         tags: ['social'],
         operationId: 'changeFollow',

@@ -20,7 +20,7 @@ export const tailFadeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/bet/:bet_id/${kind}`,
       {
-        config: authenticatedWrite(ctx.config),
+        config: { ...authenticatedWrite(ctx.config), idempotent: true },
         schema: {
           tags: ['trading'],
           operationId: `${kind}Bet`,

@@ -96,7 +96,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/bet/open',
     {
-      config: authenticatedWrite(ctx.config),
+      config: { ...authenticatedWrite(ctx.config), idempotent: true },
       schema: {
         tags: ['trading'],
         operationId: 'openBet',
@@ -116,7 +116,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/bet/close',
     {
-      config: authenticatedWrite(ctx.config),
+      config: { ...authenticatedWrite(ctx.config), idempotent: true },
       schema: {
         tags: ['trading'],
         operationId: 'closeBet',
@@ -133,7 +133,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/bet/:bet_id',
     {
-      config: authenticatedWrite(ctx.config),
+      config: { ...authenticatedWrite(ctx.config), idempotent: true },
       schema: {
         tags: ['trading'],
         operationId: 'cancelBet',

@@ -25,6 +25,7 @@ interface Schema {
 }
 
 interface Parameter {
+  $ref?: string;
   name: string;
   in: string;
   required?: boolean;
@@ -57,6 +58,7 @@ type OpenApiDocument = {
     securitySchemes: Record<string, Record<string, unknown>>;
     responses: Record<string, Response>;
     headers: Record<string, { schema: Schema }>;
+    parameters?: Record<string, Parameter>;
   };
 };
 
@@ -90,6 +92,14 @@ describe('OpenAPI document', () => {
     assert.ok(shared, `unresolvable ${r.$ref}`);
     return shared;
   };
+  /** The operation's parameters, shared ones followed to their component. */
+  const parametersOf = (op: Operation): Parameter[] =>
+    (op.parameters ?? []).map((p) => {
+      if (!p.$ref) return p;
+      const shared = doc.components.parameters?.[p.$ref.replace('#/components/parameters/', '')];
+      assert.ok(shared, `unresolvable ${p.$ref}`);
+      return shared;
+    });
   const operations = (): Array<[string, Operation]> =>
     Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]),
@@ -304,7 +314,7 @@ describe('OpenAPI document', () => {
 
   test('integer parameters are bounded integers with a format; string ones have a maximum length', () => {
     for (const [label, op] of operations())
-      for (const p of op.parameters ?? []) {
+      for (const p of parametersOf(op)) {
         const s = deref(p.schema) as Schema & { maxLength?: number };
         if (s.type === 'integer') {
           assert.match(String(s.format), /^int(32|64)$/, `${label} ${p.name} format`);
@@ -312,6 +322,35 @@ describe('OpenAPI document', () => {
           assert.ok((s.maximum as number) <= Number.MAX_SAFE_INTEGER, `${label} ${p.name} within the safe integers`);
         } else if (s.type === 'string' && !s.enum) assert.ok(typeof s.maxLength === 'number', `${label} ${p.name} maxLength`);
       }
+  });
+
+  test('the writes DESIGN lists take the Idempotency-Key header (one shared parameter) and declare its 409 and 422', () => {
+    const writes = [
+      'POST /bet/open',
+      'POST /bet/close',
+      'DELETE /bet/{bet_id}',
+      'POST /follow',
+      'POST /bet/{bet_id}/tail',
+      'POST /bet/{bet_id}/fade',
+      'POST /api/pay/checkout',
+      'POST /chat/link-code',
+    ];
+    const shared = doc.components.parameters?.IdempotencyKey;
+    assert.ok(shared, 'components.parameters.IdempotencyKey');
+    assert.equal(shared.name, 'Idempotency-Key');
+    assert.equal(shared.in, 'header');
+    assert.notEqual(shared.required, true);
+    for (const [label, op] of operations()) {
+      const takes = (op.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
+      assert.equal(takes, writes.includes(label), `${label} ${takes ? 'takes' : 'does not take'} Idempotency-Key`);
+      if (!takes) continue;
+      const inProgress = answer(op, 409);
+      assert.equal(inProgress?.headers?.['Retry-After']?.$ref, '#/components/headers/Retry-After', `${label} 409 declares Retry-After`);
+      assert.equal(refName(inProgress?.content['application/json']?.schema), 'Error', `${label} 409 is an Error`);
+      assert.equal(refName(answer(op, 422)?.content['application/json']?.schema), 'Error', `${label} 422 is an Error`);
+    }
+    // SPEC's 409 on checkout (already subscribed) stays described.
+    assert.match(String(answer(doc.paths['/api/pay/checkout'].post, 409)?.description), /Conflicts with what exists/);
   });
 
   test('/llms.txt fits the length the document declares', async () => {

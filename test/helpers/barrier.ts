@@ -127,3 +127,30 @@ export async function together<T = undefined>(
     for (const s of sockets) s.destroy();
   }
 }
+
+/**
+ * A point in the server's work where a test holds a request: code under test
+ * awaits arrive(), which waits until release(); the test awaits `reached` to
+ * know a request is there. Nothing depends on timing.
+ */
+export class Barrier {
+  readonly reached: Promise<void>;
+  private arrived!: () => void;
+  private open!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+  arrivals = 0;
+
+  constructor() {
+    this.reached = new Promise<void>((resolve) => (this.arrived = resolve));
+  }
+
+  arrive(): Promise<void> {
+    this.arrivals++;
+    this.arrived();
+    return this.gate;
+  }
+
+  release(): void {
+    this.open();
+  }
+}

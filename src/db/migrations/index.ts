@@ -11,6 +11,7 @@ import * as m0011 from './0011_record.js';
 import * as m0012 from './0012_rankings.js';
 import * as m0013 from './0013_chat_updates.js';
 import * as m0014 from './0014_deleted_identities.js';
+import * as m0015 from './0015_idempotency_keys.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0012_rankings': m0012,
   '0013_chat_updates': m0013,
   '0014_deleted_identities': m0014,
+  '0015_idempotency_keys': m0015,
 };

@@ -54,6 +54,43 @@ export async function call<T>(request: Promise<{ data?: T; error?: unknown; resp
   return result.data as T;
 }
 
+/** A fresh Idempotency-Key: 128 random bits (getRandomValues works on plain http too, unlike randomUUID). */
+export function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The server's 409 while an earlier request with the same Idempotency-Key runs (src/http/idempotency.ts). */
+const KEY_IN_PROGRESS = 'A request with this Idempotency-Key is in progress';
+/** How long a repeat waits for the earlier send of its action, at most, before giving up. */
+const MAX_WAITS = 30;
+
+export type IdempotencyHeader = { 'Idempotency-Key': string };
+
+/**
+ * A write sent under its user action's Idempotency-Key (DESIGN): however
+ * often the action is sent (a double click, a retry), the server does it
+ * once and answers each send alike. A send arriving while an earlier one
+ * still runs is told 409 with Retry-After: it waits and asks again, and so
+ * ends with the earlier one's answer.
+ */
+export async function callWrite<T>(
+  key: string,
+  send: (header: IdempotencyHeader) => Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
+  for (let waits = 0; ; waits++) {
+    let result: Awaited<ReturnType<typeof send>>;
+    try {
+      result = await send({ 'Idempotency-Key': key });
+    } catch {
+      throw new ApiError(0, null);
+    }
+    const inProgress = result.response.status === 409 && asErrorBody(result.error)?.error === KEY_IN_PROGRESS;
+    if (!inProgress || waits >= MAX_WAITS) return call(Promise.resolve(result));
+    const seconds = Number(result.response.headers.get('retry-after'));
+    await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000));
+  }
+}
+
 export function errorMessage(err: unknown): string {
   if (err instanceof ApiError) {
     // 501, or no such route on an older server: the feature is not there yet.

@@ -1294,8 +1294,46 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Conflicts with what exists (see the operation), or, with the error text "A request with this Idempotency-Key is in progress", a request with this Idempotency-Key is still running: retry after Retry-After seconds */
+        ConflictOrIdempotencyKeyInProgress: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Refused: a cross-site request, or what the operation describes */
         Forbidden: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A request with this Idempotency-Key is in progress: retry after Retry-After seconds for its answer */
+        IdempotencyKeyInProgress: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description This Idempotency-Key was already used, within 24 hours, with another request (method, path or body) */
+        IdempotencyKeyReused: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1399,7 +1437,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Seconds to wait before trying again */
@@ -1506,7 +1547,10 @@ export interface operations {
     startCheckout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1531,9 +1575,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["ConflictOrIdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1622,7 +1667,10 @@ export interface operations {
     cancelBet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 bet_id: number;
             };
@@ -1646,8 +1694,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CancelWindowClosed"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1655,7 +1705,10 @@ export interface operations {
     fadeBet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 bet_id: number;
             };
@@ -1679,8 +1732,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["LimitReached"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1689,7 +1744,10 @@ export interface operations {
     tailBet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 bet_id: number;
             };
@@ -1713,8 +1771,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["LimitReached"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1723,7 +1783,10 @@ export interface operations {
     closeBet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1748,8 +1811,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1757,7 +1822,10 @@ export interface operations {
     openBet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1783,8 +1851,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["LimitReached"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1793,7 +1863,10 @@ export interface operations {
     createChatLinkCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1814,8 +1887,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1935,7 +2010,10 @@ export interface operations {
     changeFollow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1961,8 +2039,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["LimitReached"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

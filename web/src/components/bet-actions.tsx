@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, call, type PortfolioBet } from '../api/client';
+import { api, callWrite, type PortfolioBet } from '../api/client';
+import { useActionKeys } from '../lib/action-keys';
 import { formatCountdown } from '../lib/format';
 import { useNow } from '../lib/use-now';
 
@@ -9,13 +10,22 @@ export function useBetMutations() {
     for (const key of ['portfolio', 'history', 'leaderboard', 'bet', 'me', 'stats', 'rankings', 'record'])
       void queryClient.invalidateQueries({ queryKey: [key] });
   };
+  const keys = useActionKeys();
   const close = useMutation({
-    mutationFn: (id: number) => call(api.POST('/bet/close', { body: { bet_id: id } })),
-    onSettled: refresh,
+    mutationFn: (id: number) =>
+      callWrite(keys.keyFor(['close', id]), (header) => api.POST('/bet/close', { params: { header }, body: { bet_id: id } })),
+    onSettled: (_data, _error, id) => {
+      keys.settled(['close', id]);
+      refresh();
+    },
   });
   const cancel = useMutation({
-    mutationFn: (id: number) => call(api.DELETE('/bet/{bet_id}', { params: { path: { bet_id: id } } })),
-    onSettled: refresh,
+    mutationFn: (id: number) =>
+      callWrite(keys.keyFor(['cancel', id]), (header) => api.DELETE('/bet/{bet_id}', { params: { header, path: { bet_id: id } } })),
+    onSettled: (_data, _error, id) => {
+      keys.settled(['cancel', id]);
+      refresh();
+    },
   });
   return { close, cancel };
 }

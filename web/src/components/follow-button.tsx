@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, call } from '../api/client';
+import { api, callWrite } from '../api/client';
+import { useActionKeys } from '../lib/action-keys';
 import { useFollowing } from './layout';
 import { LimitMessage } from './status';
 
@@ -7,8 +8,11 @@ export function FollowButton({ userId, username }: { userId: number; username: s
   const queryClient = useQueryClient();
   const following = useFollowing();
   const isFollowing = following.data?.includes(userId) ?? false;
+  const keys = useActionKeys();
   const follow = useMutation({
-    mutationFn: (action: 'follow' | 'unfollow') => call(api.POST('/follow', { body: { followed_id: userId, action } })),
+    mutationFn: (action: 'follow' | 'unfollow') =>
+      callWrite(keys.keyFor([action, userId]), (header) => api.POST('/follow', { params: { header }, body: { followed_id: userId, action } })),
+    onSettled: (_data, _error, action) => keys.settled([action, userId]),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['following'] });
       void queryClient.invalidateQueries({ queryKey: ['feed'] });

@@ -1,17 +1,21 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { api, callWrite } from '../api/client';
+import { useActionKeys } from '../lib/action-keys';
 import { formatPrice } from '../lib/format';
 import { LimitMessage } from './status';
 
 /** Open the same bet (tail) or the opposite one (fade) as the caller. */
 export function TailFade({ betId, ticker }: { betId: number; ticker: string }) {
   const queryClient = useQueryClient();
+  const keys = useActionKeys();
   const copy = useMutation({
-    mutationFn: (mode: 'tail' | 'fade') => {
-      const params = { params: { path: { bet_id: betId } } };
-      return call(mode === 'tail' ? api.POST('/bet/{bet_id}/tail', params) : api.POST('/bet/{bet_id}/fade', params));
-    },
+    mutationFn: (mode: 'tail' | 'fade') =>
+      callWrite(keys.keyFor([mode, betId]), (header) => {
+        const params = { params: { header, path: { bet_id: betId } } };
+        return mode === 'tail' ? api.POST('/bet/{bet_id}/tail', params) : api.POST('/bet/{bet_id}/fade', params);
+      }),
+    onSettled: (_data, _error, mode) => keys.settled([mode, betId]),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['portfolio'] }),
   });
   return (

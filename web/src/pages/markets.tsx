@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { api, call, type Direction } from '../api/client';
+import { api, call, callWrite, type Direction } from '../api/client';
 import { Field } from '../components/field';
 import { PriceChart } from '../components/price-chart';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
+import { useActionKeys } from '../lib/action-keys';
 import { formatPrice, todayUtc } from '../lib/format';
 
 const POPULAR = ['AAPL', 'MSFT', 'NVDA', 'TSLA', 'SPY', 'BTC-USD', 'ETH-USD'];
@@ -95,13 +96,16 @@ function OpenBetForm({ ticker }: { ticker: string }) {
   const [direction, setDirection] = useState<Direction>('LONG');
   const [targetDate, setTargetDate] = useState('');
   const today = todayUtc();
+  const keys = useActionKeys();
   const open = useMutation({
-    mutationFn: () => call(api.POST('/bet/open', { body: { ticker, direction, ...(targetDate ? { target_date: targetDate } : {}) } })),
+    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string }) =>
+      callWrite(keys.keyFor(['open', body]), (header) => api.POST('/bet/open', { params: { header }, body })),
+    onSettled: (_data, _error, body) => keys.settled(['open', body]),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['portfolio'] }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    open.mutate();
+    open.mutate({ ticker, direction, ...(targetDate ? { target_date: targetDate } : {}) });
   };
   return (
     <form className="bet-form" onSubmit={submit} aria-label={`Open a bet on ${ticker}`}>

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { api, call, callWrite } from '../api/client';
+import { useActionKeys } from '../lib/action-keys';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { formatDateTime } from '../lib/format';
@@ -18,7 +19,11 @@ export function NotificationsPage() {
 
 function ChatLink() {
   const queryClient = useQueryClient();
-  const linkCode = useMutation({ mutationFn: () => call(api.POST('/chat/link-code')) });
+  const keys = useActionKeys();
+  const linkCode = useMutation({
+    mutationFn: () => callWrite(keys.keyFor('link-code'), (header) => api.POST('/chat/link-code', { params: { header } })),
+    onSettled: () => keys.settled('link-code'),
+  });
   const waiting = linkCode.isSuccess;
   const status = useQuery({
     queryKey: ['chat-status'],

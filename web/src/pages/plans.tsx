@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { api, ApiError, call, type Plan } from '../api/client';
+import { api, ApiError, call, callWrite, type Plan } from '../api/client';
+import { useActionKeys } from '../lib/action-keys';
 import { Capacities } from '../components/layout';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { meKey, useMe } from '../lib/auth';
@@ -9,10 +10,11 @@ import { formatMoney } from '../lib/format';
 
 const PER: Record<Plan['interval'], string> = { day: 'day', week: 'week', month: 'month', year: 'year' };
 
-function useGoTo<TVars>(fn: (v: TVars) => Promise<{ url: string }>) {
+function useGoTo<TVars>(fn: (v: TVars) => Promise<{ url: string }>, onSettled?: (v: TVars) => void) {
   return useMutation({
     mutationFn: fn,
     onSuccess: ({ url }) => window.location.assign(url),
+    onSettled: (_data, _error, v) => onSettled?.(v),
   });
 }
 
@@ -26,7 +28,12 @@ export function PlansPage() {
 function PlanList() {
   const me = useMe();
   const plans = useQuery({ queryKey: ['plans'], queryFn: () => call(api.GET('/api/pay/plans')) });
-  const checkout = useGoTo((price_id: string) => call(api.POST('/api/pay/checkout', { body: { price_id } })));
+  const keys = useActionKeys();
+  const checkout = useGoTo(
+    (price_id: string) =>
+      callWrite(keys.keyFor(['checkout', price_id]), (header) => api.POST('/api/pay/checkout', { params: { header }, body: { price_id } })),
+    (price_id) => keys.settled(['checkout', price_id]),
+  );
   const portal = useGoTo(() => call(api.POST('/api/pay/portal')));
   const subscribed = Boolean(me.data?.pay_subscription_id);
   const alreadySubscribed = checkout.error instanceof ApiError && checkout.error.status === 409;
