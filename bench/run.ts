@@ -34,7 +34,7 @@ import {
   writeReport,
 } from './lib/report.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
-import { EXTRA_KEYS, loginMix, type Scenario, type Sessions, scenarios, tradersOf } from './lib/scenarios.js';
+import { EXTRA_KEYS, loginMix, type Scenario, type Sessions, scenarios, traderCount, tradersOf } from './lib/scenarios.js';
 import { type ChildServer, LOAD_CPU, SERVER_CPU, type Sampled, serviceCommand, startServer, taskset, waitQuiet, withSampling } from './lib/server.js';
 import { checkServiceConfig, servicePoolSize, serviceEnv } from './lib/service-env.js';
 import { median } from './lib/stats.js';
@@ -81,9 +81,10 @@ const warmupS = quick ? 0 : Math.min(2, durationS);
 const loginConnections = quick ? 2 : 16;
 // Long enough for the full run's backlog of a write scenario (the followed trader's notices); a smoke run does not wait for it.
 const drainMaxS = quick ? 2 : 600;
-const fanOutOpens = quick ? 2 : 5;
+const fanOutOpens = quick ? 1 : 5;
 const pgbenchScale = quick ? 1 : 10;
-const allScenarios = scenarios(preset, dialect, connections);
+const traderTotal = traderCount(connections, quick);
+const allScenarios = scenarios(preset, dialect, traderTotal);
 const only = values.only ? new Set(values.only.split(',')) : null;
 if (only) {
   const known = new Set<string>([...allScenarios.map((s) => s.key), ...EXTRA_KEYS]);
@@ -94,6 +95,11 @@ const chosen = (key: string) => !only || only.has(key);
 const log = (line: string) => console.log(line);
 
 const startedAt = new Date();
+/** Minutes and seconds since the run began, for the progress lines. */
+const elapsed = () => {
+  const s = Math.round((Date.now() - startedAt.getTime()) / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+};
 const HELLO_PLAN: Plan = { kind: 'single', request: { method: 'GET', path: '/' } };
 const pinning = taskset() ? { server: SERVER_CPU, loadGenerator: LOAD_CPU } : null;
 const serverCpu = pinning ? SERVER_CPU : null;
@@ -151,7 +157,9 @@ interface HelloRun {
 }
 
 try {
-  log(`\nService on ${dialect} (${preset.name} data), ${connections} connections × ${durationS} s, ${runs === 1 ? 'one run' : `${runs} runs`}`);
+  log(
+    `\n[${elapsed()}] Service on ${dialect} (${preset.name} data), ${connections} connections × ${durationS} s, ${runs === 1 ? 'one run' : `${runs} runs`}`,
+  );
   log(
     pinning
       ? `Pinned: the servers and pgbench on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}.`
@@ -169,7 +177,7 @@ try {
   const [hello, bare, server] = started.map((r) => (r as PromiseFulfilledResult<ChildServer>).value) as [ChildServer, ChildServer, ChildServer];
   queue = outboxQueue(database.databaseUrl);
   const list = allScenarios.filter((s) => chosen(s.key));
-  const { traders } = tradersOf(preset, connections);
+  const { traders } = tradersOf(preset, traderTotal);
   const sessions = await logIn(server.url, list, traders, chosen('fan-out') ? ['trader', 'fanOutMid', 'fanOutLarge'] : []);
 
   let anchorsSetup: { binary: string; clients: number } | null = null;
@@ -181,8 +189,10 @@ try {
       anchors = { status: 'skipped', detail: 'pgbench is not installed (Debian: postgresql-client)', clients: clients ?? 0, scale: pgbenchScale };
     else if (clients === null) throw new Error("the service's pool size is not where bench/lib/service-env.ts reads it: pass --pgbench-clients N");
     else {
-      log(`\nAnchors: pgbench -i -s ${pgbenchScale} in a scratch database, then -N and -S with ${clients} clients each round`);
-      pgbenchDb = await createPgbenchDatabase(binary, postgresServerUrl(process.env), pgbenchScale);
+      log(`\n[${elapsed()}] Anchors: pgbench -i -s ${pgbenchScale} in a scratch database, then -N and -S with ${clients} clients each round`);
+      // A smoke run's database is its own: several test runs may share the server.
+      const name = quick ? `bench_pgbench_${randomBytes(4).toString('hex')}` : undefined;
+      pgbenchDb = await createPgbenchDatabase(binary, postgresServerUrl(process.env), pgbenchScale, name);
       anchorsSetup = { binary, clients };
     }
   }
@@ -201,7 +211,7 @@ try {
   let fanOut: FanOutResult | undefined;
   if (chosen('fan-out')) {
     log(
-      `\nFan-out: ${fanOutOpens} opens in a row at 0, ${preset.fanOut[0].toLocaleString('en-US')} and ${preset.fanOut[1].toLocaleString('en-US')} linked followers`,
+      `\n[${elapsed()}] Fan-out: ${fanOutOpens} opens in a row at 0, ${preset.fanOut[0].toLocaleString('en-US')} and ${preset.fanOut[1].toLocaleString('en-US')} linked followers`,
     );
     const steps = await measureFanOut(
       server.url,
@@ -411,7 +421,7 @@ async function runRounds(
   let mixFailure: LoginMixResult | undefined;
   const mixErrors: string[] = [];
   for (let round = 1; round <= runs; round++) {
-    if (runs > 1) log(`\nRound ${round} of ${runs}`);
+    log(`\n[${elapsed()}] Round ${round} of ${runs}${stage.throughNginx ? ', through nginx' : ''}`);
     const bareStart = await measureHello(stage.bare);
     let pgN: PgbenchResult | null = null;
     if (anchorsSetup && pgbenchDb) {
@@ -423,12 +433,13 @@ async function runRounds(
       );
     }
     const roundMeasured: Measured[] = [];
-    let helloAfterLast: HelloRun | undefined;
     const pairedHello = async () => {
       const h = await measureHello(stage.hello);
       helloRuns.push(h);
       return h;
     };
+    // The first scenario's "before"; each later one's is the previous one's "after".
+    let helloAfterLast = await pairedHello();
     for (const s of list) {
       const state = perScenario.get(s.key)!;
       if (state.failure) continue;
@@ -440,7 +451,7 @@ async function runRounds(
         continue;
       }
       state.lastAnswer = p.lastAnswer;
-      const before = helloAfterLast ?? (await pairedHello());
+      const before = helloAfterLast;
       if (s.kind === 'write' && warmupS > 0) {
         await runWrk({ binary: wrk!, url: stage.url, plan, connections, durationS: warmupS });
         if (queue) await drainOutbox(queue, drainMaxS);
@@ -474,11 +485,12 @@ async function runRounds(
       if (failed) state.errors.push(failed);
       state.runs.push(m);
       roundMeasured.push(m);
-      if (runs > 1)
-        log(`  ${s.label}: ${Math.round(m.perSecond).toLocaleString('en-US')} ${s.unit === 'pair' ? 'pairs/s' : 'req/s'}, p99 ${m.p99Ms} ms`);
+      log(
+        `  [${elapsed()}] ${s.label}: ${Math.round(m.perSecond).toLocaleString('en-US')} ${s.unit === 'pair' ? 'pairs/s' : 'req/s'}, p99 ${m.p99Ms} ms`,
+      );
     }
     if (withLoginMix && !mixFailure) {
-      const mix = await loginMixRound(stage, helloAfterLast ?? (await pairedHello()));
+      const mix = await loginMixRound(stage, helloAfterLast);
       if ('failure' in mix) mixFailure = mix.failure;
       else {
         mixRuns.push(mix.measured);
@@ -525,7 +537,7 @@ async function runRounds(
     log(resultLine(result));
   }
 
-  const mixTarget = loginMix(preset, dialect, connections).target;
+  const mixTarget = loginMix(preset, dialect).target;
   let loginMixResult: LoginMixResult;
   if (!withLoginMix) loginMixResult = { status: 'skipped', detail: NOT_IN_ONLY, target: mixTarget, pass: null };
   else if (mixFailure) loginMixResult = mixFailure;
@@ -565,7 +577,7 @@ async function loginMixRound(
   stage: Stage,
   hello: HelloRun,
 ): Promise<{ failure: LoginMixResult } | { measured: Measured; loginsPerSecond: number; errors: string }> {
-  const { logins, reads, target } = loginMix(preset, dialect, connections);
+  const { logins, reads, target } = loginMix(preset, dialect);
   for (const plan of [logins, reads]) {
     const p = await probe(stage.url, plan);
     if (!p.ok) return { failure: { status: 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, target, pass: false } };
@@ -639,7 +651,7 @@ async function runScaleOut(
     log('\nScale-out skipped: nginx is not installed (Debian: apt-get update && apt-get install -y nginx).');
     return { status: 'skipped', detail: 'nginx is not installed', instances: 2, results: [], single };
   }
-  log(`\nScale-out: two instances on ${dialect} behind nginx (${NGINX_SITE}), hello worlds through the same nginx without a cache`);
+  log(`\n[${elapsed()}] Scale-out: two instances on ${dialect} behind nginx (${NGINX_SITE}), hello worlds through the same nginx without a cache`);
   const instances = [await startService('instance 1', { TRUST_PROXY: '127.0.0.1' }), await startService('instance 2', { TRUST_PROXY: '127.0.0.1' })];
   const proxy = track(
     await startNginx(
@@ -659,7 +671,9 @@ async function runScaleOut(
       targetOf: (s) => (s.sharedPublic ? scaleTarget : null),
       throughNginx: true,
     };
-    const rounds = await runRounds(stage, list, sessions, null, false);
+    // A smoke run sends through nginx what the proxy treats apart: the cached public reads, a session read, a write.
+    const through = quick ? list.filter((s) => s.sharedPublic || ['health', 'price', 'bet-pairs'].includes(s.key)) : list;
+    const rounds = await runRounds(stage, through, sessions, null, false);
     const proxyErrors = proxy.errorLog();
     if (proxyErrors.length > 0) log(`nginx's error log:\n${proxyErrors.slice(0, 20).join('\n')}`);
     return {

@@ -61,12 +61,13 @@ export interface PgbenchDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates bench_pgbench afresh and initialises it (`pgbench -i -s SCALE`). */
-export async function createPgbenchDatabase(binary: string, serverUrl: string, scale: number): Promise<PgbenchDatabase> {
-  const drop = () => admin(serverUrl, (c) => c.query(`drop database if exists ${PGBENCH_DATABASE} with (force)`).then(() => undefined));
+/** Creates the scratch database afresh (bench_pgbench unless named) and initialises it (`pgbench -i -s SCALE`). */
+export async function createPgbenchDatabase(binary: string, serverUrl: string, scale: number, name = PGBENCH_DATABASE): Promise<PgbenchDatabase> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name "${name}"`);
+  const drop = () => admin(serverUrl, (c) => c.query(`drop database if exists ${name} with (force)`).then(() => undefined));
   await drop();
-  await admin(serverUrl, (c) => c.query(`create database ${PGBENCH_DATABASE}`));
-  const url = pgbenchUrl(serverUrl);
+  await admin(serverUrl, (c) => c.query(`create database ${name}`));
+  const url = pgbenchUrl(serverUrl, name);
   try {
     await promisify(execFile)(binary, ['-i', '-q', '-s', String(scale), url], { maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {

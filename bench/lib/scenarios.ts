@@ -31,14 +31,14 @@ export interface Scenario {
   plan(sessions: Sessions): Plan;
 }
 
-/** At least 64 traders, and at least one per connection. */
-export function traderCount(connections: number): number {
-  return Math.max(64, connections);
+/** At least 64 traders, and at least one per connection; a smoke run makes do with fewer (each logs in, slowly by design). */
+export function traderCount(connections: number, quick = false): number {
+  return Math.max(quick ? 16 : 64, connections);
 }
 
 /** The ordinary traders of the spread writes (ids), and the users they follow and unfollow (none of them a trader). */
-export function tradersOf(preset: Preset, connections: number): { traders: number[]; followTargets: number[] } {
-  const traders = new Population(preset, Date.now()).traders(traderCount(connections));
+export function tradersOf(preset: Preset, count: number): { traders: number[]; followTargets: number[] } {
+  const traders = new Population(preset, Date.now()).traders(count);
   const taken = new Set(traders);
   const followTargets: number[] = [];
   for (let id = preset.users; id >= FIRST_ORDINARY_ID && followTargets.length < 1000; id--) if (!taken.has(id)) followTargets.push(id);
@@ -53,9 +53,9 @@ function cookieOf(sessions: Sessions, role: RoleName): string {
   return cookie;
 }
 
-export function scenarios(preset: Preset, dialect: Dialect, connections: number): Scenario[] {
+export function scenarios(preset: Preset, dialect: Dialect, traders: number): Scenario[] {
   const t = targetsFor(dialect);
-  const { followTargets } = tradersOf(preset, connections);
+  const { followTargets } = tradersOf(preset, traders);
   const betTickers = TICKERS.slice(0, 6).map((x) => x.ticker);
   const betPage = Math.floor(preset.finishedBets / 2);
   const read = (key: string, label: string, who: Who, target: Target, path: string, extra: Partial<Scenario> = {}): Scenario => ({
@@ -95,7 +95,7 @@ export function scenarios(preset: Preset, dialect: Dialect, connections: number)
     read('bet-page', `GET /bet/${betPage}`, null, t.otherRead, `/bet/${betPage}`, { sharedPublic: true }),
     betPairs(
       'bet-pairs',
-      'POST /bet/open + /bet/close, 64+ traders',
+      `POST /bet/open + /bet/close, ${traders} traders`,
       'traders',
       t.betPairs,
       'ordinary traders of the population, each with its own followers, one per connection or more',
@@ -116,7 +116,7 @@ export function scenarios(preset: Preset, dialect: Dialect, connections: number)
     ),
     {
       key: 'follow-pairs',
-      label: 'POST /follow follow + unfollow, 64+ traders',
+      label: `POST /follow follow + unfollow, ${traders} traders`,
       kind: 'write',
       unit: 'pair',
       who: 'traders',
@@ -137,8 +137,8 @@ export function scenarios(preset: Preset, dialect: Dialect, connections: number)
 }
 
 /** Logins at full speed beside the leaderboard, whose p99 must stay low (hashing off the event loop, bounded). */
-export function loginMix(preset: Preset, dialect: Dialect, connections: number): { logins: Plan; reads: Plan; target: Target } {
-  const all = scenarios(preset, dialect, connections);
+export function loginMix(preset: Preset, dialect: Dialect): { logins: Plan; reads: Plan; target: Target } {
+  const all = scenarios(preset, dialect, traderCount(1));
   const empty: Sessions = { roles: new Map(), traders: [] };
   return {
     logins: all.find((s) => s.key === 'login')!.plan(empty),
