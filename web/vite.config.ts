@@ -1,5 +1,7 @@
-// The web app is served by the service under WEB_URL's path (default /app/);
-// the build must name its assets under that same path.
+// The build names its assets relative to the page (base './'), so one build
+// runs under any WEB_URL: the service tells the page where it is mounted with
+// a <base href> when it serves index.html (src/http/web-app.ts). The dev
+// server has no such step, so it serves the app at the default path, /app/.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
@@ -7,17 +9,10 @@ import { defineConfig } from 'vite';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-function basePath(): string {
-  const raw = process.env.WEB_URL;
-  if (!raw) return '/app/';
-  const p = new URL(raw).pathname;
-  return p.endsWith('/') ? p : `${p}/`;
-}
-
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   root: here,
-  base: basePath(),
+  base: command === 'build' ? './' : '/app/',
   plugins: [react()],
   build: { outDir: path.join(here, 'dist'), emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 1000 },
   server: { proxy: { '^/(?!app/).*': 'http://localhost:3000' } },
-});
+}));

@@ -34,6 +34,23 @@ function looksLikeAsset(url: string): boolean {
   return /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf('/') + 1));
 }
 
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * The page with `<base href="MOUNT">` first in its head. The build names its
+ * assets relative to the page (web/vite.config.ts), so one build runs under any
+ * WEB_URL; the base makes them resolve from deep links (/app/bet/42) too, and
+ * tells the client router where the app is mounted.
+ */
+export function withBase(html: string, mount: string): string {
+  const tag = `<base href="${mount.replace(/[&"<>]/g, (c) => HTML_ESCAPES[c])}">`;
+  const head = /<head(\s[^>]*)?>/i.exec(html);
+  if (head) return html.slice(0, head.index + head[0].length) + tag + html.slice(head.index + head[0].length);
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
+  const at = doctype ? doctype[0].length : 0;
+  return html.slice(0, at) + tag + html.slice(at);
+}
+
 export async function installWebApp(app: FastifyInstance, distDir: string = DEFAULT_WEB_DIST): Promise<void> {
   const { config } = app.ctx;
   const mount = webMountPath(config.webUrl, config.publicUrl);
@@ -46,7 +63,7 @@ export async function installWebApp(app: FastifyInstance, distDir: string = DEFA
   });
 
   const indexFile = path.join(distDir, 'index.html');
-  const indexHtml = fs.existsSync(indexFile) ? fs.readFileSync(indexFile) : null;
+  const indexHtml = fs.existsSync(indexFile) ? withBase(fs.readFileSync(indexFile, 'utf8'), mount) : null;
 
   const sendIndex = (reply: FastifyReply) => {
     if (indexHtml === null) {

@@ -59,7 +59,9 @@ const router = createBrowserRouter(
       ],
     },
   ],
-  { basename: import.meta.env.BASE_URL.replace(/\/$/, '') },
+  // A build's base is './' and the service names the app's path in <base href>
+  // (one build serves any WEB_URL); the dev server's base is already a path.
+  { basename: new URL(import.meta.env.BASE_URL, document.baseURI).pathname.replace(/\/$/, '') },
 );
 
 createRoot(document.getElementById('root')!).render(
