@@ -154,6 +154,9 @@ interface HelloRun {
   p99Ms: number;
   /** The hello world's main-thread CPU a request (µs); null without /proc. */
   microsPerRequest: number | null;
+  /** Its main thread's and wrk's CPU, in % of one core: which side limited the baseline. */
+  serverThreadPct: number | null;
+  loadGeneratorPct: number | null;
 }
 
 try {
@@ -339,6 +342,8 @@ async function measureHello(h: { url: string; server: ChildServer }): Promise<He
     p50Ms: value.p50Ms,
     p99Ms: value.p99Ms,
     microsPerRequest: server && value.rps > 0 ? (server.threadPct / 100 / value.rps) * 1e6 : null,
+    serverThreadPct: server?.threadPct ?? null,
+    loadGeneratorPct: value.loadGeneratorPct,
   };
 }
 

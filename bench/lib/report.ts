@@ -84,6 +84,9 @@ export interface Baseline {
   p99Ms: number;
   /** Every run's requests per second. */
   runs: number[];
+  /** Medians of the hello world's main thread and of wrk, in % of one core: which side limited the baseline. */
+  serverThreadPct?: number | null;
+  loadGeneratorPct?: number | null;
 }
 
 export interface LoginMixResult {
@@ -223,12 +226,16 @@ export function medianMeasured(runs: Measured[]): Measured {
   };
 }
 
-export function baselineOf(runs: Array<{ rps: number; p50Ms: number; p99Ms: number }>): Baseline {
+export function baselineOf(
+  runs: Array<{ rps: number; p50Ms: number; p99Ms: number; serverThreadPct?: number | null; loadGeneratorPct?: number | null }>,
+): Baseline {
   return {
     requestsPerSecond: median(runs.map((r) => r.rps)),
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     runs: runs.map((r) => r.rps),
+    serverThreadPct: medianOrNull(runs.map((r) => r.serverThreadPct)),
+    loadGeneratorPct: medianOrNull(runs.map((r) => r.loadGeneratorPct)),
   };
 }
 
@@ -285,7 +292,11 @@ function cpuCell(cpu: NonNullable<Measured['cpu']>, unit: ScenarioResult['unit']
 }
 
 function baselineText(b: Baseline): string {
-  return `${num(b.requestsPerSecond)} req/s (runs: ${b.runs.map((x) => num(x)).join(' / ')}), p50 ${num(b.p50Ms, 1)} ms, p99 ${num(b.p99Ms, 1)} ms`;
+  const cpu =
+    typeof b.serverThreadPct === 'number' && typeof b.loadGeneratorPct === 'number'
+      ? `, its thread ${num(b.serverThreadPct)} % of a core, wrk ${num(b.loadGeneratorPct)} %`
+      : '';
+  return `${num(b.requestsPerSecond)} req/s (runs: ${b.runs.map((x) => num(x)).join(' / ')}), p50 ${num(b.p50Ms, 1)} ms, p99 ${num(b.p99Ms, 1)} ms${cpu}`;
 }
 
 function runsCell(r: ScenarioResult): string {
