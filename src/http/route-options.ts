@@ -28,3 +28,16 @@ export function authenticatedWrite(config: Config): { auth: true; rateLimit?: Ra
     rateLimit: { max: config.rateLimits.writesPerMinute, timeWindow: 60_000, hook: 'preParsing', keyGenerator: callerKey },
   };
 }
+
+/**
+ * Route config for a signed-in read that costs more than one query bounded by
+ * the caller's own data (GET /me/standing counts over every window): `{ auth:
+ * true }` plus, when limits are on, a per-user limit at the public reads' rate.
+ */
+export function authenticatedCostlyRead(config: Config): { auth: true; rateLimit?: RateLimitOptions } {
+  if (!config.rateLimits.enabled) return { auth: true };
+  return {
+    auth: true,
+    rateLimit: { max: config.rateLimits.publicPerMinute, timeWindow: 60_000, hook: 'preParsing', keyGenerator: callerKey },
+  };
+}

@@ -198,8 +198,8 @@ export async function addToLeaderboard(db: Db, userId: number, gain: number): Pr
   await addToLeaderboardQuery(db, { userId, gain });
 }
 
-/** The top of the aggregate, in the order of leaderboard_rank_idx (never a scan of bets). */
-export function leaderboardQuery(db: Db, limit: number) {
+/** A page of the aggregate, in the order of leaderboard_rank_idx (never a scan of bets). */
+export function leaderboardQuery(db: Db, limit: number, offset = 0) {
   return db
     .selectFrom('leaderboard')
     .innerJoin('users', 'users.id', 'leaderboard.user_id')
@@ -208,5 +208,6 @@ export function leaderboardQuery(db: Db, limit: number) {
     .orderBy('leaderboard.total_score', 'desc')
     .orderBy('leaderboard.total_trades', 'desc')
     .orderBy('leaderboard.user_id')
-    .limit(limit);
+    .limit(limit)
+    .offset(offset);
 }

@@ -96,16 +96,101 @@ const toTotals = (r: Record<keyof WindowTotals, unknown>): WindowTotals => ({
   alpha_sq_sum: Number(r.alpha_sq_sum),
 });
 
-/** The leaderboard over a window: top `limit` by score, then trades, then id, with at least minTrades closed bets. */
-export async function windowLeaderboard(db: Db, fromDay: string | null, minTrades: number, limit: number): Promise<WindowTotals[]> {
+/** The leaderboard over a window: `limit` rows from `offset` by score, then trades, then id, with at least minTrades closed bets. */
+export async function windowLeaderboard(db: Db, fromDay: string | null, minTrades: number, limit: number, offset = 0): Promise<WindowTotals[]> {
   const rows = await windowTotalsQuery(db, fromDay)
     .where('w.trades', '>=', minTrades)
     .orderBy('w.score', 'desc')
     .orderBy('w.trades', 'desc')
     .orderBy('users.id')
     .limit(limit)
+    .offset(offset)
     .execute();
   return rows.map(toTotals);
+}
+
+/** One user's place on a board: their score and closed trades there. */
+export interface Placed {
+  userId: number;
+  score: number;
+  trades: number;
+}
+
+/** One user's closed trades and score summed over the window's days (a range of user_day_stats_day_idx); zeros without any. */
+export async function userWindowTotals(db: Db, userId: number, fromDay: string): Promise<Placed> {
+  const row = await db
+    .selectFrom('user_day_stats')
+    .select((eb) => [eb.fn.sum<number>('trades').as('trades'), eb.fn.sum<number>('score_sum').as('score')])
+    .where('user_id', '=', userId)
+    .where('day', '>=', fromDay)
+    .executeTakeFirst();
+  return { userId, trades: Number(row?.trades ?? 0), score: Number(row?.score ?? 0) };
+}
+
+/**
+ * How many live users with at least minTrades closed bets in the window rank
+ * ahead of `me` (by score, then trades, then id): the window's day rows summed
+ * per user, as the windowed leaderboard reads them, and counted.
+ */
+export async function windowUsersAhead(db: Db, fromDay: string, minTrades: number, me: Placed): Promise<number> {
+  const ahead = db
+    .selectFrom('user_day_stats')
+    .select('user_id')
+    .where('day', '>=', fromDay)
+    .where('user_id', '<>', me.userId)
+    .groupBy('user_id')
+    .having((eb) => {
+      const trades = eb.fn.sum<number>('trades');
+      const score = eb.fn.sum<number>('score_sum');
+      return eb.and([
+        eb(trades, '>=', minTrades),
+        eb.or([
+          eb(score, '>', me.score),
+          eb.and([
+            eb(score, '=', me.score),
+            eb.or([eb(trades, '>', me.trades), eb.and([eb(trades, '=', me.trades), eb('user_id', '<', me.userId)])]),
+          ]),
+        ]),
+      ]);
+    });
+  const row = await db
+    .selectFrom(ahead.as('a'))
+    .innerJoin('users', 'users.id', 'a.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** One user's row of the all-time aggregate (SPEC's leaderboard); zeros without one. */
+export async function userAllTimeTotals(db: Db, userId: number): Promise<Placed> {
+  const row = await db.selectFrom('leaderboard').select(['total_score', 'total_trades']).where('user_id', '=', userId).executeTakeFirst();
+  return { userId, trades: Number(row?.total_trades ?? 0), score: Number(row?.total_score ?? 0) };
+}
+
+/** How many live users rank ahead of `me` on the all-time aggregate: a range of leaderboard_rank_idx, counted. */
+export async function allTimeUsersAhead(db: Db, minTrades: number, me: Placed): Promise<number> {
+  const row = await db
+    .selectFrom('leaderboard')
+    .innerJoin('users', 'users.id', 'leaderboard.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('users.deleted_at', 'is', null)
+    .where('leaderboard.user_id', '<>', me.userId)
+    .where('leaderboard.total_trades', '>=', minTrades)
+    .where((eb) =>
+      eb.or([
+        eb('leaderboard.total_score', '>', me.score),
+        eb.and([
+          eb('leaderboard.total_score', '=', me.score),
+          eb.or([
+            eb('leaderboard.total_trades', '>', me.trades),
+            eb.and([eb('leaderboard.total_trades', '=', me.trades), eb('leaderboard.user_id', '<', me.userId)]),
+          ]),
+        ]),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Every live user with at least minAlphaTrades bets carrying alpha in the window: the rankings are computed from these. */

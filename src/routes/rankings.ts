@@ -1,11 +1,13 @@
 // The windowed skill ranking (DESIGN path), public; a session adds the caller's own rank.
+// GET /me/standing: the caller's own place on every leaderboard window.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { optionalPrincipal } from '../http/auth.js';
-import { PUBLIC } from '../http/openapi.js';
+import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { errorResponses, ref } from '../schemas/common.js';
-import { RankingsQuerySchema, RankingsResponseSchema } from '../schemas/rankings.js';
-import { rankings } from '../services/rankings.js';
-import { publicRateLimit } from '../http/route-options.js';
+import { MyStandingResponseSchema, RankingsQuerySchema, RankingsResponseSchema, StandingQuerySchema } from '../schemas/rankings.js';
+import { myStanding, rankings } from '../services/rankings.js';
+import { authenticatedCostlyRead, publicRateLimit } from '../http/route-options.js';
+import { principalOf } from '../http/types.js';
 
 export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -34,5 +36,25 @@ export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('cache-control', 'private, no-store');
       return rankings(app.ctx, request.query, caller?.userId ?? null);
     },
+  );
+
+  app.get(
+    '/me/standing',
+    {
+      config: authenticatedCostlyRead(app.ctx.config),
+      schema: {
+        tags: ['trading'],
+        operationId: 'getMyStanding',
+        summary: "The caller's score, closed trades and rank in each leaderboard window",
+        security: COOKIE_AUTH,
+        description:
+          "For `all` (SPEC's all-time leaderboard) and each `period` of GET /leaderboard: the sum of the caller's " +
+          'closed-bet gains, their count, and their place on that board as if it listed everyone (null when unranked: ' +
+          'fewer closed bets in the window than `min_trades`). Read from the same aggregates as the leaderboard.',
+        querystring: StandingQuerySchema,
+        response: { 200: ref(MyStandingResponseSchema), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => myStanding(app.ctx, principalOf(request).userId, request.query.min_trades),
   );
 };

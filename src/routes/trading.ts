@@ -206,7 +206,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'count; ordered by score, then trades, then id; top 100. Cancelled bets and deleted accounts never count. ' +
           'Without parameters: all time (SPEC). Optional `period` (7d, 30d, 90d, 365d, all) narrows to a rolling window ' +
           'by exit time, day-granular: whole UTC days, `7d` being today and the 6 days before it, read from per-day ' +
-          'aggregates; optional `min_trades` keeps users with at least that many closed bets in the window.',
+          'aggregates; optional `min_trades` keeps users with at least that many closed bets in the window. Optional ' +
+          '`limit` (1 to 100) and `offset` (0 to 10000) page through the board past the top 100; GET /me/standing gives ' +
+          "the caller's own rank.",
         querystring: LeaderboardQuerySchema,
         response: { 200: Type.Array(ref(LeaderboardUserSchema), { maxItems: TOP_ROWS }), ...errorResponses(400, 429) },
       },

@@ -57,4 +57,6 @@ export const sharedSchemas: TSchema[] = [
   stats.TraderStatsSchema,
   rankings.RankingRowSchema,
   rankings.RankingsResponseSchema,
+  rankings.StandingWindowSchema,
+  rankings.MyStandingResponseSchema,
 ];

@@ -8,17 +8,30 @@ export const PeriodSchema = StringEnum([...PERIODS], {
 
 const MinTradesSchema = Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 });
 
-/** GET /leaderboard's optional narrowing (DESIGN: optional query parameters); unknown parameters are refused like everywhere. */
+/** DESIGN: the leaderboard and the rankings show the top 100. */
+export const TOP_ROWS = 100;
+/** How deep the leaderboard pages, as SPEC's other paged lists. */
+export const LEADERBOARD_OFFSET_MAX = 10_000;
+
+/** GET /leaderboard's optional narrowing and paging (DESIGN: optional query parameters); unknown parameters are refused like everywhere. */
 export const LeaderboardQuerySchema = Type.Object(
   {
     period: Type.Optional(PeriodSchema),
     min_trades: Type.Optional({ ...MinTradesSchema, description: 'Only users with at least this many closed bets in the window' }),
+    limit: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 1, maximum: TOP_ROWS, description: "Rows to return; without it, 100 (SPEC's top 100)" }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        minimum: 0,
+        maximum: LEADERBOARD_OFFSET_MAX,
+        description: 'Rows to skip from the top (0 without it): `offset=100` is the page after the top 100',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
-
-/** DESIGN: the leaderboard and the rankings show the top 100. */
-export const TOP_ROWS = 100;
 
 export const RankingsQuerySchema = Type.Object(
   {
@@ -54,3 +67,38 @@ export const RankingsResponseSchema = Type.Object(
   { $id: 'RankingsResponse', additionalProperties: false },
 );
 export type RankingsResponse = Static<typeof RankingsResponseSchema>;
+
+/** The caller's place in one leaderboard window. */
+export const StandingWindowSchema = Type.Object(
+  {
+    period: PeriodSchema,
+    total_score: Type.Number({ description: "Sum of the caller's closed-bet gains in the window (percent); 0 without any" }),
+    total_trades: Count({ description: "The caller's closed bets in the window" }),
+    rank: Type.Union([Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], {
+      description:
+        "The caller's place on GET /leaderboard with this period (1 is the top), as if it listed everyone; null: unranked (fewer closed bets in the window than min_trades)",
+    }),
+  },
+  { $id: 'StandingWindow', additionalProperties: false },
+);
+export type StandingWindow = Static<typeof StandingWindowSchema>;
+
+export const MyStandingResponseSchema = Type.Object(
+  {
+    min_trades: MinTradesSchema,
+    windows: Type.Array(ref(StandingWindowSchema), {
+      minItems: PERIODS.length,
+      maxItems: PERIODS.length,
+      description: "One per window, in the order all, 7d, 30d, 90d, 365d; `all` is SPEC's all-time leaderboard",
+    }),
+  },
+  { $id: 'MyStandingResponse', additionalProperties: false },
+);
+export type MyStandingResponse = Static<typeof MyStandingResponseSchema>;
+
+export const StandingQuerySchema = Type.Object(
+  {
+    min_trades: Type.Integer({ ...MinTradesSchema, default: 1, description: 'Rank among users with at least this many closed bets in each window' }),
+  },
+  { additionalProperties: false },
+);

@@ -6,9 +6,18 @@ import type { Db } from '../db/database.js';
 import { utcDate } from '../domain/market-calendar.js';
 import { alphaOf, compareRanked, type Period, skillOf, windowStartDay } from '../domain/rankings.js';
 import { leaderboardQuery } from '../repositories/bets.js';
-import { addToDayStats, windowAlphaTotals, windowLeaderboard } from '../repositories/rankings.js';
+import {
+  addToDayStats,
+  allTimeUsersAhead,
+  type Placed,
+  userAllTimeTotals,
+  userWindowTotals,
+  windowAlphaTotals,
+  windowLeaderboard,
+  windowUsersAhead,
+} from '../repositories/rankings.js';
 import type { LeaderboardUser } from '../schemas/bets.js';
-import type { RankingRow, RankingsResponse } from '../schemas/rankings.js';
+import type { MyStandingResponse, RankingRow, RankingsResponse, StandingWindow } from '../schemas/rankings.js';
 import type { BetEvent } from './bet-events.js';
 import { LEADERBOARD_SIZE } from './bets.js';
 
@@ -31,26 +40,56 @@ export function rankingsListener() {
 export interface WindowQuery {
   period?: Period;
   min_trades?: number;
+  limit?: number;
+  offset?: number;
 }
 
 /**
- * SPEC's leaderboard, narrowed: with no period the all-time aggregate (SPEC's
- * default, exactly), else the rolling window's day rows; min_trades drops
- * users with fewer closed bets in the window.
+ * SPEC's leaderboard, narrowed and paged: with no period the all-time
+ * aggregate (SPEC's default, exactly), else the rolling window's day rows;
+ * min_trades drops users with fewer closed bets in the window; without
+ * limit and offset, the top 100.
  */
 export async function windowedLeaderboard(ctx: AppContext, q: WindowQuery): Promise<LeaderboardUser[]> {
   const minTrades = q.min_trades ?? 1;
+  const limit = q.limit ?? LEADERBOARD_SIZE;
+  const offset = q.offset ?? 0;
   if (q.period === undefined) {
-    return leaderboardQuery(ctx.db, LEADERBOARD_SIZE).where('leaderboard.total_trades', '>=', minTrades).execute();
+    return leaderboardQuery(ctx.db, limit, offset).where('leaderboard.total_trades', '>=', minTrades).execute();
   }
-  const rows = await windowLeaderboard(ctx.db, windowStartDay(q.period, ctx.clock.now()), minTrades, LEADERBOARD_SIZE);
+  const rows = await windowLeaderboard(ctx.db, windowStartDay(q.period, ctx.clock.now()), minTrades, limit, offset);
   return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
 }
 
 /** Requests with the same key get the same leaderboard (the window's start day included). */
 function leaderboardKey(ctx: AppContext, q: WindowQuery): string {
   const start = q.period === undefined ? '' : windowStartDay(q.period, ctx.clock.now());
-  return `${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}`;
+  return `${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}|${q.limit ?? LEADERBOARD_SIZE}|${q.offset ?? 0}`;
+}
+
+/** The windows GET /me/standing reports, `all` (SPEC's board) first. */
+const STANDING_PERIODS = ['all', '7d', '30d', '90d', '365d'] as const satisfies readonly Period[];
+
+/**
+ * GET /me/standing: the caller's score, closed trades and rank in every
+ * leaderboard window, read from the aggregates (the all-time row, the
+ * caller's day rows) and counted against the same boards GET /leaderboard
+ * lists, so the rank is the caller's place there. Unranked with fewer
+ * closed bets in a window than minTrades.
+ */
+export async function myStanding(ctx: AppContext, userId: number, minTrades: number): Promise<MyStandingResponse> {
+  const now = ctx.clock.now();
+  const place = async (period: (typeof STANDING_PERIODS)[number]): Promise<StandingWindow> => {
+    const fromDay = windowStartDay(period, now);
+    const me: Placed = fromDay === null ? await userAllTimeTotals(ctx.db, userId) : await userWindowTotals(ctx.db, userId, fromDay);
+    let rank: number | null = null;
+    if (me.trades >= minTrades) {
+      const ahead = fromDay === null ? await allTimeUsersAhead(ctx.db, minTrades, me) : await windowUsersAhead(ctx.db, fromDay, minTrades, me);
+      rank = ahead + 1;
+    }
+    return { period, total_score: me.score, total_trades: me.trades, rank };
+  };
+  return { min_trades: minTrades, windows: await Promise.all(STANDING_PERIODS.map(place)) };
 }
 
 /** GET /leaderboard: everyone asks for the same few, so each is shared (src/services/shared-answers.ts). */

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
+import { openDatabase } from '../../src/db/database.js';
+import { utcDate } from '../../src/domain/market-calendar.js';
 import { BrowserSuite, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
@@ -65,6 +67,74 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       await rows.nth(1).waitFor({ state: 'detached' });
       assert.equal(await page.getByText('Bet is not open').count(), 0);
       assert.equal(((await user.call('GET', '/portfolio')).json as unknown[]).length, 1);
+    });
+  });
+
+  test("history shows the caller's own standing; the leaderboard shows their rank outside the top 100 and pages to it", async () => {
+    const user = await suite.user('rank');
+    const bet = (await user.call('POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' })).json as { bet_id: number };
+    assert.equal((await user.call('POST', '/bet/close', { bet_id: bet.bet_id })).status, 200);
+    // 120 traders far ahead, written into the server's database as closes write the aggregates.
+    const handle = openDatabase({ dialect: 'sqlite', path: suite.server.databasePath });
+    try {
+      const names = Array.from({ length: 120 }, (_, i) => suite.uniqueName(`top${i}`));
+      const ids = await handle.db
+        .insertInto('users')
+        .values(
+          names.map((n) => ({
+            username: n,
+            username_lower: n.toLowerCase(),
+            email: `${n}@example.test`,
+            password_hash: 'x',
+            created_at: Date.now(),
+          })),
+        )
+        .returning('id')
+        .execute();
+      await handle.db
+        .insertInto('leaderboard')
+        .values(ids.map(({ id }, i) => ({ user_id: id, total_score: 10_000 + i, total_trades: 1 })))
+        .execute();
+      const day = utcDate(Date.now());
+      await handle.db
+        .insertInto('user_day_stats')
+        .values(
+          ids.map(({ id }, i) => ({ user_id: id, day, trades: 1, score_sum: 10_000 + i, wins: 1, alpha_count: 0, alpha_sum: 0, alpha_sq_sum: 0 })),
+        )
+        .execute();
+    } finally {
+      await handle.close();
+    }
+    const standing = (await user.call('GET', '/me/standing')).json as {
+      windows: Array<{ period: string; rank: number | null; total_trades: number }>;
+    };
+    const all = standing.windows.find((w) => w.period === 'all')!;
+    assert.ok(all.rank !== null && all.rank > 100, `ranked outside the top 100: ${all.rank}`);
+
+    await suite.withPage(async (page, context) => {
+      await user.signIn(context);
+      await page.goto('/app/history');
+      const score = page.getByTestId('my-score');
+      await score.filter({ hasText: /Closed trades\s*1/ }).waitFor();
+      await page
+        .getByTestId('my-rank')
+        .filter({ hasText: `#${all.rank}` })
+        .waitFor();
+
+      await page.goto('/app/leaderboard');
+      await page.getByTestId('leaderboard-table').waitFor();
+      assert.equal(await page.getByTestId('leaderboard-table').getByRole('link', { name: user.username, exact: true }).count(), 0);
+      const yours = page.getByTestId('your-rank');
+      await yours.filter({ hasText: `Your rank: #${all.rank}` }).waitFor();
+      await yours.getByRole('button', { name: 'Show my page' }).click();
+      await page.waitForURL(/\/app\/leaderboard\?offset=100$/);
+      const mine = page.getByTestId('leaderboard-table').locator('tr.row-me');
+      await mine.getByRole('link', { name: user.username, exact: true }).waitFor();
+      assert.equal((await mine.locator('td').first().innerText()).trim(), String(all.rank));
+      await page.getByTestId('your-rank').waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: '← Higher' }).click();
+      await page.waitForURL(/\/app\/leaderboard$/);
+      await page.getByTestId('your-rank').waitFor();
     });
   });
 });

@@ -364,13 +364,15 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
     });
   });
 
-  test('the OpenAPI document declares the optional window parameters and /rankings', async () => {
+  test('the OpenAPI document declares the optional window and paging parameters and /rankings', async () => {
     const a = await tradingApp(dialect);
     try {
       const doc = (await a.call('GET', '/openapi.json')).json();
       const params = doc.paths['/leaderboard'].get.parameters as Array<{ name: string; in: string; required?: boolean; schema: { enum?: string[] } }>;
       assert.deepEqual(params.map((p) => [p.name, p.in, p.required ?? false]).sort(), [
+        ['limit', 'query', false],
         ['min_trades', 'query', false],
+        ['offset', 'query', false],
         ['period', 'query', false],
       ]);
       assert.deepEqual(params.find((p) => p.name === 'period')?.schema.enum, ['7d', '30d', '90d', '365d', 'all']);

@@ -362,7 +362,7 @@ export interface paths {
         };
         /**
          * Top traders by the sum of their closed-bet gains
-         * @description Users with at least one CLOSED bet; total_score is the sum of their CLOSED gains (percent), total_trades the count; ordered by score, then trades, then id; top 100. Cancelled bets and deleted accounts never count. Without parameters: all time (SPEC). Optional `period` (7d, 30d, 90d, 365d, all) narrows to a rolling window by exit time, day-granular: whole UTC days, `7d` being today and the 6 days before it, read from per-day aggregates; optional `min_trades` keeps users with at least that many closed bets in the window.
+         * @description Users with at least one CLOSED bet; total_score is the sum of their CLOSED gains (percent), total_trades the count; ordered by score, then trades, then id; top 100. Cancelled bets and deleted accounts never count. Without parameters: all time (SPEC). Optional `period` (7d, 30d, 90d, 365d, all) narrows to a rolling window by exit time, day-granular: whole UTC days, `7d` being today and the 6 days before it, read from per-day aggregates; optional `min_trades` keeps users with at least that many closed bets in the window. Optional `limit` (1 to 100) and `offset` (0 to 10000) page through the board past the top 100; GET /me/standing gives the caller's own rank.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -470,6 +470,26 @@ export interface paths {
         put?: never;
         /** Change the password (needs the current one; signs out every other session) */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/standing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's score, closed trades and rank in each leaderboard window
+         * @description For `all` (SPEC's all-time leaderboard) and each `period` of GET /leaderboard: the sum of the caller's closed-bet gains, their count, and their place on that board as if it listed everyone (null when unranked: fewer closed bets in the window than `min_trades`). Read from the same aggregates as the leaderboard.
+         */
+        get: operations["getMyStanding"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -977,6 +997,12 @@ export interface components {
         MessageResponse: {
             message: string;
         };
+        MyStandingResponse: {
+            /** Format: int32 */
+            min_trades: number;
+            /** @description One per window, in the order all, 7d, 30d, 90d, 365d; `all` is SPEC's all-time leaderboard */
+            windows: components["schemas"]["StandingWindow"][];
+        };
         Notification: {
             bet_id: number | null;
             /** Format: date-time */
@@ -1129,6 +1155,22 @@ export interface components {
             /** Format: password */
             password: string;
             username: string;
+        };
+        StandingWindow: {
+            /**
+             * @description Rolling window by exit time, in whole UTC days: `7d` is today and the 6 days before it (likewise 30d, 90d, 365d); `all` has no bound
+             * @enum {string}
+             */
+            period: "7d" | "30d" | "90d" | "365d" | "all";
+            /** @description The caller's place on GET /leaderboard with this period (1 is the top), as if it listed everyone; null: unranked (fewer closed bets in the window than min_trades) */
+            rank: number | null;
+            /** @description Sum of the caller's closed-bet gains in the window (percent); 0 without any */
+            total_score: number;
+            /**
+             * Format: int64
+             * @description The caller's closed bets in the window
+             */
+            total_trades: number;
         };
         StripePlan: {
             /**
@@ -2099,8 +2141,12 @@ export interface operations {
     getLeaderboard: {
         parameters: {
             query?: {
+                /** @description Rows to return; without it, 100 (SPEC's top 100) */
+                limit?: number;
                 /** @description Only users with at least this many closed bets in the window */
                 min_trades?: number;
+                /** @description Rows to skip from the top (0 without it): `offset=100` is the page after the top 100 */
+                offset?: number;
                 /** @description Rolling window by exit time, in whole UTC days: `7d` is today and the 6 days before it (likewise 30d, 90d, 365d); `all` has no bound */
                 period?: "7d" | "30d" | "90d" | "365d" | "all";
             };
@@ -2329,6 +2375,36 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMyStanding: {
+        parameters: {
+            query?: {
+                /** @description Rank among users with at least this many closed bets in each window */
+                min_trades?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyStandingResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getNotifications: {

@@ -59,26 +59,29 @@ export function Pager({
   total,
   count,
   onChange,
+  labels = ['← Newer', 'Older →'],
 }: {
   offset: number;
   limit: number;
   total: number | null;
   count: number;
   onChange: (offset: number) => void;
+  /** The buttons' words: back toward the first page, on to the next. */
+  labels?: readonly [string, string];
 }) {
   const hasNext = total !== null ? offset + limit < total : count === limit;
   if (offset === 0 && !hasNext) return null;
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" className="btn btn-small" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
-        ← Newer
+        {labels[0]}
       </button>
       <span className="muted num">
         {offset + 1}–{offset + count}
         {total !== null ? ` of ${total}` : ''}
       </span>
       <button type="button" className="btn btn-small" disabled={!hasNext} onClick={() => onChange(offset + limit)}>
-        Older →
+        {labels[1]}
       </button>
     </nav>
   );

@@ -5,7 +5,7 @@ import { Gain } from '../components/gain';
 import { HistoryTable, Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { useMe } from '../lib/auth';
-import { PAGE_SIZE, useOffset } from '../lib/paging';
+import { LEADERBOARD_PAGE, PAGE_SIZE, useOffset } from '../lib/paging';
 
 export function HistoryPage() {
   const me = useMe();
@@ -21,8 +21,10 @@ export function HistoryPage() {
     queryFn: () => call(api.GET('/user/{user_id}/public', { params: { path: { user_id: userId }, query: { limit: 1, offset: 0 } } })),
     enabled: userId > 0,
   });
-  const leaderboard = useQuery({ queryKey: ['leaderboard'], queryFn: () => call(api.GET('/leaderboard')) });
-  const mine = leaderboard.data?.find((u) => u.id === userId);
+  // The caller's own standing: the leaderboard lists only its top rows.
+  const standing = useQuery({ queryKey: ['leaderboard', 'standing'], queryFn: () => call(api.GET('/me/standing')) });
+  const mine = standing.data?.windows.find((w) => w.period === 'all');
+  const pending = standing.isPending ? '…' : '—';
 
   return (
     <>
@@ -30,21 +32,27 @@ export function HistoryPage() {
       <div className="stats" data-testid="my-score">
         <div className="stat">
           <span className="stat-label">Score</span>
-          <span className="stat-value">
-            {mine ? (
-              <Gain value={mine.total_score} />
-            ) : leaderboard.isPending ? (
-              '…'
-            ) : leaderboard.isError ? (
-              '—'
-            ) : (
-              <span className="muted">not ranked</span>
-            )}
-          </span>
+          <span className="stat-value">{mine ? <Gain value={mine.total_score} /> : pending}</span>
         </div>
         <div className="stat">
           <span className="stat-label">Closed trades</span>
-          <span className="stat-value num">{mine ? mine.total_trades : leaderboard.isPending ? '…' : leaderboard.isError ? '—' : 0}</span>
+          <span className="stat-value num">{mine ? mine.total_trades : pending}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Leaderboard rank</span>
+          <span className="stat-value num" data-testid="my-rank">
+            {!mine ? (
+              pending
+            ) : mine.rank === null ? (
+              <span className="muted">not ranked</span>
+            ) : (
+              <Link
+                to={`/leaderboard${mine.rank > LEADERBOARD_PAGE ? `?offset=${Math.floor((mine.rank - 1) / LEADERBOARD_PAGE) * LEADERBOARD_PAGE}` : ''}`}
+              >
+                #{mine.rank}
+              </Link>
+            )}
+          </span>
         </div>
         <div className="stat">
           <span className="stat-label">Closed and cancelled</span>

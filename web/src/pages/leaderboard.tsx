@@ -1,11 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { api, call } from '../api/client';
 import { Gain } from '../components/gain';
+import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { WindowControls } from '../components/window-controls';
 import { useMe } from '../lib/auth';
-import { type Period, PERIOD_LABELS, useWindowParams, type WindowParams } from '../lib/window-params';
+import { LEADERBOARD_PAGE, MAX_OFFSET, useOffset } from '../lib/paging';
+import { type Period, PERIOD_LABELS, parseWindow, useWindowParams, type WindowParams, writeWindow } from '../lib/window-params';
 
 // No period: SPEC's all-time board; `period=all` in a link means the same board.
 const DEFAULTS: WindowParams = { period: null, minTrades: null };
@@ -13,17 +15,47 @@ const PERIOD_BUTTONS: readonly (Period | null)[] = ['7d', '30d', '90d', '365d', 
 
 export function LeaderboardPage() {
   const me = useMe();
-  const [win, setWin] = useWindowParams(DEFAULTS);
+  const [win] = useWindowParams(DEFAULTS);
+  const [rawOffset, setOffset] = useOffset();
+  // Pages start at multiples of the page size, so a rank's page is where it is expected.
+  const offset = rawOffset - (rawOffset % LEADERBOARD_PAGE);
   const period = win.period === 'all' ? null : win.period;
   const board = useQuery({
-    queryKey: ['leaderboard', period, win.minTrades],
+    queryKey: ['leaderboard', period, win.minTrades, offset],
     queryFn: () =>
       call(
-        api.GET('/leaderboard', { params: { query: { ...(period ? { period } : {}), ...(win.minTrades ? { min_trades: win.minTrades } : {}) } } }),
+        api.GET('/leaderboard', {
+          params: {
+            query: {
+              ...(period ? { period } : {}),
+              ...(win.minTrades ? { min_trades: win.minTrades } : {}),
+              // The first page is SPEC's plain top 100.
+              ...(offset > 0 ? { limit: LEADERBOARD_PAGE, offset } : {}),
+            },
+          },
+        }),
       ),
     placeholderData: keepPreviousData,
     refetchInterval: 30_000,
   });
+  const standing = useQuery({
+    queryKey: ['leaderboard', 'standing', win.minTrades],
+    queryFn: () => call(api.GET('/me/standing', { params: { query: win.minTrades ? { min_trades: win.minTrades } : {} } })),
+    enabled: Boolean(me.data),
+    refetchInterval: 30_000,
+  });
+  const mine = standing.data?.windows.find((w) => w.period === (period ?? 'all'));
+  const shown = board.data?.length ?? 0;
+  const onThisPage = mine?.rank != null && mine.rank > offset && mine.rank <= offset + shown;
+  const myPage = mine?.rank != null ? Math.floor((mine.rank - 1) / LEADERBOARD_PAGE) * LEADERBOARD_PAGE : null;
+  const [, setParams] = useSearchParams();
+  // Another window is another board: back to its top, in one history entry.
+  const changeWindow = (next: Partial<WindowParams>) =>
+    setParams((p) => {
+      const q = writeWindow(p, { ...parseWindow(p, DEFAULTS), ...next }, DEFAULTS);
+      q.delete('offset');
+      return q;
+    });
   const narrowed = period !== null || win.minTrades !== null;
   return (
     <>
@@ -32,14 +64,36 @@ export function LeaderboardPage() {
         Sum of the gains of closed bets{period ? `, closed in the last ${PERIOD_LABELS[period]}` : ''}; cancelled bets do not count.{' '}
         <Link to="/rankings">Rankings</Link> measure skill against the market instead.
       </p>
-      <WindowControls value={{ period, minTrades: win.minTrades }} onChange={setWin} periods={PERIOD_BUTTONS} minTradesDefault={1} />
+      <WindowControls value={{ period, minTrades: win.minTrades }} onChange={changeWindow} periods={PERIOD_BUTTONS} minTradesDefault={1} />
+      {mine && board.data && !onThisPage && (
+        <p className="card your-rank" data-testid="your-rank">
+          {mine.rank === null ? (
+            <>
+              You are not ranked here yet
+              {win.minTrades && win.minTrades > 1 ? `: it takes ${win.minTrades} closed bets in this window` : ': close a bet to join'}.
+            </>
+          ) : (
+            <>
+              Your rank: <strong className="num">#{mine.rank}</strong> with <Gain value={mine.total_score} /> over{' '}
+              <span className="num">{mine.total_trades}</span> {mine.total_trades === 1 ? 'trade' : 'trades'}.{' '}
+              {myPage !== null && myPage <= MAX_OFFSET && (
+                <button type="button" className="btn btn-small" onClick={() => setOffset(myPage)}>
+                  Show my page
+                </button>
+              )}
+            </>
+          )}
+        </p>
+      )}
       {board.isPending && <Loading />}
       {board.isError && <ErrorState error={board.error} retry={() => void board.refetch()} />}
       {board.data && board.data.length === 0 && (
         <Empty>
-          {narrowed
-            ? 'Nobody matches this window: try a longer period or a lower minimum.'
-            : 'No closed bets yet: the first trader to close a bet leads.'}
+          {offset > 0
+            ? 'Nobody ranks this far down.'
+            : narrowed
+              ? 'Nobody matches this window: try a longer period or a lower minimum.'
+              : 'No closed bets yet: the first trader to close a bet leads.'}
         </Empty>
       )}
       {board.data && board.data.length > 0 && (
@@ -61,7 +115,7 @@ export function LeaderboardPage() {
           <tbody>
             {board.data.map((u, i) => (
               <tr key={u.id} className={u.id === me.data?.id ? 'row-me' : undefined}>
-                <td className="right num">{i + 1}</td>
+                <td className="right num">{offset + i + 1}</td>
                 <td>
                   <Link to={`/user/${u.id}`}>{u.username}</Link>
                 </td>
@@ -73,6 +127,16 @@ export function LeaderboardPage() {
             ))}
           </tbody>
         </table>
+      )}
+      {board.data && (
+        <Pager
+          offset={offset}
+          limit={LEADERBOARD_PAGE}
+          total={offset + LEADERBOARD_PAGE > MAX_OFFSET ? offset + board.data.length : null}
+          count={board.data.length}
+          onChange={setOffset}
+          labels={['← Higher', 'Lower →']}
+        />
       )}
     </>
   );
