@@ -13,6 +13,7 @@ import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installGracefulClose } from './http/graceful-close.js';
 import { installIdempotency } from './http/idempotency.js';
+import { installLoopbackRedirect } from './http/loopback.js';
 import { clientErrorHandler, httpServerFactory } from './http/server.js';
 import { logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
@@ -21,7 +22,7 @@ import { installSecurityHeaders } from './http/security-headers.js';
 import { installOpenApi } from './http/openapi.js';
 import './http/types.js';
 import { installValidators } from './http/validation.js';
-import { installWebApp } from './http/web-app.js';
+import { installWebApp, webMountPath } from './http/web-app.js';
 import { OutboxWorker } from './jobs/outbox.js';
 import { systemClock } from './lib/clock.js';
 import { Metrics } from './metrics.js';
@@ -208,6 +209,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     installResponseHeaders(app, closing);
     await installSecurityHeaders(app, config.publicUrl);
     installObservability(app, ctx.metrics);
+    installLoopbackRedirect(app, webMountPath(config.webUrl, config.publicUrl));
     await app.register(rateLimit, {
       global: false,
       ...(redis ? { redis, nameSpace: 'rate-limit:' } : {}),
