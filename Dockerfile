@@ -5,13 +5,15 @@
 # does not, so the production node_modules are installed on the full image and
 # copied into the slim one, whose C library is the same.
 
-# Every dependency, then the server (dist/) and the web app (web/dist/).
+# Every dependency, then the server (dist/) and the web app (web/dist/). npm ci
+# builds both already; npm run build again fails the image when either fails.
 FROM node:26-trixie AS build
 WORKDIR /app
 COPY . .
-RUN npm ci --no-audit --no-fund && npm run build:server && npm run build:web
+RUN npm ci --no-audit --no-fund && npm run build
 
-# What the running server loads, and nothing else.
+# What the running server loads, and nothing else (its install step sees the
+# build tools absent and says so in one line).
 FROM node:26-trixie AS deps
 WORKDIR /app
 COPY . .

@@ -76,8 +76,10 @@ test('the image: built on a full Node 26 image, run on the slim one of the same 
   const runs = (s: Stage) => args(s, 'RUN').join('\n');
   const build = builders.find((s) => /npm ci(?![^\n]*--omit=dev)/.test(runs(s)));
   assert.ok(build, 'a stage installs every dependency');
-  assert.match(runs(build), /npm run build:server/);
-  assert.match(runs(build), /npm run build:web/);
+  assert.match(runs(build), /npm run build(\s|$)|npm run build:server[^\n]*npm run build:web/, 'the server and the web app are built');
+
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  for (const [, script] of stages.flatMap((s) => [...runs(s).matchAll(/npm run (\S+)/g)])) assert.ok(pkg.scripts[script!], `npm run ${script}`);
 
   const production = stages.find((s) => /npm ci [^\n]*--omit=dev/.test(runs(s)));
   assert.ok(production, 'npm ci --omit=dev');
