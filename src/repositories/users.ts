@@ -16,6 +16,14 @@ export async function findUserById(db: Db, id: number): Promise<UserRow | undefi
   return (await userByIdQuery(db, { id }))[0];
 }
 
+/** Which of a registration's unique values an account (live or deleted) already holds: the username first. */
+export async function takenIdentity(db: Db, usernameLower: string, email: string): Promise<'username' | 'email' | null> {
+  const byName = await db.selectFrom('users').select('id').where('username_lower', '=', usernameLower).executeTakeFirst();
+  if (byName) return 'username';
+  const byEmail = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+  return byEmail ? 'email' : null;
+}
+
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst();
 }

@@ -21,6 +21,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['accounts'],
         operationId: 'register',
         summary: 'Create an account (sets no cookie; log in afterwards)',
+        description:
+          '409 says which value is taken: `Username already exists` (usernames compare without case) or ' +
+          '`Email already registered`. It thereby tells whether an address has an account, so the operation is ' +
+          'rate limited per client address (429).',
         security: PUBLIC,
         body: ref(RegisterRequestSchema),
         response: {

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { UserRow } from '../db/tables.js';
 import { capacitiesOf, normalizeEmail, passwordProblem, usernameKey, usernameProblem } from '../domain/accounts.js';
 import { badRequest, conflict, notFound, tooManyRequests, unauthorized } from '../errors.js';
-import { findUserByEmail, findUserById, insertUser } from '../repositories/users.js';
+import { findUserByEmail, findUserById, insertUser, takenIdentity } from '../repositories/users.js';
 import { deleteSession, findLiveSession, insertSession } from '../repositories/sessions.js';
 import type { RegisterRequest, User } from '../schemas/users.js';
 import { SessionTokens } from './tokens.js';
@@ -24,20 +24,24 @@ export async function register(ctx: AppContext, ip: string, req: RegisterRequest
   if (problem) throw badRequest(problem);
   // No account yet: the hash queue counts registrations by address.
   const hash = await ctx.passwords.hash(req.password, { ip });
+  const usernameLower = usernameKey(req.username);
+  const email = normalizeEmail(req.email);
   try {
-    await insertUser(ctx.db, {
-      username: req.username,
-      username_lower: usernameKey(req.username),
-      email: normalizeEmail(req.email),
-      password_hash: hash,
-      created_at: ctx.clock.now(),
-    });
+    await insertUser(ctx.db, { username: req.username, username_lower: usernameLower, email, password_hash: hash, created_at: ctx.clock.now() });
   } catch (err) {
-    // The unique constraints decide, so concurrent duplicates cannot both win.
-    if (isUniqueViolation(err)) throw conflict('Username or email already exists');
-    throw err;
+    // The unique constraints decide, so concurrent duplicates cannot both win;
+    // the loser then reads which value the winner holds (accounts are never
+    // removed, so it is still there). The answer tells whether an address has
+    // an account: /register is rate limited per client address for that.
+    if (!isUniqueViolation(err)) throw err;
+    const taken = await takenIdentity(ctx.db, usernameLower, email);
+    throw conflict(taken === 'email' ? EMAIL_TAKEN : USERNAME_TAKEN);
   }
 }
+
+/** SPEC's 409 on /register, one text per unique value (the web app matches them). */
+export const USERNAME_TAKEN = 'Username already exists';
+export const EMAIL_TAKEN = 'Email already registered';
 
 export interface LoginResult {
   user: User;

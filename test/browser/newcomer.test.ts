@@ -137,4 +137,35 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       await page.getByTestId('your-rank').waitFor();
     });
   });
+
+  test('sign-up errors: every empty field marked, the username format in words, a taken username or email next to its field', async () => {
+    const existing = await suite.user('taken');
+    await suite.withPage(async (page) => {
+      await page.goto('/app/register');
+      const field = (label: string) => page.locator('.field', { has: page.getByLabel(label, { exact: true }) });
+      const create = page.getByRole('button', { name: 'Create account' });
+      await create.click();
+      await field('Username').getByText('Enter a username.').waitFor();
+      await field('Email').getByText('Enter your email address.').waitFor();
+      await field('Password').getByText('Enter a password.').waitFor();
+      for (const label of ['Username', 'Email', 'Password'])
+        assert.equal(await page.getByLabel(label, { exact: true }).getAttribute('aria-invalid'), 'true', label);
+
+      await page.getByLabel('Username').fill('two words!');
+      await field('Username').getByText('Usernames use letters, digits and _ only.').waitFor();
+      await page.getByLabel('Username').fill(existing.username);
+      await page.getByLabel('Email').fill(`fresh_${existing.email}`);
+      await page.getByLabel('Password', { exact: true }).fill('a perfectly long passphrase here');
+      await create.click();
+      await field('Username').getByText('That username is taken.').waitFor();
+      assert.equal(await field('Email').locator('.field-error').count(), 0);
+
+      await page.getByLabel('Username').fill(suite.uniqueName('fresh'));
+      await page.getByLabel('Email').fill(existing.email);
+      await create.click();
+      await field('Email').getByText('That email already has an account.').waitFor();
+      assert.equal(await field('Username').locator('.field-error').count(), 0);
+      assert.match(page.url(), /\/app\/register$/);
+    });
+  });
 });

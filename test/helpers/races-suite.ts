@@ -309,7 +309,7 @@ export function racesSuite(opts: { rounds: number }): void {
       }
     });
 
-    test('duplicate registrations in parallel: exactly one 201, the rest 409', async () => {
+    test('duplicate registrations in parallel: exactly one 201, the rest 409 naming the value taken', async () => {
       for (let round = 0; round < opts.rounds; round++) {
         const username = uniqueName('dup');
         const byName = await together(
@@ -329,9 +329,15 @@ export function racesSuite(opts: { rounds: number }): void {
             body: { username: uniqueName('dup'), email: i % 2 ? email.toUpperCase() : email, password: PASSWORD },
           })),
         );
-        for (const { responses } of [byName, byEmail]) {
+        for (const [{ responses }, error] of [
+          [byName, 'Username already exists'],
+          [byEmail, 'Email already registered'],
+        ] as const) {
           assert.equal(count(responses, 201), 1, responses.map((r) => `${r.status} ${r.body}`).join(' | '));
-          for (const r of responses.filter((x) => x.status !== 201)) assertError(r, 409);
+          for (const r of responses.filter((x) => x.status !== 201)) {
+            assertError(r, 409);
+            assert.deepEqual(r.json(), { error });
+          }
         }
         const rows = await t.ctx.db
           .selectFrom('users')

@@ -60,9 +60,13 @@ forEachDialect('accounts and sessions', (dialect) => {
     const u = await registerAndLogin(t.app);
     const again = await post('/register', { username: u.username.toUpperCase(), email: `${uniqueName()}@x.test`, password: PASSWORD });
     assert.equal(again.statusCode, 409);
-    assert.deepEqual(Object.keys(again.json()), ['error']);
+    assert.deepEqual(again.json(), { error: 'Username already exists' });
     const sameEmail = await post('/register', { username: uniqueName(), email: u.email.toUpperCase(), password: PASSWORD });
     assert.equal(sameEmail.statusCode, 409);
+    assert.deepEqual(sameEmail.json(), { error: 'Email already registered' });
+    // Both taken: the username is named.
+    const both = await post('/register', { username: u.username, email: u.email, password: PASSWORD });
+    assert.deepEqual([both.statusCode, both.json()], [409, { error: 'Username already exists' }]);
   });
 
   test('login: 200 User, HttpOnly Lax cookie for 7 days; /me answers the same user', async () => {

@@ -741,7 +741,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account (sets no cookie; log in afterwards) */
+        /**
+         * Create an account (sets no cookie; log in afterwards)
+         * @description 409 says which value is taken: `Username already exists` (usernames compare without case) or `Email already registered`. It thereby tells whether an address has an account, so the operation is rate limited per client address (429).
+         */
         post: operations["register"];
         delete?: never;
         options?: never;

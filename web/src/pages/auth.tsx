@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { ApiError, api, call } from '../api/client';
 import { Field } from '../components/field';
 import { meKey, useMe } from '../lib/auth';
 import { fieldErrors } from '../lib/field-errors';
+import { MIN_PASSWORD, registerErrorField, type SignUpField, signUpProblems } from '../lib/sign-up';
 
-export const MIN_PASSWORD = 15;
+export { MIN_PASSWORD };
 
 function safeNext(next: string | null): string {
   // Only paths inside the app: never an open redirect.
@@ -90,17 +91,27 @@ export function RegisterPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [touched, setTouched] = useState(false);
+  // The answer last received stays next to its field until that field changes.
+  const [sentFor, setSentFor] = useState<Record<SignUpField, string> | null>(null);
   const register = useMutation({
-    mutationFn: () => call(api.POST('/register', { body: { username, email, password } })),
-    onSuccess: () => navigate(`/login?registered=1&email=${encodeURIComponent(email)}`),
+    mutationFn: (body: { username: string; email: string; password: string }) => call(api.POST('/register', { body })),
+    onSuccess: (_data, body) => navigate(`/login?registered=1&email=${encodeURIComponent(body.email)}`),
   });
-  const errors = register.isError ? fieldErrors(register.error, ['username', 'email', 'password'] as const) : { fields: {}, form: null };
+  const values = { username, email, password };
+  const own = touched ? signUpProblems(values) : {};
+  const failed = register.error instanceof ApiError ? register.error : null;
+  const fromApi = failed ? registerErrorField(failed.status, failed.body?.error) : null;
+  const stillSame = (f: SignUpField) => sentFor !== null && sentFor[f] === values[f];
+  const apiField = (f: SignUpField) => (fromApi?.[f] && stillSame(f) ? fromApi[f] : undefined);
+  const other = register.isError && !fromApi ? fieldErrors(register.error, ['username', 'email', 'password'] as const) : { fields: {}, form: null };
   const short = password.length < MIN_PASSWORD;
+  const problem = (f: SignUpField) => own[f] ?? apiField(f) ?? other.fields[f];
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
-    if (short) return;
-    register.mutate();
+    if (Object.keys(signUpProblems(values)).length > 0) return;
+    setSentFor(values);
+    register.mutate({ username, email: email.trim(), password });
   };
   return (
     <div className="auth-card">
@@ -116,7 +127,7 @@ export function RegisterPage() {
           value={username}
           onChange={(e) => setUsername(e.target.value)}
           hint="3 to 30 letters, digits or _"
-          error={errors.fields.username}
+          error={problem('username')}
         />
         <Field
           label="Email"
@@ -126,7 +137,7 @@ export function RegisterPage() {
           required
           value={email}
           onChange={(e) => setEmail(e.target.value)}
-          error={errors.fields.email}
+          error={problem('email')}
         />
         <Field
           label="Password"
@@ -142,11 +153,11 @@ export function RegisterPage() {
               At least {MIN_PASSWORD} characters ({password.length}/{MIN_PASSWORD}). A passphrase of a few words works well.
             </span>
           }
-          error={touched && short ? `The password needs at least ${MIN_PASSWORD} characters.` : errors.fields.password}
+          error={problem('password')}
         />
-        {errors.form && (
+        {other.form && (
           <p className="alert alert-error" role="alert">
-            {errors.form}
+            {other.form}
           </p>
         )}
         <button type="submit" className="btn btn-primary" disabled={register.isPending}>
