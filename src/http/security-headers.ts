@@ -1,4 +1,4 @@
-// Security headers, set by @fastify/helmet. Pages (the web app, the API docs,
+// Security headers, chosen with helmet. Pages (the web app, the API docs,
 // the few server-rendered pages) get helmet's full set: CSP, HSTS, framing,
 // referrer and the rest. JSON answers get the short set OWASP's REST cheat
 // sheet asks of an API: a browser never renders them, so a page's policy would
@@ -6,13 +6,11 @@
 //
 // The set is chosen by the answer's content type, not by its route: one route
 // can answer either (an HTML page route's JSON error, a JSON route's 404), so
-// the choice waits for onSend, where helmet is applied through reply.helmet()
-// rather than the plugin's own onRequest hook.
-import fastifyHelmet from '@fastify/helmet';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-
-// helmet's own option type, as the plugin takes it (helmet is the plugin's dependency, not ours).
-type HelmetOptions = NonNullable<Parameters<FastifyReply['helmet']>[0]>;
+// the choice waits for onSend. The sets never change while the process runs,
+// so helmet computes each one once at start; an answer only copies its
+// precomputed headers (helmet per answer re-parsed its options every time).
+import type { FastifyInstance } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 
 /** Helmet's options for HTML pages (and anything that is not JSON: assets, downloads). */
 export function pageHelmetOptions(publicUrl: string): HelmetOptions {
@@ -55,29 +53,39 @@ export function apiHelmetOptions(publicUrl: string): HelmetOptions {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
+type HeaderSet = ReadonlyArray<readonly [string, string]>;
+
+/** The headers helmet sets with these options, computed by running its middleware once against a recorder. */
+export function helmetHeaders(options: HelmetOptions): HeaderSet {
+  const headers = new Map<string, string>();
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) => headers.set(name.toLowerCase(), String(value)),
+    removeHeader: (name: string) => headers.delete(name.toLowerCase()),
+  };
+  helmet(options)({} as never, recorder as never, (error?: unknown) => {
+    if (error) throw error;
+  });
+  return [...headers];
+}
+
 /**
- * Registers @fastify/helmet and an onSend hook applying, to every answer, the
- * API set when it is JSON and the page set otherwise (untyped included). An
- * answer that chose its own content-security-policy keeps it. Call before the
- * routes are registered: route plugins' own onSend hooks (local-pay-pages.ts
- * widens form-action) run after this one and see its CSP.
+ * Registers an onSend hook applying, to every answer, the API set when it is
+ * JSON and the page set otherwise (untyped included). An answer that chose its
+ * own content-security-policy keeps it. Call before the routes are registered:
+ * route plugins' own onSend hooks (local-pay-pages.ts widens form-action) run
+ * after this one and see its CSP.
  */
 export async function installSecurityHeaders(app: FastifyInstance, publicUrl: string): Promise<void> {
-  // Not global: the plugin's onRequest hook would apply one set before the content type is known.
-  await app.register(fastifyHelmet, { global: false });
-  const page = pageHelmetOptions(publicUrl);
-  const api = apiHelmetOptions(publicUrl);
-  const sets = {
-    page,
-    api,
-    pageOwnCsp: { ...page, contentSecurityPolicy: false },
-    apiOwnCsp: { ...api, contentSecurityPolicy: false },
-  } satisfies Record<string, HelmetOptions>;
+  const page = helmetHeaders(pageHelmetOptions(publicUrl));
+  const api = helmetHeaders(apiHelmetOptions(publicUrl));
   app.addHook('onSend', (_request, reply, payload, done) => {
     const contentType = reply.getHeader('content-type');
     const isJson = typeof contentType === 'string' && JSON_TYPE.test(contentType);
-    if (reply.hasHeader('content-security-policy')) reply.helmet(isJson ? sets.apiOwnCsp : sets.pageOwnCsp);
-    else reply.helmet(isJson ? sets.api : sets.page);
+    const ownCsp = reply.hasHeader('content-security-policy');
+    for (const [name, value] of isJson ? api : page) {
+      if (ownCsp && name === 'content-security-policy') continue;
+      reply.header(name, value);
+    }
     done(null, payload);
   });
 }
