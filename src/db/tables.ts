@@ -183,6 +183,56 @@ export interface IdempotencyKeysTable {
   answer: string | null;
 }
 
+/** A stored notice: one that is not about a followed trader's bet (account, settlement, league). */
+export interface UserNoticesTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: string;
+  text: string;
+  /** A path of the web app ('bet/12'), never a host. */
+  link: string | null;
+  created_at: number;
+}
+
+/** Each user's read marker: notices at or before read_until are read. */
+export interface NoticeReadsTable {
+  user_id: number;
+  read_until: number;
+}
+
+/** A league (docs/leagues.md); rules fixed at the start, the final board frozen at the end. */
+export interface LeaguesTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  description: string;
+  visibility: 'private' | 'public';
+  invite_code: string;
+  starts_at: number;
+  ends_at: number;
+  member_limit: number;
+  instruments: 'all' | 'stocks' | 'crypto';
+  min_closed_bets: number;
+  scoring: 'gain' | 'skill';
+  created_at: number;
+  start_noticed_at: number | null;
+  standing_day: string | null;
+  settled_at: number | null;
+  /** The final board document (canonical JSON), exactly the bytes hashed into board_hash. */
+  final_document: string | null;
+  board_hash: string | null;
+  record_day: string | null;
+  record_leaf_idx: number | null;
+}
+
+export interface LeagueMembersTable {
+  league_id: number;
+  user_id: number;
+  joined_at: number;
+  left_at: number | null;
+  daily_standing: Generated<number>;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -201,6 +251,10 @@ export interface Database {
   pay_events: PayEventsTable;
   pay_local_checkouts: PayLocalCheckoutsTable;
   idempotency_keys: IdempotencyKeysTable;
+  leagues: LeaguesTable;
+  league_members: LeagueMembersTable;
+  user_notices: UserNoticesTable;
+  notice_reads: NoticeReadsTable;
 }
 
 /** The database or a transaction on it, as data-access functions take it. */

@@ -49,21 +49,32 @@ export interface BetFacts {
   entry_price: number;
 }
 
+/** The sentence the app shows for a followed trader's opening (the app links the bet itself: no URL). */
+export function openedSummary(owner: string, bet: Omit<BetFacts, 'id'>): string {
+  return `${owner} opened ${bet.direction} ${bet.ticker} at ${price(bet.entry_price)}.`;
+}
+
+export function cancelledSummary(owner: string, bet: Omit<BetFacts, 'id'>): string {
+  return `${owner} cancelled the ${bet.direction} ${bet.ticker} bet opened at ${price(bet.entry_price)}.`;
+}
+
+/** A chat message carries the bet's address after the sentence. */
 export function openedText(owner: string, bet: BetFacts, webUrl: string): string {
-  return `${owner} opened ${bet.direction} ${bet.ticker} at ${price(bet.entry_price)}.\n${betUrl(webUrl, bet.id)}`;
+  return `${openedSummary(owner, bet)}\n${betUrl(webUrl, bet.id)}`;
 }
 
 export function cancelledText(owner: string, bet: BetFacts, webUrl: string): string {
-  return `${owner} cancelled the ${bet.direction} ${bet.ticker} bet opened at ${price(bet.entry_price)}.\n${betUrl(webUrl, bet.id)}`;
+  return `${cancelledSummary(owner, bet)}\n${betUrl(webUrl, bet.id)}`;
+}
+
+export function settledSummary(bet: Omit<BetFacts, 'id'> & { exit_price: number | null; percentage_gain: number | null }): string {
+  const gain = bet.percentage_gain ?? 0;
+  const signed = `${gain >= 0 ? '+' : ''}${gain.toFixed(2)}%`;
+  return `Your ${bet.direction} ${bet.ticker} bet was settled at ${price(bet.exit_price ?? bet.entry_price)} (entry ${price(bet.entry_price)}): ${signed}.`;
 }
 
 export function settledText(bet: BetFacts & { exit_price: number | null; percentage_gain: number | null }, webUrl: string): string {
-  const gain = bet.percentage_gain ?? 0;
-  const signed = `${gain >= 0 ? '+' : ''}${gain.toFixed(2)}%`;
-  return (
-    `Your ${bet.direction} ${bet.ticker} bet was settled at ${price(bet.exit_price ?? bet.entry_price)} ` +
-    `(entry ${price(bet.entry_price)}): ${signed}.\n${betUrl(webUrl, bet.id)}`
-  );
+  return `${settledSummary(bet)}\n${betUrl(webUrl, bet.id)}`;
 }
 
 /** Telegram's HTML parse mode needs exactly these three escaped. */

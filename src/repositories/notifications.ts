@@ -156,7 +156,3 @@ export async function updateNotification(
 ): Promise<void> {
   await db.updateTable('notifications').set(set).where('id', '=', id).where('claim_token', '=', token).where('status', '=', 'pending').execute();
 }
-
-export async function listOfUser(db: Db, userId: number, limit: number, offset: number): Promise<NotificationRow[]> {
-  return db.selectFrom('notifications').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).offset(offset).execute();
-}

@@ -1,10 +1,11 @@
-// The caller's notices, whatever transport carried them.
+// The caller's notices (one model for every user, whatever channels are
+// linked), their unread count and the read marker.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
-import { NotificationSchema } from '../schemas/chat.js';
+import { MarkNoticesReadRequestSchema, NoticeReadStateSchema, NotificationSchema } from '../schemas/chat.js';
 import { errorResponses, Page, PageQuerySchema, ref } from '../schemas/common.js';
-import { listNotifications } from '../services/notifications.js';
+import { listNotifications, markNoticesRead, noticeReadState } from '../services/notifications.js';
 
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
@@ -15,7 +16,9 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['chat'],
         operationId: 'getNotifications',
-        summary: "The caller's notices (all transports), newest first, paged",
+        summary: "The caller's notices, newest first, paged",
+        description:
+          "Bets opened and cancelled by the traders the caller follows now, from the moment each follow began (derived when read: an unfollow takes them out), and the caller's stored notices (account, settlement, leagues), whatever channels are linked. Each says whether it is read.",
         security: COOKIE_AUTH,
         querystring: PageQuerySchema,
         response: { 200: Page(ref(NotificationSchema)), ...errorResponses(400, 401) },
@@ -25,6 +28,44 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('cache-control', 'no-store');
       const { limit, offset } = request.query;
       return listNotifications(ctx.db, principalOf(request).userId, limit, offset);
+    },
+  );
+
+  app.get(
+    '/notifications/unread',
+    {
+      config: { auth: true },
+      schema: {
+        tags: ['chat'],
+        operationId: 'getNotificationsUnread',
+        summary: 'How many notices are unread, and the read marker',
+        security: COOKIE_AUTH,
+        response: { 200: ref(NoticeReadStateSchema), ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return noticeReadState(ctx.db, principalOf(request).userId);
+    },
+  );
+
+  app.post(
+    '/notifications/read',
+    {
+      config: { auth: true },
+      schema: {
+        tags: ['chat'],
+        operationId: 'markNotificationsRead',
+        summary: 'Moves the read marker forward',
+        description: 'Every notice at or before `until` (now when absent) counts as read. The marker never moves back, so a repeat changes nothing.',
+        security: COOKIE_AUTH,
+        body: ref(MarkNoticesReadRequestSchema),
+        response: { 200: ref(NoticeReadStateSchema), ...errorResponses(400, 401, 403, 415) },
+      },
+    },
+    async (request) => {
+      const until = request.body?.until === undefined ? undefined : Date.parse(request.body.until);
+      return markNoticesRead(ctx.db, principalOf(request).userId, until, ctx.clock.now());
     },
   );
 };

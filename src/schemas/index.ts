@@ -5,6 +5,7 @@ import * as bets from './bets.js';
 import * as chat from './chat.js';
 import * as common from './common.js';
 import * as discovery from './discovery.js';
+import * as instruments from './instruments.js';
 import * as me from './me.js';
 import * as rankings from './rankings.js';
 import * as record from './record.js';
@@ -45,6 +46,8 @@ export const sharedSchemas: TSchema[] = [
   chat.ChatLinkCodeResponseSchema,
   chat.ChatUnlinkResponseSchema,
   chat.NotificationSchema,
+  chat.NoticeReadStateSchema,
+  chat.MarkNoticesReadRequestSchema,
   discovery.HealthResponseSchema,
   discovery.ApiCatalogSchema,
   discovery.ProtectedResourceMetadataSchema,
@@ -59,4 +62,9 @@ export const sharedSchemas: TSchema[] = [
   rankings.RankingsResponseSchema,
   rankings.StandingWindowSchema,
   rankings.MyStandingResponseSchema,
+  instruments.MarketStatusSchema,
+  instruments.InstrumentQuoteSchema,
+  instruments.InstrumentSchema,
+  instruments.InstrumentListResponseSchema,
+  instruments.InstrumentChartResponseSchema,
 ];

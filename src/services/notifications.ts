@@ -1,18 +1,22 @@
-// Follower notifications: written to the outbox inside each bet transaction
-// (through ctx.betEvents), delivered later by the outbox worker.
+// Notices. In the app: followed traders' bet events derived when read, stored
+// notices for the rest, a read marker (src/repositories/user-notices.ts).
+// To linked channels: deliveries written to the outbox inside each bet
+// transaction (through ctx.betEvents), sent later by the outbox worker.
 import type { Db } from '../db/database.js';
-import type { BetRow, ChatTransportName, NotificationRow } from '../db/tables.js';
-import { cancelledText, openedText, settledText } from '../domain/notifications.js';
+import type { BetRow, ChatTransportName } from '../db/tables.js';
+import { cancelledSummary, cancelledText, openedSummary, openedText, settledSummary, settledText } from '../domain/notifications.js';
 import { findLinkOfUser } from '../repositories/chat-links.js';
+import { dropPendingOpenings, enqueueNotification, enqueueForLinkedFollowers, sentOpeningRecipients } from '../repositories/notifications.js';
 import {
-  dropPendingOpenings,
-  enqueueNotification,
-  enqueueForLinkedFollowers,
-  listOfUser,
-  sentOpeningRecipients,
-} from '../repositories/notifications.js';
+  addUserNotice,
+  advanceReadMarker,
+  countUserNoticesAfter,
+  findReadMarker,
+  listUserNotices,
+  type NoticeRecord,
+} from '../repositories/user-notices.js';
 import { findUserById } from '../repositories/users.js';
-import type { Notification } from '../schemas/chat.js';
+import type { NoticeReadState, Notification } from '../schemas/chat.js';
 import type { BetEvent, BetEvents } from './bet-events.js';
 
 export interface NoticeSettings {
@@ -56,6 +60,8 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
       await enqueueCancelNotice(trx, s, bet, followerId, at);
     }
   } else if (e.kind === 'settled') {
+    // The owner's own result: a stored notice in the app, and a message in a linked chat.
+    await addUserNotice(trx, { userId: bet.user_id, kind: 'bet_settled', text: settledSummary(bet), link: `bet/${bet.id}` }, at);
     const link = await findLinkOfUser(trx, bet.user_id, s.transport);
     if (!link) return;
     await enqueueNotification(
@@ -77,17 +83,38 @@ export function registerNotificationListener(events: BetEvents, s: NoticeSetting
   events.on((trx, e) => onBetEvent(trx, s, e));
 }
 
-export function toNotification(row: NotificationRow): Notification {
+/** One notice as the app shows it: a sentence without an address, and the app path it links to. */
+export function toNotification(r: NoticeRecord, readUntil: number | null): Notification {
+  const read = readUntil !== null && r.at <= readUntil;
+  const created_at = new Date(r.at).toISOString();
+  if (r.source === 'stored') {
+    return { id: `notice-${r.ref_id}`, kind: r.kind, text: r.text ?? '', bet_id: null, link: r.link, created_at, read };
+  }
+  const bet = { ticker: r.ticker ?? '', direction: r.direction ?? 'LONG', entry_price: r.entry_price ?? 0 };
+  const owner = r.actor ?? 'A trader';
   return {
-    id: row.id,
-    kind: row.kind,
-    text: row.text,
-    bet_id: row.bet_id,
-    created_at: new Date(row.created_at).toISOString(),
-    status: row.status,
+    id: `${r.source}-${r.ref_id}`,
+    kind: r.kind,
+    text: r.source === 'opened' ? openedSummary(owner, bet) : cancelledSummary(owner, bet),
+    bet_id: r.ref_id,
+    link: `bet/${r.ref_id}`,
+    created_at,
+    read,
   };
 }
 
 export async function listNotifications(db: Db, userId: number, limit: number, offset: number): Promise<Notification[]> {
-  return (await listOfUser(db, userId, limit, offset)).map(toNotification);
+  const [rows, readUntil] = await Promise.all([listUserNotices(db, userId, limit, offset), findReadMarker(db, userId)]);
+  return rows.map((r) => toNotification(r, readUntil));
+}
+
+export async function noticeReadState(db: Db, userId: number): Promise<NoticeReadState> {
+  const readUntil = await findReadMarker(db, userId);
+  return { unread: await countUserNoticesAfter(db, userId, readUntil), read_until: readUntil === null ? null : new Date(readUntil).toISOString() };
+}
+
+/** Marks read what is at or before `until` (now when absent; a future instant counts as now). */
+export async function markNoticesRead(db: Db, userId: number, until: number | undefined, now: number): Promise<NoticeReadState> {
+  await advanceReadMarker(db, userId, Math.min(until ?? now, now));
+  return noticeReadState(db, userId);
 }

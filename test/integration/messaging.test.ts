@@ -40,6 +40,9 @@ forEachDialect('messaging over Telegram', (dialect) => {
   const get = (url: string, cookie?: string) => t.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
   const post = (url: string, cookie?: string) => t.app.inject({ method: 'POST', url, headers: cookie ? { cookie } : {} });
   const notices = async (cookie: string, query = '') => (await get(`/notifications${query}`, cookie)).json() as Array<Record<string, unknown>>;
+  /** The user's queued deliveries to the chat, newest first (the app lists notices apart: test/integration/notices.test.ts). */
+  const deliveries = (u: { id: number }) =>
+    t.ctx.db.selectFrom('notifications').select(['kind', 'bet_id', 'status']).where('user_id', '=', u.id).orderBy('id', 'desc').execute();
 
   test('chat endpoints need the session: 401', async () => {
     for (const [method, url] of [
@@ -174,11 +177,13 @@ forEachDialect('messaging over Telegram', (dialect) => {
         ],
       });
     }
-    const listed = await notices(f1!.cookie);
+    const listed = await deliveries(f1!);
     assert.equal(listed[0]!.kind, 'bet_opened');
     assert.equal(listed[0]!.bet_id, bet.id);
     assert.equal(listed[0]!.status, 'sent');
-    assert.equal((await notices(unlinked!.cookie)).length, 0);
+    assert.equal((await deliveries(unlinked!)).length, 0);
+    // The app lists the notice for both, linked or not.
+    for (const u of [f1!, unlinked!]) assert.equal((await notices(u.cookie))[0]!.bet_id, bet.id);
   });
 
   test('cancellation: only followers whose opening notice was sent are told; a queued one is dropped', async () => {
@@ -207,7 +212,7 @@ forEachDialect('messaging over Telegram', (dialect) => {
     await finishBet(t, quick, 'cancelled');
     await drainOutbox(t);
     assert.equal(bot.sent().length, 0);
-    const statuses = (await notices(late!.cookie)).filter((n) => n.bet_id === quick.id).map((n) => [n.kind, n.status]);
+    const statuses = (await deliveries(late!)).filter((n) => n.bet_id === quick.id).map((n) => [n.kind, n.status]);
     assert.deepEqual(statuses, [['bet_opened', 'dropped']]);
   });
 
@@ -264,14 +269,14 @@ forEachDialect('messaging over Telegram', (dialect) => {
     await insertOpenBet(t, leader.id);
     await drainOutbox(t);
     assert.equal(bot.sent(chat).length, 1);
-    let [n] = await notices(f.cookie);
+    let [n] = await deliveries(f);
     assert.equal(n!.status, 'pending');
     await drainOutbox(t);
     assert.equal(bot.sent(chat).length, 1, 'not before the backoff');
     t.clock.advance(5_000);
     await drainOutbox(t);
     assert.equal(bot.sent(chat).length, 2);
-    [n] = await notices(f.cookie);
+    [n] = await deliveries(f);
     assert.equal(n!.status, 'sent');
 
     bot.clear();
@@ -310,7 +315,7 @@ forEachDialect('messaging over Telegram', (dialect) => {
     t.clock.advance(1_000);
     await drainOutbox(t);
     assert.equal(bot.sent(ca).length + bot.sent(cb).length, 3);
-    for (const u of [a!, b!]) assert.equal((await notices(u.cookie))[0]!.status, 'sent');
+    for (const u of [a!, b!]) assert.equal((await deliveries(u))[0]!.status, 'sent');
   });
 
   test('a request Telegram refuses for good (400) is failed at once, not retried', async () => {
@@ -344,7 +349,7 @@ forEachDialect('messaging over Telegram', (dialect) => {
     await insertOpenBet(t, leader.id);
     await drainOutbox(t);
     assert.equal(await isLinked(t, f), false);
-    const [n] = await notices(f.cookie);
+    const [n] = await deliveries(f);
     assert.equal(n!.status, 'failed');
     await insertOpenBet(t, leader.id, 'TSLA');
     await drainOutbox(t);
@@ -383,7 +388,7 @@ forEachDialect('messaging over Telegram', (dialect) => {
     await post('/chat/unlink', f.cookie);
     await drainOutbox(t);
     assert.equal(bot.sent().length, 0);
-    assert.equal((await notices(f.cookie))[0]!.status, 'dropped');
+    assert.equal((await deliveries(f))[0]!.status, 'dropped');
   });
 
   test('deleting the account removes its chat link, code and notices', async () => {
@@ -415,7 +420,7 @@ forEachDialect('messaging over Telegram', (dialect) => {
       bets.map((b) => b.id).reverse(),
     );
     for (const n of all) {
-      assert.deepEqual(Object.keys(n).sort(), ['bet_id', 'created_at', 'id', 'kind', 'status', 'text']);
+      assert.deepEqual(Object.keys(n).sort(), ['bet_id', 'created_at', 'id', 'kind', 'link', 'read', 'text']);
       assert.ok(!Number.isNaN(Date.parse(String(n.created_at))));
     }
     const page = await notices(f.cookie, '?limit=1&offset=1');
