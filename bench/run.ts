@@ -5,7 +5,7 @@
 // then writes the report (the median of the rounds, and every round) to
 // bench/results/.
 //   npm run bench -- [--size full|small|tiny] [--db sqlite|postgres] [--connections N] [--duration S] [--runs N]
-//                    [--only key,key] [--regenerate] [--out DIR] [--quick] [--scale-out] [--profile] [--pgbench-clients N]
+//                    [--only key,key] [--regenerate] [--out DIR] [--quick] [--scale-out] [--profile] [--pgbench-clients N] [--pool-size N]
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,6 +56,7 @@ const { values } = parseArgs({
     'scale-out': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'pgbench-clients': { type: 'string' },
+    'pool-size': { type: 'string' },
   },
 });
 
@@ -105,8 +106,9 @@ const pinning = taskset() ? { server: SERVER_CPU, loadGenerator: LOAD_CPU } : nu
 const serverCpu = pinning ? SERVER_CPU : null;
 const database = await setupRunDatabase({ db: dialect, preset, throwAway: quick, regenerate: values.regenerate!, log });
 const redisUrl = dialect === 'postgres' ? (process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? null) : null;
-const env = serviceEnv({ databaseUrl: database.databaseUrl, jwtSecret: randomBytes(32).toString('hex'), redisUrl });
-checkServiceConfig(env);
+const poolSize = values['pool-size'] ? positive('pool-size', values['pool-size'], 10) : null;
+const env = serviceEnv({ databaseUrl: database.databaseUrl, jwtSecret: randomBytes(32).toString('hex'), redisUrl, poolSize });
+const serviceConfig = checkServiceConfig(env);
 const running = new Set<ChildServer>();
 let pgbenchDb: PgbenchDatabase | null = null;
 let queue: OutboxQueue | null = null;
@@ -187,10 +189,8 @@ try {
   let anchors: Anchors | undefined;
   if (dialect === 'postgres') {
     const binary = findPgbench();
-    const clients = values['pgbench-clients'] ? positive('pgbench-clients', values['pgbench-clients'], 10) : servicePoolSize();
-    if (!binary)
-      anchors = { status: 'skipped', detail: 'pgbench is not installed (Debian: postgresql-client)', clients: clients ?? 0, scale: pgbenchScale };
-    else if (clients === null) throw new Error("the service's pool size is not where bench/lib/service-env.ts reads it: pass --pgbench-clients N");
+    const clients = values['pgbench-clients'] ? positive('pgbench-clients', values['pgbench-clients'], 10) : servicePoolSize(serviceConfig);
+    if (!binary) anchors = { status: 'skipped', detail: 'pgbench is not installed (Debian: postgresql-client)', clients, scale: pgbenchScale };
     else {
       log(`\n[${elapsed()}] Anchors: pgbench -i -s ${pgbenchScale} in a scratch database, then -N and -S with ${clients} clients each round`);
       // A smoke run's database is its own: several test runs may share the server.

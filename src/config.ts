@@ -5,10 +5,12 @@
 import fs from 'node:fs';
 import { commonPasswordSet } from './domain/accounts.js';
 import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
+import { parseLeagueExtras } from './domain/payments.js';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; path: string } // ':memory:' or a file path
-  | { dialect: 'postgres'; url: string };
+  // poolSize: connections each instance keeps (DATABASE_POOL_SIZE); docs/performance.md says how it was chosen.
+  | { dialect: 'postgres'; url: string; poolSize?: number };
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -27,6 +29,10 @@ export interface Config {
   trustProxy: boolean | number | string | string[];
   redisUrl: string | null;
   capacities: { baseBets: number; baseFollows: number };
+  /** Leagues not yet ended a user may be in (LEAGUE_LIMIT); a plan adds its extra_leagues (src/data/plans.json). */
+  leagueLimit: number;
+  /** Leagues each plan's price id adds (plans.json's extra_leagues; ours, not in SPEC's plan shape). */
+  leagueExtras: ReadonlyMap<string, number>;
   rateLimits: {
     enabled: boolean;
     /** Requests per IP per minute on /login and /register. */
@@ -142,6 +148,13 @@ export function parseDatabaseUrl(raw: string): DatabaseConfig {
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${raw.replace(/\/\/[^@]*@/, '//***@')}"`);
 }
 
+/** PostgreSQL connections per instance unless DATABASE_POOL_SIZE says otherwise (chosen by measurement: docs/performance.md). */
+export const DEFAULT_POOL_SIZE = 10;
+
+function withPoolSize(database: DatabaseConfig, poolSize: number): DatabaseConfig {
+  return database.dialect === 'postgres' ? { ...database, poolSize } : database;
+}
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Loopback origins are one site: localhost, 127.0.0.1 and [::1] on one port all count. */
@@ -167,7 +180,7 @@ function parseTrustProxy(raw: string | null): Config['trustProxy'] {
     .filter(Boolean);
 }
 
-type ShippedData = Pick<Config, 'commonPasswords' | 'marketCalendar'>;
+type ShippedData = Pick<Config, 'commonPasswords' | 'marketCalendar' | 'leagueExtras'>;
 let shipped: ShippedData | undefined;
 
 /** The data files shipped with the source, read on first use and kept: tests build many configs. */
@@ -176,6 +189,7 @@ export function shippedData(): ShippedData {
   shipped ??= {
     commonPasswords: commonPasswordSet(read('common-passwords.txt')),
     marketCalendar: new MarketCalendar(JSON.parse(read('nyse-holidays.json')) as HolidayTable),
+    leagueExtras: parseLeagueExtras((JSON.parse(read('plans.json')) as { extra_leagues?: unknown }).extra_leagues),
   };
   return shipped;
 }
@@ -226,7 +240,10 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicBase,
     webUrl: webUrl.href.endsWith('/') ? webUrl.href : `${webUrl.href}/`,
     trustedOrigins: originsOf([publicUrl, webUrl]),
-    database: parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
+    database: withPoolSize(
+      parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
+      int(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 500),
+    ),
     jwtSecret,
     marketSeed,
     sessionTtlSeconds: 7 * 24 * 3600,
@@ -237,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       baseBets: int(env, 'BASE_BET_CAPACITY', 10, 0, 100000),
       baseFollows: int(env, 'BASE_FOLLOW_CAPACITY', 20, 0, 100000),
     },
+    leagueLimit: int(env, 'LEAGUE_LIMIT', 5, 0, 10_000),
     rateLimits: {
       enabled: rateLimits === 'on',
       authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),

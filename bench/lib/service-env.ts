@@ -3,9 +3,7 @@
 // workers on), with the rate limits and the hash queue raised by
 // configuration so that no request of the load is refused while every one is
 // still counted by the limiter.
-import fs from 'node:fs';
-import path from 'node:path';
-import { type Config, loadConfig } from '../../src/config.js';
+import { type Config, DEFAULT_POOL_SIZE, loadConfig } from '../../src/config.js';
 
 /**
  * Limits raised far above what the load sends: the public limit is per address
@@ -31,6 +29,8 @@ export interface ServiceEnvOptions {
   databaseUrl: string;
   jwtSecret: string;
   redisUrl?: string | null;
+  /** DATABASE_POOL_SIZE, when a run measures another pool size than the default. */
+  poolSize?: number | null;
 }
 
 /**
@@ -45,6 +45,7 @@ export function serviceEnv(o: ServiceEnvOptions): Record<string, string> {
     JWT_SECRET: o.jwtSecret,
     MARKET_SEED: BENCH_MARKET_SEED,
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
+    ...(o.poolSize ? { DATABASE_POOL_SIZE: String(o.poolSize) } : {}),
     ...RAISED_LIMITS,
   };
 }
@@ -74,16 +75,11 @@ export function checkServiceConfig(env: Record<string, string>): Config {
   return config;
 }
 
-/** Where the service's PostgreSQL pool size is set, and the default the service uses. */
-export const POOL_SOURCE = path.join('src', 'db', 'database.ts');
-
 /**
- * The service's PostgreSQL pool size (the default of `pgPoolSize` in
- * src/db/database.ts): pgbench runs with that many clients, so the anchor has
- * the service's concurrency toward the database. Null when the source no
- * longer says it in that form (the run then asks for --pgbench-clients).
+ * The service's PostgreSQL pool size, as its configuration resolves it
+ * (DATABASE_POOL_SIZE or the default): pgbench runs with that many clients,
+ * so the anchor has the service's concurrency toward the database.
  */
-export function servicePoolSize(source = fs.readFileSync(POOL_SOURCE, 'utf8')): number | null {
-  const m = /max:\s*opts\.pgPoolSize\s*\?\?\s*(\d+)/.exec(source);
-  return m ? Number(m[1]) : null;
+export function servicePoolSize(config: Config): number {
+  return config.database.dialect === 'postgres' ? (config.database.poolSize ?? DEFAULT_POOL_SIZE) : DEFAULT_POOL_SIZE;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, type LogEvent, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { SearchPathDialect } from './schema-introspector.js';
@@ -129,7 +129,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
   }
   const pool = new pg.Pool({
     connectionString: config.url,
-    max: opts.pgPoolSize ?? 10,
+    max: opts.pgPoolSize ?? config.poolSize ?? DEFAULT_POOL_SIZE,
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool })), ...queryLog(opts) });

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { parsePgbench, pgbenchUrl } from '../../bench/lib/pgbench.js';
 import { serviceCommand } from '../../bench/lib/server.js';
-import { checkServiceConfig, POOL_SOURCE, serviceEnv, servicePoolSize } from '../../bench/lib/service-env.js';
+import { checkServiceConfig, serviceEnv, servicePoolSize } from '../../bench/lib/service-env.js';
+import { DEFAULT_POOL_SIZE } from '../../src/config.js';
 
 /** A package.json with that start script, in a folder removed when the process exits. */
 function writePackage(start: string): string {
@@ -49,11 +50,10 @@ test('a limit the configuration does not take as raised stops the run', () => {
   assert.throws(() => checkServiceConfig(env), /rateLimits\.enabled is false/);
 });
 
-test("pgbench's clients are the service's PostgreSQL pool size, read from src/db/database.ts", () => {
-  const size = servicePoolSize();
-  assert.ok(size !== null && size >= 1, `no pool size in ${POOL_SOURCE}`);
-  assert.equal(servicePoolSize('const pool = new pg.Pool({ max: opts.pgPoolSize ?? 12 })'), 12);
-  assert.equal(servicePoolSize('no pool here'), null);
+test("pgbench's clients are the service's PostgreSQL pool size, as its configuration resolves it", () => {
+  const base = { databaseUrl: 'postgres://bench@127.0.0.1/bench', jwtSecret: 'x'.repeat(32) };
+  assert.equal(servicePoolSize(checkServiceConfig(serviceEnv(base))), DEFAULT_POOL_SIZE);
+  assert.equal(servicePoolSize(checkServiceConfig(serviceEnv({ ...base, poolSize: 24 }))), 24);
 });
 
 test("pgbench's report is read for tps, latency and failures; its URL names the scratch database", () => {
