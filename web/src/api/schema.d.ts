@@ -353,6 +353,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instruments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Instrument directory: search by symbol or name
+         * @description Symbol, name, kind (stock, etf, crypto), exchange, whether its market is open now with the next open and close, and a dated quote with the daily change (null for an instrument whose quote failed). Best matches first; paged with `limit` (at most 50) and `offset`.
+         */
+        get: operations["listInstruments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instruments/{symbol}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One instrument with its price chart, from one quote
+         * @description The instrument as listed by /instruments and its chart over `range` (1d by default); the chart's last point is the instrument's quote. Badly formed symbol 400, not in the directory 404; 503 with Retry-After while the price provider is down.
+         */
+        get: operations["getInstrument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leaderboard": {
         parameters: {
             query?: never;
@@ -503,8 +543,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's notices (all transports), newest first, paged */
+        /**
+         * The caller's notices, newest first, paged
+         * @description Bets opened and cancelled by the traders the caller follows now, from the moment each follow began (derived when read: an unfollow takes them out), and the caller's stored notices (account, settlement, leagues), whatever channels are linked. Each says whether it is read.
+         */
         get: operations["getNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Moves the read marker forward
+         * @description Every notice at or before `until` (now when absent) counts as read. The marker never moves back, so a repeat changes nothing.
+         */
+        post: operations["markNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many notices are unread, and the read marker */
+        get: operations["getNotificationsUnread"];
         put?: never;
         post?: never;
         delete?: never;
@@ -911,6 +991,31 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CreateLeagueRequest: {
+            description?: string;
+            /**
+             * Format: date-time
+             * @description After starts_at, at most one year after it
+             */
+            ends_at: string;
+            /**
+             * Format: int32
+             * @description Members at most, the owner included
+             */
+            member_limit?: number;
+            name: string;
+            rules: components["schemas"]["LeagueRules"];
+            /**
+             * Format: date-time
+             * @description Now or later (a start up to 5 minutes in the past counts as now)
+             */
+            starts_at: string;
+            /**
+             * @description `private`: joined by invite code only; `public`: anyone may also join by id until the start
+             * @enum {string}
+             */
+            visibility: "private" | "public";
+        };
         DeleteAccountRequest: {
             /** Format: password */
             password: string;
@@ -973,6 +1078,52 @@ export interface components {
             status: "ok" | "degraded";
             version: string;
         };
+        Instrument: {
+            exchange: string;
+            /** @enum {string} */
+            kind: "stock" | "etf" | "crypto";
+            market: components["schemas"]["MarketStatus"];
+            name: string;
+            quote: components["schemas"]["InstrumentQuote"] | null;
+            symbol: string;
+        };
+        InstrumentChartResponse: {
+            instrument: components["schemas"]["Instrument"];
+            /** @description Oldest first; the last point is the instrument's quote (its as_of and price), so a headline and the chart agree */
+            points: {
+                price: number;
+                /** Format: date-time */
+                t: string;
+            }[];
+            /** @enum {string} */
+            range: "1d" | "5d" | "1m" | "3m" | "1y";
+        };
+        InstrumentListResponse: {
+            instruments: components["schemas"]["Instrument"][];
+            /**
+             * Format: int32
+             * @description Instruments matching the search, over all pages
+             */
+            total: number;
+        };
+        InstrumentQuote: {
+            /**
+             * Format: date-time
+             * @description When that price was made: now, or for a stock outside NYSE hours its last close
+             */
+            as_of: string;
+            change: number | null;
+            change_percent: number | null;
+            previous_close: number | null;
+            /** @description The last price */
+            price: number;
+        };
+        InviteCodeResponse: {
+            invite_code: string;
+        };
+        JoinLeagueRequest: {
+            code: string;
+        };
         LeaderboardUser: {
             /** Format: int64 */
             id: number;
@@ -980,6 +1131,239 @@ export interface components {
             /** Format: int64 */
             total_trades: number;
             username: string;
+        };
+        /** @description invite_code is shown to members only */
+        League: {
+            daily_standing: boolean | null;
+            description: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** Format: int64 */
+            id: number;
+            invite_code: string | null;
+            /** @description The caller is a member (false without a session) */
+            is_member: boolean;
+            /** Format: int64 */
+            member_count: number;
+            /**
+             * Format: int32
+             * @description Members at most, the owner included
+             */
+            member_limit: number;
+            members: components["schemas"]["LeagueMember"][];
+            name: string;
+            owner: components["schemas"]["PublicUser"];
+            rules: components["schemas"]["LeagueRules"];
+            settled_at: string | null;
+            /** Format: date-time */
+            starts_at: string;
+            /**
+             * @description `ended`: past its end, the final board not yet settled; `final`: the board is frozen
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "ended" | "final";
+            /**
+             * @description `private`: joined by invite code only; `public`: anyone may also join by id until the start
+             * @enum {string}
+             */
+            visibility: "private" | "public";
+        };
+        LeagueBoard: {
+            /**
+             * Format: date-time
+             * @description The instant the scores are counted at (the end once final)
+             */
+            as_of: string;
+            /** @description Frozen: the board as settled at the end, never to change */
+            final: boolean;
+            /** Format: int64 */
+            league_id: number;
+            rows: components["schemas"]["LeagueBoardRow"][];
+            rules: components["schemas"]["LeagueRules"];
+            settled_at: string | null;
+            /**
+             * @description `ended`: past its end, the final board not yet settled; `final`: the board is frozen
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "ended" | "final";
+        };
+        LeagueBoardDocument: {
+            board: {
+                cancel_rate: number;
+                /** Format: int64 */
+                cancels: number;
+                left: boolean;
+                /** Format: int64 */
+                marked: number;
+                rank: number | null;
+                score: number | null;
+                /** Format: int64 */
+                trades: number;
+                /** Format: int64 */
+                user_id: number;
+            }[];
+            /** @description Each member's record chain head at the end (seq 0 and the genesis hash: no entry yet) */
+            heads: {
+                hash: string;
+                /** Format: int64 */
+                seq: number;
+                /** Format: int64 */
+                user_id: number;
+            }[];
+            league: {
+                /** Format: date-time */
+                ends_at: string;
+                /** Format: int64 */
+                id: number;
+                /**
+                 * @description Which bets count: every ticker, stocks and ETFs only, or crypto pairs only
+                 * @enum {string}
+                 */
+                instruments: "all" | "stocks" | "crypto";
+                /**
+                 * Format: int32
+                 * @description Counted bets (closed, or open and marked at the end) needed to be ranked; at least one always
+                 */
+                min_closed_bets: number;
+                /**
+                 * @description `gain`: the summed percentage gain; `skill`: the skill score of GET /rankings over the league's bets
+                 * @enum {string}
+                 */
+                scoring: "gain" | "skill";
+                /** Format: date-time */
+                starts_at: string;
+            };
+            /** @description The price each open bet was marked at, by ticker (and the benchmarks for skill) */
+            marks: {
+                [key: string]: number;
+            };
+            /** Format: date-time */
+            settled_at: string;
+        };
+        LeagueBoardRow: {
+            cancel_rate: number;
+            /** Format: int64 */
+            cancels: number;
+            /** @description Left after the start; stays on the board */
+            left: boolean;
+            /**
+             * Format: int64
+             * @description Of those, open at the instant and marked at its price
+             */
+            marked: number;
+            rank: number | null;
+            score: number | null;
+            /**
+             * Format: int64
+             * @description Counted bets: closed by the end or marked at it
+             */
+            trades: number;
+            user: components["schemas"]["PublicUser"];
+        };
+        /** @description Members' bets opened within the window, newest first */
+        LeagueFeed: {
+            items: components["schemas"]["LeagueFeedItem"][];
+        };
+        LeagueFeedItem: {
+            /** Format: int64 */
+            bet_id: number;
+            closed_at: string | null;
+            /** @description On an instrument the league counts; false ones are shown but never scored */
+            counted: boolean;
+            /** @enum {string} */
+            direction: "LONG" | "SHORT";
+            entry_price: number;
+            exit_price: number | null;
+            /** Format: date-time */
+            opened_at: string;
+            percentage_gain: number | null;
+            /** @enum {string} */
+            status: "OPEN" | "CLOSED" | "CANCELLED";
+            ticker: string;
+            user: components["schemas"]["PublicUser"];
+        };
+        LeagueList: {
+            leagues: components["schemas"]["LeagueSummary"][];
+            /**
+             * Format: int64
+             * @description Leagues in the whole list, independent of the page
+             */
+            total: number;
+        };
+        LeagueMember: {
+            /** Format: int64 */
+            id: number;
+            /** Format: date-time */
+            joined_at: string;
+            left_at: string | null;
+            username: string;
+        };
+        LeagueProof: {
+            board_hash: string;
+            document: components["schemas"]["LeagueBoardDocument"];
+            /** @enum {string} */
+            kind: "league-board";
+            proof: {
+                /**
+                 * Format: date
+                 * @description The record day whose Merkle root holds the board
+                 */
+                date: string;
+                /** Format: int64 */
+                leaf_index: number;
+                path: string[];
+                root: string;
+                /** Format: int64 */
+                tree_size: number;
+            };
+        };
+        LeagueRules: {
+            /**
+             * @description Which bets count: every ticker, stocks and ETFs only, or crypto pairs only
+             * @enum {string}
+             */
+            instruments: "all" | "stocks" | "crypto";
+            /**
+             * Format: int32
+             * @description Counted bets (closed, or open and marked at the end) needed to be ranked; at least one always
+             */
+            min_closed_bets: number;
+            /**
+             * @description `gain`: the summed percentage gain; `skill`: the skill score of GET /rankings over the league's bets
+             * @enum {string}
+             */
+            scoring: "gain" | "skill";
+        };
+        LeagueSummary: {
+            description: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** Format: int64 */
+            id: number;
+            /** @description The caller is a member (false without a session) */
+            is_member: boolean;
+            /** Format: int64 */
+            member_count: number;
+            /**
+             * Format: int32
+             * @description Members at most, the owner included
+             */
+            member_limit: number;
+            name: string;
+            owner: components["schemas"]["PublicUser"];
+            rules: components["schemas"]["LeagueRules"];
+            /** Format: date-time */
+            starts_at: string;
+            /**
+             * @description `ended`: past its end, the final board not yet settled; `final`: the board is frozen
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "ended" | "final";
+            /**
+             * @description `private`: joined by invite code only; `public`: anyone may also join by id until the start
+             * @enum {string}
+             */
+            visibility: "private" | "public";
         };
         LimitError: {
             /** @enum {string} */
@@ -997,6 +1381,19 @@ export interface components {
             /** Format: password */
             password: string;
         };
+        MarketStatus: {
+            next_close: string | null;
+            next_open: string | null;
+            /** @description Whether the market trades now (crypto: always) */
+            open: boolean;
+        };
+        MarkNoticesReadRequest: {
+            /**
+             * Format: date-time
+             * @description Marks read every notice at or before this instant (the newest notice's created_at); now when absent. Never moves the marker back.
+             */
+            until?: string;
+        };
         MessageResponse: {
             message: string;
         };
@@ -1006,23 +1403,25 @@ export interface components {
             /** @description One per window, in the order all, 7d, 30d, 90d, 365d; `all` is SPEC's all-time leaderboard */
             windows: components["schemas"]["StandingWindow"][];
         };
+        NoticeReadState: {
+            read_until: string | null;
+            /**
+             * Format: int64
+             * @description Notices after the read marker
+             */
+            unread: number;
+        };
         Notification: {
             bet_id: number | null;
             /** Format: date-time */
             created_at: string;
-            /** Format: int64 */
-            id: number;
-            /**
-             * @description bet_opened / bet_cancelled: a followed trader's bet; bet_settled: your bet's result; chat_reply: the bot's answer in your chat
-             * @enum {string}
-             */
-            kind: "bet_opened" | "bet_cancelled" | "bet_settled" | "chat_reply";
-            /**
-             * @description pending: queued; sent: delivered; failed: given up or refused by the messaging service; dropped: no longer to be sent (bet cancelled first, chat unlinked)
-             * @enum {string}
-             */
-            status: "pending" | "sent" | "failed" | "dropped";
-            /** @description A chat message: at most 4096 characters, the limit of the messaging service */
+            /** @description Stable key of the notice: 'opened-{bet_id}' / 'cancelled-{bet_id}' for a followed trader's bet, 'notice-{n}' for a stored notice */
+            id: string;
+            /** @description bet_opened / bet_cancelled: a bet of a trader you follow (listed from the follow's start while you follow them); other kinds are account, settlement and league notices (bet_settled, account_password_changed, league_started, …) */
+            kind: string;
+            link: string | null;
+            /** @description At or before the read marker (POST /notifications/read) */
+            read: boolean;
             text: string;
         };
         OpenBetRequest: {
@@ -1240,6 +1639,43 @@ export interface components {
             /** Format: int64 */
             wins: number;
             worst_gain: number | null;
+        };
+        UpdateLeagueRequest: {
+            /** @description The caller's own choice (any member, any time): whether the daily standing is sent */
+            daily_standing?: boolean;
+            description?: string;
+            /** Format: date-time */
+            ends_at?: string;
+            /**
+             * Format: int32
+             * @description Members at most, the owner included
+             */
+            member_limit?: number;
+            name?: string;
+            rules?: {
+                /**
+                 * @description Which bets count: every ticker, stocks and ETFs only, or crypto pairs only
+                 * @enum {string}
+                 */
+                instruments?: "all" | "stocks" | "crypto";
+                /**
+                 * Format: int32
+                 * @description Counted bets (closed, or open and marked at the end) needed to be ranked; at least one always
+                 */
+                min_closed_bets?: number;
+                /**
+                 * @description `gain`: the summed percentage gain; `skill`: the skill score of GET /rankings over the league's bets
+                 * @enum {string}
+                 */
+                scoring?: "gain" | "skill";
+            };
+            /** Format: date-time */
+            starts_at?: string;
+            /**
+             * @description `private`: joined by invite code only; `public`: anyone may also join by id until the start
+             * @enum {string}
+             */
+            visibility?: "private" | "public";
         };
         UrlResponse: {
             /** Format: uri */
@@ -2141,6 +2577,64 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listInstruments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description Search text: a symbol or its start, or part of the name (case-insensitive); empty lists everything */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInstrument: {
+        parameters: {
+            query?: {
+                range?: "1d" | "5d" | "1m" | "3m" | "1y";
+            };
+            header?: never;
+            path: {
+                /** @description A symbol, any case (1 to 15 of A-Z, 0-9, "." and "-") */
+                symbol: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstrumentChartResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getLeaderboard: {
         parameters: {
             query?: {
@@ -2429,6 +2923,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Notification"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkNoticesReadRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticeReadState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNotificationsUnread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticeReadState"];
                 };
             };
             400: components["responses"]["BadRequest"];

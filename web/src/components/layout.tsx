@@ -1,8 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Suspense, useEffect, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api, call, type User } from '../api/client';
 import { useMe } from '../lib/auth';
+import { usePageHeading } from '../lib/page-heading';
 import { ErrorState, Loading } from './status';
+import { useUnreadNotices } from '../lib/unread-notices';
 
 const NAV = [
   { to: '/markets', label: 'Markets', auth: true },
@@ -52,53 +55,95 @@ export function Layout() {
     },
   });
   const user = me.data ?? null;
+  usePageHeading('main');
+  // On a phone the navigation folds into one bar with a menu button (styles.css); a navigation folds it again.
+  const { pathname } = useLocation();
+  const [menuAt, setMenuAt] = useState<string | null>(null);
+  const menuOpen = menuAt === pathname;
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMenuAt(null);
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [menuOpen]);
 
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="topbar">
+      <header className="topbar" data-menu={menuOpen ? 'open' : 'closed'}>
         <Link to="/" className="brand">
           Paper Bets
         </Link>
-        <nav aria-label="Main" className="nav">
-          {NAV.filter((n) => user || !n.auth).map((n) => (
-            <NavLink key={n.to} to={n.to} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>
-              {n.label}
-            </NavLink>
-          ))}
-        </nav>
-        <div className="account">
-          {user ? (
-            <>
-              <Link to={`/user/${user.id}`} className="whoami">
-                {user.username}
-              </Link>
-              <NavLink to="/settings" className={({ isActive }) => `btn btn-small ${isActive ? 'btn-active' : ''}`}>
-                Settings
+        <button
+          type="button"
+          className="btn btn-small menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="site-menu"
+          onClick={() => setMenuAt(menuOpen ? null : pathname)}
+        >
+          <span aria-hidden="true" className="menu-icon" />
+          Menu
+        </button>
+        <div id="site-menu" className="menu-panel">
+          <nav aria-label="Main" className="nav">
+            {NAV.filter((n) => user || !n.auth).map((n) => (
+              <NavLink key={n.to} to={n.to} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>
+                {n.label}
+                {n.to === '/notifications' && <UnreadCount enabled={user !== null} />}
               </NavLink>
-              <button type="button" className="btn btn-small" onClick={() => logout.mutate()} disabled={logout.isPending}>
-                Log out
-              </button>
-            </>
-          ) : (
-            <>
-              <Link to="/login" className="btn btn-small">
-                Log in
-              </Link>
-              <Link to="/register" className="btn btn-small btn-primary">
-                Sign up
-              </Link>
-            </>
-          )}
+            ))}
+          </nav>
+          <div className="account">
+            {user ? (
+              <>
+                <Link to={`/user/${user.id}`} className="whoami">
+                  {user.username}
+                </Link>
+                <NavLink to="/settings" className={({ isActive }) => `btn btn-small ${isActive ? 'btn-active' : ''}`}>
+                  Settings
+                </NavLink>
+                <button type="button" className="btn btn-small" onClick={() => logout.mutate()} disabled={logout.isPending}>
+                  Log out
+                </button>
+              </>
+            ) : (
+              <>
+                <Link to="/login" className="btn btn-small">
+                  Log in
+                </Link>
+                <Link to="/register" className="btn btn-small btn-primary">
+                  Sign up
+                </Link>
+              </>
+            )}
+          </div>
         </div>
       </header>
       {user && <Capacities user={user} />}
       <main id="main" className="content" tabIndex={-1}>
-        {me.isError ? <ErrorState error={me.error} retry={() => void me.refetch()} /> : <Outlet />}
+        {me.isError ? (
+          <ErrorState error={me.error} retry={() => void me.refetch()} />
+        ) : (
+          <Suspense fallback={<Loading />}>
+            <Outlet />
+          </Suspense>
+        )}
       </main>
     </div>
+  );
+}
+
+/** The unread notices beside "Notices" in the navigation. */
+function UnreadCount({ enabled }: { enabled: boolean }) {
+  const unread = useUnreadNotices(enabled).data?.unread ?? 0;
+  if (!enabled || unread === 0) return null;
+  return (
+    <span className="nav-count num">
+      <span data-testid="unread-count">{unread > 99 ? '99+' : unread}</span>
+      <span className="sr-only"> unread</span>
+    </span>
   );
 }
 
@@ -110,13 +155,4 @@ export function RequireAuth() {
   if (me.isError) return null;
   if (!me.data) return <Navigate to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   return <Outlet />;
-}
-
-export function Home() {
-  const me = useMe();
-  const { search } = useLocation();
-  // Checkout returns to the app's root with its outcome in the query.
-  if (new URLSearchParams(search).has('checkout')) return <Navigate to={`/billing${search}`} replace />;
-  if (me.isPending) return <Loading />;
-  return <Navigate to={me.data ? '/portfolio' : '/login'} replace />;
 }

@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { Link } from 'react-router-dom';
 import { api, call, callWrite } from '../api/client';
 import { useActionKeys } from '../lib/action-keys';
@@ -88,6 +89,7 @@ function ChatLink() {
 }
 
 function NoticeList() {
+  const queryClient = useQueryClient();
   const [offset, setOffset] = useOffset();
   const notices = useQuery({
     queryKey: ['notifications', offset],
@@ -95,22 +97,36 @@ function NoticeList() {
     refetchInterval: 15_000,
     placeholderData: keepPreviousData,
   });
+  const markRead = useMutation({
+    mutationFn: (until: string) => call(api.POST('/notifications/read', { body: { until } })),
+    onSuccess: (state) => queryClient.setQueryData(['notifications-unread'], state),
+  });
+  // Seen means read: the newest notice on screen moves the marker (never back, so a repeat changes nothing).
+  const newestUnread = notices.data?.find((n) => !n.read)?.created_at ?? null;
+  const { mutate } = markRead;
+  useEffect(() => {
+    if (newestUnread !== null) mutate(newestUnread);
+  }, [newestUnread, mutate]);
+
   return (
     <section aria-labelledby="notices-heading">
       <h2 id="notices-heading">Your notices</h2>
+      <p className="muted">Bets opened and cancelled by the traders you follow, since you followed them, and notices about your account.</p>
       {notices.isPending && <Loading />}
       {notices.isError && <ErrorState error={notices.error} retry={() => void notices.refetch()} />}
-      {notices.data && notices.data.length === 0 && offset === 0 && <Empty>No notices yet.</Empty>}
+      {notices.data && notices.data.length === 0 && offset === 0 && <Empty>No notices yet. Follow traders to hear about their bets.</Empty>}
       {notices.data && notices.data.length > 0 && (
         <>
           <ul className="list" data-testid="notices">
             {notices.data.map((n) => (
-              <li key={n.id} className="list-row notice">
+              <li key={n.id} className={n.read ? 'list-row notice' : 'list-row notice notice-unread'}>
                 <div>
-                  <p className="notice-text">{n.text}</p>
+                  <p className="notice-text">
+                    {!n.read && <span className="badge badge-info">New</span>} {n.text}
+                  </p>
                   <small className="muted">{formatDateTime(n.created_at)}</small>
                 </div>
-                {n.bet_id !== null && <Link to={`/bet/${n.bet_id}`}>See the bet</Link>}
+                {n.link !== null && <Link to={`/${n.link}`}>{n.link.startsWith('bet/') ? 'See the bet' : 'Open'}</Link>}
               </li>
             ))}
           </ul>
