@@ -1,5 +1,6 @@
 // buildApp(config, deps) makes the whole service; main.ts alone listens and
 // handles signals. Tests build it with fakes and close it after.
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -38,6 +39,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { meRoutes } from './routes/me.js';
 import { rankingsRoutes } from './routes/rankings.js';
+import { instrumentRoutes } from './routes/instruments.js';
 import { recordRoutes } from './routes/record.js';
 import { statsRoutes } from './routes/stats.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -57,6 +59,8 @@ import { SharedAnswers } from './services/shared-answers.js';
 import { SessionCache } from './services/sessions.js';
 import { SessionTokens } from './services/tokens.js';
 import { SettlementWorker } from './jobs/settlement.js';
+import { LeagueWorker } from './jobs/league-worker.js';
+import { leagueRoutes } from './routes/leagues.js';
 import { wireServices } from './services/wiring.js';
 
 /** Secrets never reach the logs. */
@@ -189,10 +193,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       app.addHook('onClose', async () => clearInterval(timer));
     }
     const settlement = config.workers.enabled ? new SettlementWorker(ctx, app.log) : null;
+    const leagueWorker = config.workers.enabled ? new LeagueWorker(ctx, app.log) : null;
     app.addHook('onClose', async () => {
       await ctx.metrics.stop();
       await ctx.sessions.stop();
       await settlement?.stop();
+      await leagueWorker?.stop();
       if (ownsRedis && redis) redis.disconnect();
       if (ownsDatabase) await database.close();
     });
@@ -217,6 +223,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     installAuth(app);
     installIdempotency(app);
     installCrossSiteProtection(app);
+    // Answers above 1 KB leave compressed (brotli or gzip, as the client accepts).
+    // Registered after the idempotency hooks: a route's onSend hooks run in the
+    // order of the onRoute hooks that added them, so the stored answer is the
+    // plain one and a replay is compressed afresh. The web app's files come
+    // precompressed from the build (src/http/web-app.ts) and are left as they are.
+    await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], globalDecompression: false });
     await installOpenApi(app);
 
     await app.register(discoveryRoutes);
@@ -237,6 +249,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await app.register(recordRoutes);
     await app.register(statsRoutes);
     await app.register(rankingsRoutes);
+    await app.register(leagueRoutes);
+    await app.register(instrumentRoutes);
     await installWebApp(app, deps.webDistDir);
 
     await app.ready();
@@ -248,6 +262,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       }
     }
     settlement?.start();
+    leagueWorker?.start();
     await ctx.sessions.start();
     return app;
   } catch (err) {

@@ -6,6 +6,7 @@ import * as chat from './chat.js';
 import * as common from './common.js';
 import * as discovery from './discovery.js';
 import * as instruments from './instruments.js';
+import * as leagues from './leagues.js';
 import * as me from './me.js';
 import * as rankings from './rankings.js';
 import * as record from './record.js';
@@ -54,6 +55,21 @@ export const sharedSchemas: TSchema[] = [
   me.ChangePasswordRequestSchema,
   me.DeleteAccountRequestSchema,
   me.ExportedBetSchema,
+  leagues.LeagueRulesSchema,
+  leagues.CreateLeagueRequestSchema,
+  leagues.UpdateLeagueRequestSchema,
+  leagues.JoinLeagueRequestSchema,
+  leagues.LeagueSummarySchema,
+  leagues.LeagueListSchema,
+  leagues.LeagueMemberSchema,
+  leagues.LeagueSchema,
+  leagues.InviteCodeResponseSchema,
+  leagues.LeagueBoardRowSchema,
+  leagues.LeagueBoardSchema,
+  leagues.LeagueFeedItemSchema,
+  leagues.LeagueFeedSchema,
+  leagues.LeagueBoardDocumentSchema,
+  leagues.LeagueProofSchema,
   record.RecordEventSchema,
   record.RecordDaySchema,
   record.UserRecordSchema,

@@ -7,6 +7,8 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 import {
   type HistoryRange,
+  type InstrumentInfo,
+  type QuoteSnapshot,
   type PricePoint,
   type PriceProvider,
   type PriceService,
@@ -72,6 +74,8 @@ export class CachedPriceService implements PriceService {
   /** Unknown tickers are remembered briefly so junk symbols do not spend the provider's quota. */
   private readonly unknown: LRUCache<string, true>;
   private readonly charts: LRUCache<string, Promise<PricePoint[]>>;
+  /** Dated quotes for the instrument directory: shared while in flight and for the quote cache time. */
+  private readonly snapshots: LRUCache<string, Promise<QuoteSnapshot>> | null;
 
   constructor(private readonly opts: CachedPriceServiceOptions) {
     const slow = {
@@ -84,6 +88,45 @@ export class CachedPriceService implements PriceService {
     };
     this.unknown = new LRUCache(slow);
     this.charts = new LRUCache(slow);
+    this.snapshots = opts.ttlMs > 0 ? new LRUCache({ ...slow, ttl: opts.ttlMs }) : null;
+  }
+
+  instruments(): readonly InstrumentInfo[] {
+    return this.opts.provider.instruments?.() ?? [];
+  }
+
+  /** A dated quote with its previous close; a provider without snapshots gives its quote, dated now, with none. */
+  snapshot(ticker: string): Promise<QuoteSnapshot> {
+    const hit = this.snapshots?.get(ticker);
+    if (hit) return hit;
+    const load = this.loadSnapshot(ticker);
+    this.snapshots?.set(ticker, load);
+    load.catch(() => {
+      if (this.snapshots?.peek(ticker) === load) this.snapshots.delete(ticker);
+    });
+    return load;
+  }
+
+  private async loadSnapshot(ticker: string): Promise<QuoteSnapshot> {
+    const { provider, clock, observer } = this.opts;
+    if (this.unknown.get(ticker)) throw new UnknownTickerError(ticker);
+    const now = clock.now();
+    try {
+      const snap = provider.snapshot ? await provider.snapshot(ticker) : { price: await provider.quote(ticker), at: now, previousClose: null };
+      observer?.providerAnswered?.();
+      // Also the last known price for marks when the provider fails later.
+      await this.storePut(ticker, { price: snap.price, at: now });
+      return snap;
+    } catch (err) {
+      if (err instanceof UnknownTickerError) {
+        observer?.providerAnswered?.();
+        if (this.opts.ttlMs > 0) this.unknown.set(ticker, true);
+        throw err;
+      }
+      observer?.providerError();
+      if (err instanceof PriceUnavailableError) throw err;
+      throw new PriceUnavailableError(ticker, 'provider error');
+    }
   }
 
   get provider(): PriceProvider {

@@ -1,6 +1,8 @@
 // A price provider tests control: set prices, make tickers fail, count calls,
 // hold answers until released.
 import { randomBytes } from 'node:crypto';
+import type { InstrumentInfo } from '../../src/domain/instruments.js';
+import { isCryptoTicker } from '../../src/domain/market-calendar.js';
 import { type PriceProvider, PriceUnavailableError, UnknownTickerError } from '../../src/providers/prices/types.js';
 
 export class FakePriceProvider implements PriceProvider {
@@ -14,6 +16,16 @@ export class FakePriceProvider implements PriceProvider {
 
   constructor(initial: Record<string, number> = { AAPL: 100, MSFT: 400, 'BTC-USD': 50_000, SPY: 500 }) {
     for (const [k, v] of Object.entries(initial)) this.prices.set(k, v);
+  }
+
+  /** Every ticker it prices, as a directory entry (crypto pairs as crypto, the rest as stocks on a made-up exchange). */
+  instruments(): InstrumentInfo[] {
+    return [...this.prices.keys()].map((symbol) => ({
+      symbol,
+      name: `${symbol} Test Corp`,
+      kind: isCryptoTicker(symbol) ? 'crypto' : 'stock',
+      exchange: 'TEST',
+    }));
   }
 
   set(ticker: string, price: number): void {

@@ -1,10 +1,14 @@
 // PRICE_PROVIDER=finnhub: Finnhub's quote and candle APIs. Every failure
 // (time-out, non-2xx, malformed body) becomes PriceUnavailableError; a quote
-// with c = 0 is Finnhub's answer for a symbol it does not know.
+// with c = 0 is Finnhub's answer for a symbol it does not know. The instrument
+// directory is the shipped universe (instrument-universe.ts): Finnhub's own
+// symbol lists are per exchange and far larger than a browsing page needs.
+import type { InstrumentInfo } from '../../domain/instruments.js';
 import { isCryptoTicker } from '../../domain/market-calendar.js';
 import type { Clock } from '../../lib/clock.js';
+import { UNIVERSE_INSTRUMENTS } from './instrument-universe.js';
 import { HISTORY_RANGES } from './simulated-market.js';
-import { type HistoryRange, type PricePoint, type PriceProvider, PriceUnavailableError, UnknownTickerError } from './types.js';
+import { type HistoryRange, type PricePoint, type PriceProvider, PriceUnavailableError, type QuoteSnapshot, UnknownTickerError } from './types.js';
 
 export interface FinnhubOptions {
   apiUrl: string;
@@ -50,12 +54,27 @@ export class FinnhubPriceProvider implements PriceProvider {
     }
   }
 
+  /** Our directory: the shipped universe's symbols, which Finnhub quotes live. */
+  instruments(): readonly InstrumentInfo[] {
+    return UNIVERSE_INSTRUMENTS;
+  }
+
   async quote(ticker: string): Promise<number> {
-    const body = (await this.get(ticker, '/quote', { symbol: finnhubSymbol(ticker) })) as { c?: unknown } | null;
+    return (await this.snapshot(ticker)).price;
+  }
+
+  /** Finnhub's quote: c (current), pc (previous close; for crypto, Binance's day open at 00:00 UTC), t (seconds of the last trade). */
+  async snapshot(ticker: string): Promise<QuoteSnapshot> {
+    const body = (await this.get(ticker, '/quote', { symbol: finnhubSymbol(ticker) })) as { c?: unknown; pc?: unknown; t?: unknown } | null;
     const c = body?.c;
     if (typeof c !== 'number' || !Number.isFinite(c) || c < 0) throw new PriceUnavailableError(ticker, 'malformed body');
     if (c === 0) throw new UnknownTickerError(ticker);
-    return c;
+    const pc = body?.pc;
+    const t = body?.t;
+    const now = this.opts.clock.now();
+    // A trade time in the future (clock skew) or missing reads as now.
+    const at = typeof t === 'number' && Number.isFinite(t) && t > 0 ? Math.min(t * 1000, now) : now;
+    return { price: c, at, previousClose: typeof pc === 'number' && Number.isFinite(pc) && pc > 0 ? pc : null };
   }
 
   async history(ticker: string, range: HistoryRange): Promise<PricePoint[]> {

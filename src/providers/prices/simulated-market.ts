@@ -27,27 +27,14 @@
 //   value, which would reveal its direction) and rounded to cents (to 10⁻⁶
 //   below 1 USD).
 import { createHmac, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import { isCryptoTicker, type MarketCalendar } from '../../domain/market-calendar.js';
+import { INSTRUMENT_UNIVERSE, type UniverseSymbol } from './instrument-universe.js';
 import type { HistoryRange, PricePoint } from './types.js';
 
-export interface SimulatedSymbol {
-  ticker: string;
-  name: string;
-  kind: 'stock' | 'etf' | 'crypto';
-  /** Typical price level in USD: the price at MARKET_ORIGIN. */
-  price: number;
-  /** Annualised volatility (0.3 = 30 %). */
-  volatility: number;
-}
+/** A symbol of the simulated market: a directory entry with its price level and volatility. */
+export type SimulatedSymbol = UniverseSymbol;
 
-export const SIMULATED_UNIVERSE: ReadonlyMap<string, SimulatedSymbol> = new Map(
-  (
-    JSON.parse(fs.readFileSync(new URL('./simulated-universe.json', import.meta.url), 'utf8')) as {
-      symbols: SimulatedSymbol[];
-    }
-  ).symbols.map((s) => [s.ticker, s]),
-);
+export const SIMULATED_UNIVERSE: ReadonlyMap<string, SimulatedSymbol> = INSTRUMENT_UNIVERSE;
 
 /** The shortest seed accepted: 32 characters (32 hex digits carry 128 bits). */
 export const MIN_MARKET_SEED_LENGTH = 32;

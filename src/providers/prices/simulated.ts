@@ -1,9 +1,11 @@
 // PRICE_PROVIDER=simulated (the default): the seeded random-walk market of
 // simulated-market.ts, no network.
-import type { MarketCalendar } from '../../domain/market-calendar.js';
+import { dailyChangeBase, type InstrumentInfo } from '../../domain/instruments.js';
+import { isCryptoTicker, type MarketCalendar } from '../../domain/market-calendar.js';
 import type { Clock } from '../../lib/clock.js';
+import { UNIVERSE_INSTRUMENTS } from './instrument-universe.js';
 import { SIMULATED_UNIVERSE, SimulatedMarket } from './simulated-market.js';
-import { type HistoryRange, type PricePoint, type PriceProvider, UnknownTickerError } from './types.js';
+import { type HistoryRange, type PricePoint, type PriceProvider, type QuoteSnapshot, UnknownTickerError } from './types.js';
 
 export class SimulatedPriceProvider implements PriceProvider {
   readonly name = 'simulated';
@@ -12,7 +14,7 @@ export class SimulatedPriceProvider implements PriceProvider {
   /** seed: the deployment's secret market seed (MARKET_SEED or the stored one). */
   constructor(
     private readonly clock: Clock,
-    calendar: MarketCalendar,
+    private readonly calendar: MarketCalendar,
     seed: string,
   ) {
     this.market = new SimulatedMarket(seed, calendar);
@@ -24,8 +26,22 @@ export class SimulatedPriceProvider implements PriceProvider {
     return s;
   }
 
+  instruments(): readonly InstrumentInfo[] {
+    return UNIVERSE_INSTRUMENTS;
+  }
+
   async quote(ticker: string): Promise<number> {
     return this.market.price(this.symbol(ticker), this.clock.now());
+  }
+
+  /** The price now, dated when it was made: now for crypto and open markets, else the last close (the price stands still since). */
+  async snapshot(ticker: string): Promise<QuoteSnapshot> {
+    const symbol = this.symbol(ticker);
+    const now = this.clock.now();
+    const at = isCryptoTicker(ticker) ? now : this.calendar.marketTime(now);
+    const price = this.market.price(symbol, at);
+    const previousClose = this.market.price(symbol, dailyChangeBase(this.calendar, ticker, at));
+    return { price, at, previousClose };
   }
 
   async history(ticker: string, range: HistoryRange): Promise<PricePoint[]> {

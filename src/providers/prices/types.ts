@@ -1,6 +1,9 @@
 // The price layer's contract. Providers (simulated market, Finnhub) implement
 // PriceProvider; the app uses a PriceService (ctx.prices), which caches and
 // deduplicates provider calls.
+import type { InstrumentInfo } from '../../domain/instruments.js';
+
+export type { InstrumentInfo };
 
 /** A well-formed ticker the market does not know → 404. */
 export class UnknownTickerError extends Error {
@@ -29,8 +32,21 @@ export interface PricePoint {
   price: number;
 }
 
+/** A quote with its time and the price a daily change is measured from. */
+export interface QuoteSnapshot {
+  price: number;
+  /** Epoch ms the price is from: now, or for a stock outside NYSE hours its last close. */
+  at: number;
+  /** The previous close (stocks, ETFs) or the price 24 hours before (crypto); null when the provider has none. */
+  previousClose: number | null;
+}
+
 export interface PriceProvider {
   readonly name: string;
+  /** The instrument directory this provider quotes (without prices). */
+  instruments?(): readonly InstrumentInfo[];
+  /** A quote with its time and previous close; same errors as quote. */
+  snapshot?(ticker: string): Promise<QuoteSnapshot>;
   /** Current price; throws UnknownTickerError or PriceUnavailableError. */
   quote(ticker: string): Promise<number>;
   /** Chart points over a range ending now, oldest first; same errors as quote. */
@@ -48,4 +64,8 @@ export interface PriceService {
   marks(tickers: string[]): Promise<Map<string, number>>;
   /** Chart points (uncached); throws like current(), PriceUnavailableError when the provider has none. */
   history?(ticker: string, range: HistoryRange): Promise<PricePoint[]>;
+  /** The provider's instrument directory (empty when it has none). */
+  instruments(): readonly InstrumentInfo[];
+  /** A quote with its time and previous close, cached like current(); throws like current(). */
+  snapshot(ticker: string): Promise<QuoteSnapshot>;
 }

@@ -1,0 +1,72 @@
+// The instrument directory as requests see it: the provider's instruments
+// searched and paged, each with its market hours and a dated quote; and one
+// instrument with its chart, built from one quote so the chart's last point
+// is the headline price.
+import type { AppContext } from '../context.js';
+import { dailyChange, type InstrumentInfo, marketHours, searchInstruments } from '../domain/instruments.js';
+import { notFound, serviceUnavailable } from '../errors.js';
+import { type HistoryRange, PriceUnavailableError, type QuoteSnapshot, UnknownTickerError } from '../providers/prices/types.js';
+import type { Instrument, InstrumentChartResponse, InstrumentListResponse, InstrumentQuote } from '../schemas/instruments.js';
+import { iso } from './bet-views.js';
+import { PRICE_RETRY_AFTER_SECONDS, tickerOrBadRequest } from './price-requests.js';
+
+function quoteView(s: QuoteSnapshot): InstrumentQuote {
+  const change = dailyChange(s.price, s.previousClose);
+  return {
+    price: s.price,
+    as_of: iso(s.at),
+    previous_close: s.previousClose,
+    change: change?.change ?? null,
+    change_percent: change?.changePercent ?? null,
+  };
+}
+
+function instrumentView(ctx: AppContext, info: InstrumentInfo, snapshot: QuoteSnapshot | null): Instrument {
+  const hours = marketHours(ctx.config.marketCalendar, info.symbol, ctx.clock.now());
+  return {
+    symbol: info.symbol,
+    name: info.name,
+    kind: info.kind,
+    exchange: info.exchange,
+    market: {
+      open: hours.open,
+      next_open: hours.nextOpen === null ? null : iso(hours.nextOpen),
+      next_close: hours.nextClose === null ? null : iso(hours.nextClose),
+    },
+    quote: snapshot ? quoteView(snapshot) : null,
+  };
+}
+
+/** A page of the directory; an instrument whose quote fails is listed with quote null rather than failing the page. */
+export async function listInstruments(ctx: AppContext, q: string, limit: number, offset: number): Promise<InstrumentListResponse> {
+  const matches = searchInstruments(ctx.prices.instruments(), q);
+  const page = matches.slice(offset, offset + limit);
+  const instruments = await Promise.all(
+    page.map(async (info) => instrumentView(ctx, info, await ctx.prices.snapshot(info.symbol).catch(() => null))),
+  );
+  return { instruments, total: matches.length };
+}
+
+/** One instrument with the chart of a range; 400 badly formed, 404 not in the directory, 503 provider down. */
+export async function instrumentChart(ctx: AppContext, rawSymbol: string, range: HistoryRange): Promise<InstrumentChartResponse> {
+  const symbol = tickerOrBadRequest(rawSymbol);
+  const info = ctx.prices.instruments().find((i) => i.symbol === symbol);
+  if (!info) throw notFound(`Unknown instrument ${symbol}`);
+  let snapshot: QuoteSnapshot;
+  let history: { t: number; price: number }[];
+  try {
+    snapshot = await ctx.prices.snapshot(symbol);
+    history = ctx.prices.history ? await ctx.prices.history(symbol, range) : [];
+  } catch (err) {
+    if (err instanceof UnknownTickerError) throw notFound(`Unknown instrument ${symbol}`);
+    if (err instanceof PriceUnavailableError) throw serviceUnavailable('Price provider unavailable, retry shortly', PRICE_RETRY_AFTER_SECONDS);
+    throw err;
+  }
+  // The quote is the last point: the chart ends exactly where the headline stands.
+  const points = [...history.filter((p) => p.t < snapshot.at), { t: snapshot.at, price: snapshot.price }];
+  return {
+    instrument: instrumentView(ctx, info, snapshot),
+    range,
+    points: points.slice(-1000).map((p) => ({ t: iso(p.t), price: p.price })),
+  };
+}
