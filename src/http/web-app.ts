@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { betPreview, type LinkPreview, profilePreview } from '../services/link-previews.js';
 
 export const DEFAULT_WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
@@ -34,7 +35,41 @@ function looksLikeAsset(url: string): boolean {
   return /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf('/') + 1));
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', "'": '&#39;', '<': '&lt;', '>': '&gt;' };
+
+/** Text made safe for HTML, in an element or a quoted attribute alike. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&"'<>]/g, (c) => HTML_ESCAPES[c]);
+}
+
+/** The head tags a preview reads; the page's own defaults for them are replaced. */
+const PREVIEW_TAG = /\s*<(?:title>[^<]*<\/title>|meta\s+(?:name|property)="(?:description|og:[a-z_]+|twitter:[a-z_]+)"[^>]*>)/gi;
+
+/**
+ * The page with a public page's own `<title>` and link-preview tags (Open
+ * Graph, Twitter's card, the description), escaped: preview crawlers run no
+ * JavaScript, so what a shared link shows must be in the HTML the server sends.
+ */
+export function withPreview(html: string, preview: LinkPreview, url: string): string {
+  const title = escapeHtml(preview.title);
+  const description = escapeHtml(preview.description);
+  const tags = [
+    `<title>${title}</title>`,
+    `<meta name="description" content="${description}">`,
+    '<meta property="og:type" content="website">',
+    '<meta property="og:site_name" content="Paper Bets">',
+    `<meta property="og:title" content="${title}">`,
+    `<meta property="og:description" content="${description}">`,
+    `<meta property="og:url" content="${escapeHtml(url)}">`,
+    '<meta name="twitter:card" content="summary">',
+    `<meta name="twitter:title" content="${title}">`,
+    `<meta name="twitter:description" content="${description}">`,
+  ].join('');
+  const page = html.replace(PREVIEW_TAG, '');
+  const head = /<head(\s[^>]*)?>(<base [^>]*>)?/i.exec(page);
+  const at = head ? head.index + head[0].length : 0;
+  return page.slice(0, at) + tags + page.slice(at);
+}
 
 /**
  * The page with `<base href="MOUNT">` first in its head. The build names its
@@ -43,7 +78,7 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<':
  * tells the client router where the app is mounted.
  */
 export function withBase(html: string, mount: string): string {
-  const tag = `<base href="${mount.replace(/[&"<>]/g, (c) => HTML_ESCAPES[c])}">`;
+  const tag = `<base href="${escapeHtml(mount)}">`;
   const head = /<head(\s[^>]*)?>/i.exec(html);
   if (head) return html.slice(0, head.index + head[0].length) + tag + html.slice(head.index + head[0].length);
   const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
@@ -65,12 +100,19 @@ export async function installWebApp(app: FastifyInstance, distDir: string = DEFA
   const indexFile = path.join(distDir, 'index.html');
   const indexHtml = fs.existsSync(indexFile) ? withBase(fs.readFileSync(indexFile, 'utf8'), mount) : null;
 
-  const sendIndex = (reply: FastifyReply) => {
-    if (indexHtml === null) {
+  const sendIndex = (reply: FastifyReply, html = indexHtml) => {
+    if (html === null) {
       return reply.code(503).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     }
     // The page names the hashed assets of the current build: always revalidate it.
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
+  };
+  /** A public page's index.html with its own title and preview tags; the plain page for an id that names nothing. */
+  const sendPreviewed = async (reply: FastifyReply, url: string, id: string, find: (id: number) => Promise<LinkPreview | null>) => {
+    const n = Number(id);
+    const preview = indexHtml !== null && /^[1-9][0-9]{0,15}$/.test(id) ? await find(n) : null;
+    const canonical = new URL(url.split('?')[0], config.publicUrl).href;
+    return sendIndex(reply, preview && indexHtml !== null ? withPreview(indexHtml, preview, canonical) : indexHtml);
   };
 
   await app.register(async (scope) => {
@@ -80,6 +122,10 @@ export async function installWebApp(app: FastifyInstance, distDir: string = DEFA
         prefix: mount,
         wildcard: false,
         index: false,
+        // Each text file has .br and .gz siblings from the build (web/vite.config.ts): sent as the client accepts, no CPU per request.
+        preCompressed: true,
+        // The build keeps its source maps beside the files for whoever debugs it; they are not published.
+        allowedPath: (pathName) => !pathName.endsWith('.map'),
         decorateReply: false,
         schemaHide: true,
         cacheControl: false,
@@ -90,6 +136,12 @@ export async function installWebApp(app: FastifyInstance, distDir: string = DEFA
       });
     }
     scope.get(mount, { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
+    scope.get<{ Params: { id: string } }>(`${mount}user/:id`, { schema: { hide: true } }, async (request, reply) =>
+      sendPreviewed(reply, request.url, request.params.id, (id) => profilePreview(app.ctx, id)),
+    );
+    scope.get<{ Params: { id: string } }>(`${mount}bet/:id`, { schema: { hide: true } }, async (request, reply) =>
+      sendPreviewed(reply, request.url, request.params.id, (id) => betPreview(app.ctx, id)),
+    );
     scope.get(`${mount}*`, { schema: { hide: true } }, async (request, reply) => {
       if (looksLikeAsset(request.url)) {
         return reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
