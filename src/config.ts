@@ -77,6 +77,14 @@ export interface Config {
     webhookSecret: string | null;
     apiUrl: string | null;
   };
+  /** Email (SMTP_URL, MAIL_FROM; docs/email.md): null smtpUrl means the log transport. */
+  mail: {
+    smtpUrl: string | null;
+    /** The sender, `Name <address>` or an address. */
+    from: string;
+    /** Mails per address (or account) per hour on the forgot, reset and resend operations, with rate limits on. */
+    perAddressPerHour: number;
+  };
   workers: {
     enabled: boolean;
     /** How often each instance looks for bets whose settlement time has passed. */
@@ -231,6 +239,14 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: confirmations could not be verified');
   }
   const stripeApiUrl = str(env, 'STRIPE_API_URL');
+  const smtpUrl = str(env, 'SMTP_URL');
+  if (smtpUrl !== null && !['smtp:', 'smtps:'].includes(url('SMTP_URL', smtpUrl).protocol)) {
+    throw new ConfigError('SMTP_URL must be smtp://user:pass@host:port or smtps://…');
+  }
+  const mailFrom = str(env, 'MAIL_FROM') ?? `Paper Bets <no-reply@${publicUrl.hostname}>`;
+  if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(mailFrom)) {
+    throw new ConfigError('MAIL_FROM must be an address or `Name <address>`');
+  }
   const metricsPort = str(env, 'METRICS_PORT');
 
   return {
@@ -290,6 +306,11 @@ export function loadConfig(env: Env = process.env): Config {
       botUsername: str(env, 'TELEGRAM_BOT_USERNAME'),
       webhookSecret: str(env, 'TELEGRAM_WEBHOOK_SECRET'),
       apiUrl: str(env, 'TELEGRAM_API_URL'),
+    },
+    mail: {
+      smtpUrl,
+      from: mailFrom,
+      perAddressPerHour: int(env, 'MAIL_RATE_LIMIT_PER_HOUR', 5, 1, 1_000_000),
     },
     workers: {
       enabled: (str(env, 'WORKERS') ?? 'on') !== 'off',

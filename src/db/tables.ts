@@ -194,6 +194,35 @@ export interface UserNoticesTable {
   created_at: number;
 }
 
+/** A one-time email token (verify an address, reset a password, confirm a change): only its SHA-256 is stored. */
+export interface EmailTokensTable {
+  token_hash: string;
+  user_id: number;
+  purpose: 'verify' | 'reset' | 'change';
+  email: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** The address a user has verified: verified while it is still the account's address. */
+export interface EmailVerifiedTable {
+  user_id: number;
+  email: string;
+  verified_at: number;
+}
+
+/** What a user wants by email (no row: nothing, digest at 08:00 UTC when chosen). */
+export interface NoticeSettingsTable {
+  user_id: number;
+  email_notices: 'off' | 'each' | 'digest';
+  digest_hour: number;
+  time_zone: string;
+  next_digest_at: number | null;
+  digest_since: number | null;
+  updated_at: number;
+}
+
 /** Each user's read marker: notices at or before read_until are read. */
 export interface NoticeReadsTable {
   user_id: number;
@@ -255,6 +284,9 @@ export interface Database {
   league_members: LeagueMembersTable;
   user_notices: UserNoticesTable;
   notice_reads: NoticeReadsTable;
+  email_tokens: EmailTokensTable;
+  email_verified: EmailVerifiedTable;
+  notice_settings: NoticeSettingsTable;
 }
 
 /** The database or a transaction on it, as data-access functions take it. */

@@ -1,10 +1,12 @@
 // Rules of the notification outbox and the chat commands, as pure functions.
 import type { Direction } from './bets.js';
 
-export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply';
+/** Mails that only the email channel carries (src/domain/mail.ts renders them). */
+export type MailKind = 'email_verify' | 'password_reset' | 'email_change' | 'address_changing' | 'password_changed' | 'email_digest';
+export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply' | 'league_notice' | MailKind;
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'dropped';
-/** Where notices go: the Telegram Bot API, or the embedded log transport. */
-export type ChatTransportName = 'telegram' | 'log';
+/** Where deliveries go: the Telegram Bot API, the embedded log transport, or email (SMTP or its log transport). */
+export type ChatTransportName = 'telegram' | 'log' | 'email';
 
 /** Delivery attempts before a notice is given up (and recorded as failed). */
 export const MAX_ATTEMPTS = 6;

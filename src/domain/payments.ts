@@ -59,3 +59,27 @@ export function nextSubscriptionColumns(currentSubscriptionId: string | null, s:
     extra_slots: entitled ? s.extraSlots : 0,
   };
 }
+
+/**
+ * Our own plan data beside SPEC's plan shape: leagues each price id adds
+ * (plans.json's "extra_leagues"). Refuses a malformed table, so a typo stops
+ * the service at start rather than granting nothing quietly.
+ */
+export function parseLeagueExtras(raw: unknown): ReadonlyMap<string, number> {
+  if (raw === undefined) return new Map();
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('extra_leagues must map price ids to counts');
+  const out = new Map<string, number>();
+  for (const [priceId, value] of Object.entries(raw)) {
+    const n = parseExtra(value);
+    if (n === null) throw new Error(`extra_leagues of ${priceId} must be a non-negative integer`);
+    out.set(priceId, n);
+  }
+  return out;
+}
+
+/** Leagues a user's plan adds: only while the subscription is paid up (as the other extras). */
+export function extraLeaguesOf(user: { pay_price_id: string | null; pay_subscription_status: string | null }, extras: ReadonlyMap<string, number>): number {
+  if (user.pay_price_id === null || user.pay_subscription_status === null) return 0;
+  if (standingOf(user.pay_subscription_status) !== 'entitled') return 0;
+  return extras.get(user.pay_price_id) ?? 0;
+}

@@ -20,6 +20,7 @@ const TAGS = [
   { name: 'trading', description: 'Prices, bets, portfolio, history and rankings' },
   { name: 'social', description: 'Follows, feed, user search, profiles and statistics' },
   { name: 'record', description: 'The verifiable record of every bet' },
+  { name: 'leagues', description: 'Leagues: competitions among members over a window, with rules fixed at the start' },
   { name: 'payments', description: 'Plans, checkout and customer portal' },
   { name: 'payments (local provider)', description: "The built-in payment provider's pages (HTML, used when no real provider is configured)" },
   { name: 'chat', description: 'Messaging-account linking and notices' },

@@ -19,6 +19,8 @@ import {
   userExists,
 } from '../repositories/record.js';
 import { holdUserLock } from '../repositories/users.js';
+import { boardLeavesOf, boardsToPublish, setBoardLeaf } from '../repositories/leagues.js';
+import { leagueLeafHash } from '../domain/league-record.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
 import type { BetEvent } from './bet-events.js';
 
@@ -67,14 +69,24 @@ export async function publishDay(ctx: AppContext, day: string): Promise<RecordDa
   if (end > ctx.clock.now()) return null;
   await ctx.database.transaction(async (trx) => {
     const heads = await headsBefore(trx, end);
-    const leaves = heads.map((h) => leafHash(h));
-    await insertDay(
+    // Final boards of leagues settled by then follow the chain heads (docs/leagues.md).
+    const boards = await boardsToPublish(trx, end);
+    const leaves = [...heads.map((h) => leafHash(h)), ...boards.map((b) => leagueLeafHash(b.id, b.board_hash!))];
+    const inserted = await insertDay(
       trx,
       { day, root: merkleRoot(leaves), tree_size: leaves.length, published_at: ctx.clock.now() },
       heads.map((h, idx) => ({ day, idx, user_id: h.user_id, seq: h.seq, hash: h.hash })),
     );
+    if (inserted) for (const [i, b] of boards.entries()) await setBoardLeaf(trx, b.id, day, heads.length + i);
   });
   return toDay((await findDay(ctx.db, day))!);
+}
+
+/** Every leaf hash of a published day, in tree order: the users' chain heads, then the leagues' final boards. */
+export async function dayLeafHashes(db: Db, day: string): Promise<string[]> {
+  const users = (await dayLeaves(db, day)).map((l) => leafHash(l));
+  const boards = (await boardLeavesOf(db, day)).map((b) => leagueLeafHash(b.id, b.board_hash!));
+  return [...users, ...boards];
 }
 
 const yesterday = (ctx: AppContext) => dayOf(ctx.clock.now() - DAY_MS);
@@ -99,7 +111,7 @@ export async function userRecord(ctx: AppContext, userId: number): Promise<UserR
   const leaf = await latestLeafOf(ctx.db, userId);
   if (leaf) {
     const day = (await findDay(ctx.db, leaf.day))!;
-    const hashes = (await dayLeaves(ctx.db, leaf.day)).map((l) => leafHash(l));
+    const hashes = await dayLeafHashes(ctx.db, leaf.day);
     proof = {
       date: day.day,
       root: day.root,

@@ -1,0 +1,117 @@
+// A finished league in the verifiable record (docs/leagues.md): its final
+// board document is hashed, the hash is a leaf of the next day's Merkle root
+// beside the users' chain heads, and anyone can check the proof and recount
+// each member's row from that member's own record.
+import { createHash } from 'node:crypto';
+import type { LeagueBoardDocument, LeagueProof } from '../schemas/leagues.js';
+import type { UserRecord } from '../schemas/record.js';
+import { type BoardRow, computeBoard, type LeagueBet } from './leagues.js';
+import { canonicalJson, GENESIS, rootFromProof } from './record.js';
+
+const sha256 = (...parts: Array<string | Buffer>) => {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest('hex');
+};
+
+/** The document's canonical JSON: the bytes stored and hashed. */
+export const encodeBoardDocument = (doc: LeagueBoardDocument): string => canonicalJson(doc);
+
+export const boardHashOf = (encoded: string): string => sha256(encoded);
+
+/**
+ * A league's leaf in a day's tree: a leaf (RFC 6962's 0x00 prefix) whose text
+ * starts with "league:", which no user leaf ("<user_id>:<seq>:<hash>") can.
+ */
+export function leagueLeafHash(leagueId: number, boardHash: string): string {
+  return sha256(Buffer.from([0]), `league:${leagueId}:${boardHash}`);
+}
+
+/** Board rows as hashed: users by id only (names change when an account is deleted). */
+export function documentRows(rows: BoardRow[]): LeagueBoardDocument['board'] {
+  return rows.map((r) => ({
+    rank: r.rank,
+    user_id: r.user_id,
+    score: r.score,
+    trades: r.trades,
+    marked: r.marked,
+    cancels: r.cancels,
+    cancel_rate: r.cancel_rate,
+    left: r.left,
+  }));
+}
+
+/** The bets of a record as they stood at its entry `seq`: opening time from the opened event, the latest state at or before seq. */
+export function betsAtHead(record: UserRecord, seq: number): LeagueBet[] {
+  const bets = new Map<number, LeagueBet>();
+  for (const { event } of record.entries) {
+    if (event.seq > seq) break;
+    const at = Date.parse(event.at);
+    const known = bets.get(event.bet_id);
+    bets.set(event.bet_id, {
+      id: event.bet_id,
+      user_id: event.user_id,
+      ticker: event.ticker,
+      direction: event.direction,
+      status: event.status,
+      entry_price: event.entry_price,
+      exit_price: event.exit_price,
+      percentage_gain: event.percentage_gain,
+      opened_at: known?.opened_at ?? at,
+      closed_at: event.kind === 'opened' ? null : at,
+      benchmark_entry: null,
+      benchmark_exit: null,
+    });
+  }
+  return [...bets.values()];
+}
+
+const close = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a)));
+
+/**
+ * Checks a league proof: the board hashes to board_hash, its leaf leads to
+ * the proof's root (and the published root, when given), and each member
+ * whose record is given has that chain head in an intact chain, from which
+ * the member's counted bets, marks and cancellations (and, for `gain`
+ * scoring, the score) are recounted. Benchmark prices are not in the record,
+ * so a `skill` score is checked through its counts only. Returns the problems.
+ */
+export function verifyLeagueProof(
+  proof: LeagueProof,
+  opts: { publishedRoot?: string; records?: Map<number, UserRecord>; verifyRecord?: (r: UserRecord) => string[] },
+): string[] {
+  const problems: string[] = [];
+  const doc = proof.document;
+  if (boardHashOf(encodeBoardDocument(doc)) !== proof.board_hash) problems.push('the board does not hash to board_hash (it was changed)');
+  const p = proof.proof;
+  const root = rootFromProof(leagueLeafHash(doc.league.id, proof.board_hash), p.leaf_index, p.tree_size, p.path);
+  if (root !== p.root) problems.push(`the proof does not lead to the root of ${p.date}`);
+  if (opts.publishedRoot !== undefined && opts.publishedRoot !== p.root) problems.push(`the root of ${p.date} differs from the published one`);
+
+  const league = { starts_at: Date.parse(doc.league.starts_at), ends_at: Date.parse(doc.league.ends_at) };
+  const rules = { instruments: doc.league.instruments, min_closed_bets: doc.league.min_closed_bets, scoring: doc.league.scoring };
+  const marks = new Map(Object.entries(doc.marks));
+  for (const head of doc.heads) {
+    const row = doc.board.find((r) => r.user_id === head.user_id);
+    if (!row) problems.push(`member ${head.user_id} has a chain head but no row on the board`);
+    const record = opts.records?.get(head.user_id);
+    if (!record || !row) continue;
+    for (const problem of opts.verifyRecord?.(record) ?? []) problems.push(`member ${head.user_id}: ${problem}`);
+    if (head.seq === 0) {
+      if (head.hash !== GENESIS) problems.push(`member ${head.user_id}: an empty chain's head must be the genesis hash`);
+    } else if (record.entries.find((e) => e.seq === head.seq)?.hash !== head.hash) {
+      problems.push(`member ${head.user_id}: the chain head at the end (entry ${head.seq}) is not in the member's record`);
+    }
+    const [recount] = computeBoard(rules, league, [{ user_id: head.user_id, left_at: null }], betsAtHead(record, head.seq), league.ends_at, marks);
+    for (const k of ['trades', 'marked', 'cancels'] as const) {
+      if (recount[k] !== row[k]) problems.push(`member ${head.user_id}: the board says ${k} ${row[k]} but the record gives ${recount[k]}`);
+    }
+    if (rules.scoring === 'gain' && !close(recount.score, row.score)) {
+      problems.push(`member ${head.user_id}: the board says score ${row.score} but the record gives ${recount.score}`);
+    }
+  }
+  for (const row of doc.board) {
+    if (!doc.heads.some((h) => h.user_id === row.user_id)) problems.push(`member ${row.user_id} is on the board without a chain head`);
+  }
+  return problems;
+}

@@ -1,0 +1,284 @@
+// Queries on leagues and their members. Each takes the database or the
+// caller's transaction first.
+import { sql } from 'kysely';
+import type { Db, Dialect } from '../db/database.js';
+import type { LeagueMembersTable, LeaguesTable } from '../db/tables.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { isPossibleId } from '../domain/ids.js';
+import type { LeagueBet } from '../domain/leagues.js';
+
+export type LeagueRow = Selectable<LeaguesTable>;
+export type LeagueMemberRow = Selectable<LeagueMembersTable>;
+
+export async function insertLeague(db: Db, league: Insertable<LeaguesTable>): Promise<number> {
+  const row = await db.insertInto('leagues').values(league).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function findLeague(db: Db, id: number): Promise<LeagueRow | undefined> {
+  if (!isPossibleId(id)) return undefined;
+  return db.selectFrom('leagues').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findLeagueByCode(db: Db, code: string): Promise<LeagueRow | undefined> {
+  return db.selectFrom('leagues').selectAll().where('invite_code', '=', code).executeTakeFirst();
+}
+
+/**
+ * Reads a league and locks its row until the transaction ends (PostgreSQL:
+ * FOR UPDATE, so joins at the member limit queue one behind the other);
+ * SQLite's immediate transaction already holds the write lock.
+ */
+export async function lockLeague(trx: Db, dialect: Dialect, id: number): Promise<LeagueRow | undefined> {
+  if (!isPossibleId(id)) return undefined;
+  const q = trx.selectFrom('leagues').selectAll().where('id', '=', id);
+  return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+}
+
+export async function updateLeague(db: Db, id: number, patch: Updateable<LeaguesTable>): Promise<void> {
+  await db.updateTable('leagues').set(patch).where('id', '=', id).execute();
+}
+
+export async function deleteLeague(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('league_members').where('league_id', '=', id).execute();
+  await db.deleteFrom('leagues').where('id', '=', id).execute();
+}
+
+/** Members with their current public names (a deleted account's anonymous one), by joining order. */
+export async function membersOf(db: Db, leagueId: number) {
+  return db
+    .selectFrom('league_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.username', 'm.joined_at', 'm.left_at', 'm.daily_standing'])
+    .where('m.league_id', '=', leagueId)
+    .orderBy('m.joined_at')
+    .orderBy('m.user_id')
+    .execute();
+}
+
+export async function membershipOf(db: Db, leagueId: number, userId: number): Promise<LeagueMemberRow | undefined> {
+  return db.selectFrom('league_members').selectAll().where('league_id', '=', leagueId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+export async function countMembers(db: Db, leagueId: number): Promise<number> {
+  const row = await db
+    .selectFrom('league_members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('league_id', '=', leagueId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertMember(db: Db, leagueId: number, userId: number, now: number): Promise<void> {
+  await db.insertInto('league_members').values({ league_id: leagueId, user_id: userId, joined_at: now, left_at: null }).execute();
+}
+
+export async function deleteMember(db: Db, leagueId: number, userId: number): Promise<void> {
+  await db.deleteFrom('league_members').where('league_id', '=', leagueId).where('user_id', '=', userId).execute();
+}
+
+export async function updateMember(db: Db, leagueId: number, userId: number, patch: Updateable<LeagueMembersTable>): Promise<void> {
+  await db.updateTable('league_members').set(patch).where('league_id', '=', leagueId).where('user_id', '=', userId).execute();
+}
+
+/** Leagues not yet ended the user is in (and has not left): what the league limit counts. */
+export async function countActiveLeaguesOf(db: Db, userId: number, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('league_members as m')
+    .innerJoin('leagues as l', 'l.id', 'm.league_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('m.user_id', '=', userId)
+    .where('m.left_at', 'is', null)
+    .where('l.ends_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface LeagueListRow extends LeagueRow {
+  owner_name: string;
+  member_count: number;
+  is_member: number;
+}
+
+/**
+ * The caller's leagues (newest start first) and public leagues not started
+ * that the caller is not in (soonest first): one ordered list, paged.
+ */
+export async function listLeagues(
+  db: Db,
+  q: { userId: number | null; scope: 'all' | 'mine' | 'open'; now: number; limit: number; offset: number },
+): Promise<{ rows: LeagueListRow[]; total: number }> {
+  const uid = q.userId ?? 0;
+  const mine = sql<number>`exists (select 1 from league_members mm where mm.league_id = l.id and mm.user_id = ${uid})`;
+  const base = db.selectFrom('leagues as l').where((eb) => {
+    const own = eb.exists(
+      eb.selectFrom('league_members as mm').select('mm.user_id').whereRef('mm.league_id', '=', 'l.id').where('mm.user_id', '=', uid),
+    );
+    const open = eb.and([eb('l.visibility', '=', 'public'), eb('l.starts_at', '>', q.now), eb.not(own)]);
+    if (q.scope === 'mine') return own;
+    if (q.scope === 'open') return open;
+    return eb.or([own, open]);
+  });
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const rows = await base
+    .innerJoin('users as o', 'o.id', 'l.owner_id')
+    .selectAll('l')
+    .select('o.username as owner_name')
+    .select(sql<number>`(select count(*) from league_members c where c.league_id = l.id)`.as('member_count'))
+    .select(sql<number>`case when ${mine} then 1 else 0 end`.as('is_member'))
+    .orderBy(sql`case when ${mine} then 0 else 1 end`)
+    .orderBy(sql`case when ${mine} then -l.starts_at else l.starts_at end`)
+    .orderBy('l.id')
+    .limit(q.limit)
+    .offset(q.offset)
+    .execute();
+  return {
+    rows: rows.map((r) => ({ ...r, member_count: Number(r.member_count), is_member: Number(r.is_member) })),
+    total: Number(total.n),
+  };
+}
+
+const BET_COLUMNS = [
+  'b.id',
+  'b.user_id',
+  'b.ticker',
+  'b.direction',
+  'b.status',
+  'b.entry_price',
+  'b.exit_price',
+  'b.percentage_gain',
+  'b.opened_at',
+  'b.closed_at',
+  'b.benchmark_entry',
+  'b.benchmark_exit',
+] as const;
+
+/** Members' bets opened within a window: one index range per member (bets_user_opened_idx), never a scan of all bets. */
+export async function windowBets(db: Db, userIds: number[], startsAt: number, endsAt: number): Promise<LeagueBet[]> {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('bets as b')
+    .select([...BET_COLUMNS])
+    .where('b.user_id', 'in', userIds)
+    .where('b.opened_at', '>=', startsAt)
+    .where('b.opened_at', '<', endsAt)
+    .execute();
+}
+
+/** A page of members' bets in the window, newest opening first, with the owner's name. */
+export async function windowFeed(db: Db, userIds: number[], startsAt: number, endsAt: number, limit: number, offset: number) {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('bets as b')
+    .innerJoin('users as u', 'u.id', 'b.user_id')
+    .select([...BET_COLUMNS, 'u.username'])
+    .where('b.user_id', 'in', userIds)
+    .where('b.opened_at', '>=', startsAt)
+    .where('b.opened_at', '<', endsAt)
+    .orderBy('b.opened_at', 'desc')
+    .orderBy('b.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** Each user's record chain head at an instant (the latest entry at or before it); users without one are absent. */
+export async function chainHeadsAt(db: Db, userIds: number[], at: number) {
+  if (userIds.length === 0) return [];
+  const latest = db
+    .selectFrom('record_entries')
+    .select(['user_id'])
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('user_id', 'in', userIds)
+    .where('at', '<=', at)
+    .groupBy('user_id')
+    .as('latest');
+  return db
+    .selectFrom(latest)
+    .innerJoin('record_entries as e', (j) => j.onRef('e.user_id', '=', 'latest.user_id').onRef('e.seq', '=', 'latest.seq'))
+    .select(['e.user_id', 'e.seq', 'e.hash'])
+    .orderBy('e.user_id')
+    .execute();
+}
+
+// The workers' queries.
+
+/** Leagues that have started and whose start notices have not gone out. */
+export async function leaguesToAnnounce(db: Db, now: number, limit: number): Promise<LeagueRow[]> {
+  return db
+    .selectFrom('leagues')
+    .selectAll()
+    .where('start_noticed_at', 'is', null)
+    .where('starts_at', '<=', now)
+    .where('ends_at', '>', now)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Takes a once-only step on a league (the first caller wins): true when this caller took it. */
+async function claim(db: Db, id: number, column: 'start_noticed_at' | 'settled_at', value: number, extra: Updateable<LeaguesTable> = {}) {
+  const r = await db
+    .updateTable('leagues')
+    .set({ [column]: value, ...extra })
+    .where('id', '=', id)
+    .where(column, 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export const claimStartNotice = (db: Db, id: number, now: number) => claim(db, id, 'start_noticed_at', now);
+
+export async function claimStandingDay(db: Db, id: number, day: string): Promise<boolean> {
+  const r = await db
+    .updateTable('leagues')
+    .set({ standing_day: day })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('standing_day', 'is', null), eb('standing_day', '<', day)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Running leagues started by `startedBy` whose standing of `day` has not gone out. */
+export async function leaguesForStanding(db: Db, now: number, day: string, startedBy: number, limit: number): Promise<LeagueRow[]> {
+  return db
+    .selectFrom('leagues')
+    .selectAll()
+    .where('starts_at', '<=', Math.min(now, startedBy))
+    .where('ends_at', '>', now)
+    .where((eb) => eb.or([eb('standing_day', 'is', null), eb('standing_day', '<', day)]))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Ended leagues whose final board is not yet settled. */
+export async function leaguesToSettle(db: Db, now: number, limit: number): Promise<LeagueRow[]> {
+  return db.selectFrom('leagues').selectAll().where('settled_at', 'is', null).where('ends_at', '<=', now).orderBy('id').limit(limit).execute();
+}
+
+export const claimSettlement = (db: Db, id: number, now: number, board: { final_document: string; board_hash: string }) =>
+  claim(db, id, 'settled_at', now, board);
+
+// The record's queries: settled boards become leaves of the next day published.
+
+/** Settled leagues not yet in a day's root, settled before an instant, in id order. */
+export async function boardsToPublish(db: Db, before: number) {
+  return db
+    .selectFrom('leagues')
+    .select(['id', 'board_hash'])
+    .where('record_day', 'is', null)
+    .where('settled_at', 'is not', null)
+    .where('settled_at', '<', before)
+    .orderBy('id')
+    .execute();
+}
+
+export async function setBoardLeaf(db: Db, id: number, day: string, idx: number): Promise<void> {
+  await db.updateTable('leagues').set({ record_day: day, record_leaf_idx: idx }).where('id', '=', id).execute();
+}
+
+/** The league leaves of a published day, in leaf order. */
+export async function boardLeavesOf(db: Db, day: string) {
+  return db.selectFrom('leagues').select(['id', 'board_hash', 'record_leaf_idx']).where('record_day', '=', day).orderBy('record_leaf_idx').execute();
+}

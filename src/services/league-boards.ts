@@ -1,0 +1,186 @@
+// A league's board, feed and proof (docs/leagues.md). While a league runs its
+// board is counted from its members' bets in the window (one index range per
+// member, never all bets) and shared for at most SHARED_ANSWER_TTL_MS; once
+// it ended, the settlement worker freezes it: the stored final document is
+// what the board and the proof answer from then on, and its hash goes into
+// the next published day of the verifiable record.
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
+import { boardHashOf, documentRows, encodeBoardDocument } from '../domain/league-record.js';
+import { type BoardRow, computeBoard, countsInstrument, type LeagueRules, leagueStatus, tickersToMark } from '../domain/leagues.js';
+import { GENESIS, inclusionProof } from '../domain/record.js';
+import { notFound } from '../errors.js';
+import { chainHeadsAt, claimSettlement, findLeague, type LeagueRow, membersOf, windowBets, windowFeed } from '../repositories/leagues.js';
+import type { LeagueBoard, LeagueBoardDocument, LeagueFeed, LeagueProof } from '../schemas/leagues.js';
+import { visibleLeague } from './leagues.js';
+import { dayLeafHashes, dayOf, publishDay } from './record.js';
+import { boardCache, dropLeagueAnswers } from './league-cache.js';
+
+const iso = (t: number) => new Date(t).toISOString();
+const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, min_closed_bets: l.min_closed_bets, scoring: l.scoring });
+
+async function countNow(ctx: AppContext, league: LeagueRow) {
+  const now = ctx.clock.now();
+  const asOf = Math.min(now, league.ends_at);
+  const members = await membersOf(ctx.db, league.id);
+  const rules = rulesOf(league);
+  const bets =
+    now < league.starts_at
+      ? []
+      : await windowBets(
+          ctx.db,
+          members.map((m) => m.user_id),
+          league.starts_at,
+          league.ends_at,
+        );
+  const marks = await ctx.prices.marks(tickersToMark(rules, league, bets, asOf));
+  return { now, asOf, rules, members, rows: computeBoard(rules, league, members, bets, asOf, marks) };
+}
+
+/** The rows as counted now (the daily standing). */
+export async function currentBoard(ctx: AppContext, league: LeagueRow): Promise<BoardRow[]> {
+  return (await countNow(ctx, league)).rows;
+}
+
+/** The board counted now (or at the end, once past it) from the members' bets, open bets marked at current prices. */
+async function liveBoard(ctx: AppContext, league: LeagueRow): Promise<LeagueBoard> {
+  const { now, asOf, rules, members, rows } = await countNow(ctx, league);
+  const names = new Map(members.map((m) => [m.user_id, m.username]));
+  return {
+    league_id: league.id,
+    status: leagueStatus(league, now),
+    final: false,
+    settled_at: null,
+    as_of: iso(asOf),
+    rules,
+    rows: rows.map((r) => withName(r, names)),
+  };
+}
+
+function withName(r: BoardRow | LeagueBoardDocument['board'][number], names: Map<number, string>) {
+  const { user_id, ...rest } = r;
+  return { ...rest, rank: rest.rank, user: { id: user_id, username: names.get(user_id) ?? `deleted:${user_id}` } };
+}
+
+export async function leagueBoard(ctx: AppContext, id: number, callerId: number | null): Promise<LeagueBoard> {
+  const { league } = await visibleLeague(ctx.db, id, callerId);
+  if (league.final_document !== null && league.settled_at !== null) {
+    const doc = JSON.parse(league.final_document) as LeagueBoardDocument;
+    // Names as they are now: a deleted account's row stays under its anonymous name.
+    const names = new Map((await membersOf(ctx.db, id)).map((m) => [m.user_id, m.username]));
+    return {
+      league_id: id,
+      status: 'final',
+      final: true,
+      settled_at: iso(league.settled_at),
+      as_of: iso(league.ends_at),
+      rules: rulesOf(league),
+      rows: doc.board.map((r) => withName(r, names)),
+    };
+  }
+  const answer = await boardCache(ctx).fetch(id, { context: () => liveBoard(ctx, league) });
+  return (answer as LeagueBoard | undefined) ?? liveBoard(ctx, league);
+}
+
+export async function leagueFeed(ctx: AppContext, id: number, callerId: number | null, page: { limit: number; offset: number }): Promise<LeagueFeed> {
+  const { league } = await visibleLeague(ctx.db, id, callerId);
+  const ids = (await membersOf(ctx.db, id)).map((m) => m.user_id);
+  const rows = await windowFeed(ctx.db, ids, league.starts_at, league.ends_at, page.limit, page.offset);
+  return {
+    items: rows.map((b) => ({
+      bet_id: b.id,
+      user: { id: b.user_id, username: b.username },
+      ticker: b.ticker,
+      direction: b.direction,
+      status: b.status,
+      entry_price: b.entry_price,
+      exit_price: b.exit_price,
+      percentage_gain: b.percentage_gain,
+      opened_at: iso(b.opened_at),
+      closed_at: b.closed_at === null ? null : iso(b.closed_at),
+      counted: countsInstrument(league.instruments, b.ticker),
+    })),
+  };
+}
+
+export interface SettledBoard {
+  league: LeagueRow;
+  rows: BoardRow[];
+}
+
+/**
+ * Freezes an ended league's board: counted as of its end, open bets marked at
+ * the price now (the first settlement pass after the end), each member's
+ * chain head at the end beside it, hashed. Null when a mark is missing (the
+ * next pass tries again) or another instance settled it first. `inside` runs
+ * in the settling transaction (the final-result notices).
+ */
+export async function settleLeague(
+  ctx: AppContext,
+  league: LeagueRow,
+  inside: (trx: Db, settled: SettledBoard) => Promise<void> = async () => {},
+): Promise<SettledBoard | null> {
+  const members = await membersOf(ctx.db, league.id);
+  const ids = members.map((m) => m.user_id);
+  const rules = rulesOf(league);
+  const bets = await windowBets(ctx.db, ids, league.starts_at, league.ends_at);
+  const tickers = tickersToMark(rules, league, bets, league.ends_at);
+  const marks = await ctx.prices.marks(tickers);
+  if (tickers.some((t) => !marks.has(t))) return null;
+  const rows = computeBoard(rules, league, members, bets, league.ends_at, marks);
+  const heads = new Map((await chainHeadsAt(ctx.db, ids, league.ends_at)).map((h) => [h.user_id, h]));
+  const now = ctx.clock.now();
+  const doc: LeagueBoardDocument = {
+    league: { id: league.id, starts_at: iso(league.starts_at), ends_at: iso(league.ends_at), ...rules },
+    settled_at: iso(now),
+    board: documentRows(rows),
+    marks: Object.fromEntries([...marks].sort(([a], [b]) => (a < b ? -1 : 1))),
+    heads: [...ids].sort((a, b) => a - b).map((user_id) => heads.get(user_id) ?? { user_id, seq: 0, hash: GENESIS }),
+  };
+  const encoded = encodeBoardDocument(doc);
+  const settled = { league: { ...league, settled_at: now }, rows };
+  const claimed = await ctx.database.transaction(async (trx) => {
+    if (!(await claimSettlement(trx, league.id, now, { final_document: encoded, board_hash: boardHashOf(encoded) }))) return false;
+    await inside(trx, settled);
+    return true;
+  });
+  if (!claimed) return null;
+  dropLeagueAnswers(ctx, league.id);
+  return settled;
+}
+
+/**
+ * The proof of a finished league: its frozen board document, the document's
+ * hash, and the inclusion proof of its leaf in the Merkle root of the day it
+ * was published in (the day it was settled, published once that day ends).
+ */
+export async function leagueProof(ctx: AppContext, id: number, callerId: number | null): Promise<LeagueProof> {
+  const { league: seen } = await visibleLeague(ctx.db, id, callerId);
+  if (seen.final_document === null || seen.settled_at === null || seen.board_hash === null) {
+    throw notFound('A league has a proof once it has ended and its final board is settled');
+  }
+  const settledAt = seen.settled_at;
+  let league = seen;
+  if (league.record_day === null) {
+    // Published lazily too, as the record's days are.
+    await publishDay(ctx, dayOf(settledAt));
+    league = (await findLeague(ctx.db, id)) ?? league;
+  }
+  if (league.record_day === null || league.record_leaf_idx === null) {
+    throw notFound(`The final board is published in the record of ${dayOf(settledAt)} once that day has ended (UTC)`);
+  }
+  const day = await publishDay(ctx, league.record_day);
+  const hashes = await dayLeafHashes(ctx.db, league.record_day);
+  return {
+    kind: 'league-board',
+    document: JSON.parse(league.final_document!) as LeagueBoardDocument,
+    board_hash: league.board_hash!,
+    proof: {
+      date: league.record_day,
+      root: day!.root,
+      tree_size: day!.tree_size,
+      leaf_index: league.record_leaf_idx,
+      path: inclusionProof(hashes, league.record_leaf_idx),
+    },
+  };
+}
