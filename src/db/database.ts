@@ -11,6 +11,7 @@ import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
+import { NamedStatements, withNamedStatements } from './named-statements.js';
 import { SearchPathDialect } from './schema-introspector.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database, Db } from './tables.js';
@@ -132,7 +133,8 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     max: opts.pgPoolSize ?? config.poolSize ?? DEFAULT_POOL_SIZE,
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool })), ...queryLog(opts) });
+  const named = withNamedStatements(pool, new NamedStatements());
+  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool: named })), ...queryLog(opts) });
   return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null);
 }
 
