@@ -3,9 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { AreaSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useLocation } from 'react-router-dom';
-import { fetchPriceHistory, type HistoryRange } from '../api/charts';
+import { fetchPriceHistory, type HistoryRange, type PricePoint } from '../api/charts';
 import { ApiError } from '../api/client';
 import { cssVar, useThemedChart } from '../lib/chart-theme';
+import { formatDateTime, formatPrice } from '../lib/format';
 import { ErrorState, Loading } from './status';
 
 const RANGES = [
@@ -32,22 +33,53 @@ interface Props {
 
 export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1d' }: Props) {
   const [range, setRange] = useState<HistoryRange>(initialRange);
-  const here = useLocation();
-  const { container, chart, series } = useThemedChart((c) => c.addSeries(AreaSeries, { lineWidth: 2 }), seriesColors);
-
   const history = useQuery({
     queryKey: ['price-history', ticker, range],
     queryFn: () => fetchPriceHistory(ticker, range),
     refetchInterval: 30_000,
     retry: false,
   });
+  return (
+    <PriceChartView
+      ticker={ticker}
+      range={range}
+      onRange={setRange}
+      data={history.data}
+      pending={history.isPending}
+      error={history.isError ? history.error : null}
+      retry={() => void history.refetch()}
+      since={since}
+      until={until}
+      entryPrice={entryPrice}
+    />
+  );
+}
+
+interface ViewProps {
+  ticker: string;
+  range: HistoryRange;
+  onRange: (range: HistoryRange) => void;
+  /** The points to draw, fetched by the caller (so a headline can come from the same answer). */
+  data: PricePoint[] | undefined;
+  pending: boolean;
+  error: unknown;
+  retry: () => void;
+  since?: string | null;
+  until?: string | null;
+  entryPrice?: number;
+}
+
+/** The chart of points someone else fetched, with its range buttons. */
+export function PriceChartView({ ticker, range, onRange, data, pending, error, retry, since, until, entryPrice }: ViewProps) {
+  const here = useLocation();
+  const { container, chart, series } = useThemedChart((c) => c.addSeries(AreaSeries, { lineWidth: 2 }), seriesColors);
 
   const points = useMemo(() => {
-    if (!history.data) return null;
+    if (!data) return null;
     const from = since ? Math.floor(Date.parse(since) / 1000) : -Infinity;
     const to = until ? Math.ceil(Date.parse(until) / 1000) : Infinity;
-    return history.data.filter((p) => p.time >= from && p.time <= to);
-  }, [history.data, since, until]);
+    return data.filter((p) => p.time >= from && p.time <= to);
+  }, [data, since, until]);
 
   useEffect(() => {
     if (!series.current || !points) return;
@@ -63,6 +95,7 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
     // series and chart are the hook's refs, the same objects on every render: listing them re-runs nothing.
   }, [points, entryPrice, series, chart]);
 
+  const last = points?.at(-1);
   return (
     <section className="chart-card" aria-label={`${ticker} price chart`}>
       <fieldset className="chart-toolbar" aria-label="Chart range">
@@ -72,7 +105,7 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
             type="button"
             className={`btn btn-small ${range === r.value ? 'btn-active' : ''}`}
             aria-pressed={range === r.value}
-            onClick={() => setRange(r.value)}
+            onClick={() => onRange(r.value)}
           >
             {r.label}
           </button>
@@ -80,7 +113,7 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
       </fieldset>
       <div className="chart-box">
         <div ref={container} className="chart" data-testid="price-chart" />
-        {history.isPending && (
+        {pending && (
           <div className="chart-overlay">
             <Loading label="Loading chart…" />
           </div>
@@ -90,18 +123,24 @@ export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1
             <p className="muted">No prices in this range (the market may be closed): try a longer one.</p>
           </div>
         )}
-        {history.isError && (
+        {error ? (
           <div className="chart-overlay">
-            {history.error instanceof ApiError && history.error.status === 401 ? (
+            {error instanceof ApiError && error.status === 401 ? (
               <p className="muted">
                 <Link to={`/login?next=${encodeURIComponent(here.pathname + here.search)}`}>Log in</Link> to see the price chart.
               </p>
             ) : (
-              <ErrorState error={history.error} retry={() => void history.refetch()} />
+              <ErrorState error={error} retry={retry} />
             )}
           </div>
-        )}
+        ) : null}
       </div>
+      {/* The canvas says nothing to a screen reader: its last point in words. */}
+      {last && (
+        <p className="sr-only" data-testid="chart-last-point">
+          Last point: {formatPrice(last.price)} at {formatDateTime(new Date(last.time * 1000).toISOString())}
+        </p>
+      )}
     </section>
   );
 }

@@ -1,92 +1,182 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { keepPreviousData, type UseQueryResult, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { api, call, callWrite, type Direction } from '../api/client';
+import type { HistoryRange } from '../api/charts';
+import { api, ApiError, callWrite, type Direction } from '../api/client';
+import { fetchInstrumentChart, type Instrument, searchInstruments } from '../api/instruments';
 import { Field } from '../components/field';
-import { PriceChart } from '../components/price-chart';
+import { PriceChartView } from '../components/price-chart';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
 import { useActionKeys } from '../lib/action-keys';
-import { formatPrice, todayUtc } from '../lib/format';
+import { formatDateTime, formatGain, formatPrice, gainClass, todayUtc } from '../lib/format';
+import { useDebounced } from '../lib/use-debounced';
 
-const POPULAR = ['AAPL', 'MSFT', 'NVDA', 'TSLA', 'SPY', 'BTC-USD', 'ETH-USD'];
 const TICKER = /^[A-Z0-9][A-Z0-9.-]{0,14}$/;
+/** Instruments shown for a search; the directory is paged on the server, a list this long is plenty to browse. */
+const LIST_SIZE = 12;
 
 export function MarketsPage() {
   const [params, setParams] = useSearchParams();
   const ticker = (params.get('ticker') ?? '').toUpperCase();
-  const [input, setInput] = useState(ticker);
-  const [inputError, setInputError] = useState<string | null>(null);
+  const [input, setInput] = useState(params.get('q') ?? '');
+  const q = useDebounced(input.trim(), 250);
+  const results = useQuery({
+    queryKey: ['instruments', q],
+    queryFn: () => searchInstruments(q, LIST_SIZE),
+    placeholderData: keepPreviousData,
+    refetchInterval: 30_000,
+    retry: false,
+  });
 
-  const search = (e: FormEvent) => {
+  const choose = (symbol: string) => setParams(input.trim() ? { ticker: symbol, q: input.trim() } : { ticker: symbol });
+
+  // Enter picks the best match, or the text itself when it is a ticker the directory does not list.
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    const t = input.trim().toUpperCase();
-    if (!TICKER.test(t)) {
-      setInputError('A ticker is 1 to 15 letters, digits, "." or "-", e.g. AAPL or BTC-USD.');
-      return;
-    }
-    setInputError(null);
-    setParams({ ticker: t });
+    const first = results.data?.instruments[0];
+    const typed = input.trim().toUpperCase();
+    if (first && q === input.trim()) choose(first.symbol);
+    else if (TICKER.test(typed)) choose(typed);
   };
 
   return (
     <>
       <h1>Markets</h1>
       <search>
-        <form className="inline-form" onSubmit={search}>
+        <form className="inline-form" onSubmit={submit}>
           <Field
-            label="Ticker"
-            name="ticker"
+            label="Search by name or symbol"
+            name="q"
+            type="search"
             value={input}
-            onChange={(e) => setInput(e.target.value.toUpperCase())}
-            placeholder="AAPL"
-            autoCapitalize="characters"
+            onChange={(e) => setInput(e.target.value)}
+            placeholder="Apple, AAPL, bitcoin…"
             spellCheck={false}
-            error={inputError}
+            autoComplete="off"
+            maxLength={50}
           />
           <button type="submit" className="btn btn-primary">
             Show
           </button>
         </form>
       </search>
-      <fieldset className="chips" aria-label="Popular tickers">
-        {POPULAR.map((t) => (
-          <button
-            key={t}
-            type="button"
-            className={`chip ${t === ticker ? 'chip-active' : ''}`}
-            onClick={() => {
-              setInput(t);
-              setParams({ ticker: t });
-            }}
-          >
-            {t}
-          </button>
-        ))}
-      </fieldset>
-      {ticker ? <TickerPanel key={ticker} ticker={ticker} /> : <p className="muted">Pick a ticker to see its price and open a bet.</p>}
+      <InstrumentList results={results} selected={ticker} onChoose={choose} />
+      {ticker ? <TickerPanel key={ticker} ticker={ticker} /> : <p className="muted">Pick an instrument to see its chart and open a bet.</p>}
     </>
   );
 }
 
+function InstrumentList({
+  results,
+  selected,
+  onChoose,
+}: {
+  results: UseQueryResult<Awaited<ReturnType<typeof searchInstruments>>>;
+  selected: string;
+  onChoose: (symbol: string) => void;
+}) {
+  if (results.isPending) return <Loading label="Loading instruments…" />;
+  if (results.isError) return <ErrorState error={results.error} retry={() => void results.refetch()} />;
+  const { instruments, total } = results.data;
+  if (instruments.length === 0) return <p className="muted">No instrument matches that name or symbol.</p>;
+  return (
+    <section aria-label="Instruments" className="card">
+      <ul className="list" data-testid="instrument-list">
+        {instruments.map((i) => (
+          <li key={i.symbol} className="list-row">
+            <button
+              type="button"
+              className={`chip ${i.symbol === selected ? 'chip-active' : ''}`}
+              aria-current={i.symbol === selected ? 'true' : undefined}
+              onClick={() => onChoose(i.symbol)}
+            >
+              {i.symbol}
+            </button>
+            <span className="instrument-name">
+              {i.name}
+              <br />
+              <span className="muted">
+                {KIND_LABEL[i.kind]} · {i.exchange} · {i.market.open ? (i.kind === 'crypto' ? 'trades 24/7' : 'open') : 'closed'}
+              </span>
+            </span>
+            <span className="num right">
+              {i.quote ? formatPrice(i.quote.price) : '—'}
+              <br />
+              <DayChange quote={i.quote} />
+            </span>
+          </li>
+        ))}
+      </ul>
+      {total > instruments.length && (
+        <p className="muted">
+          {instruments.length} of {total}: type more of a name or symbol to narrow the list.
+        </p>
+      )}
+    </section>
+  );
+}
+
+const KIND_LABEL = { stock: 'Stock', etf: 'ETF', crypto: 'Crypto' } as const;
+
+function DayChange({ quote }: { quote: Instrument['quote'] }) {
+  if (!quote || quote.change_percent === null) return <span className="muted">—</span>;
+  return <span className={gainClass(quote.change_percent)}>{formatGain(quote.change_percent)}</span>;
+}
+
+/** Open or closed now, and when that changes; for a closed market, how old the price is. */
+function MarketLine({ instrument }: { instrument: Instrument }) {
+  const { market, quote } = instrument;
+  if (instrument.kind === 'crypto') return <p className="muted">Trades around the clock.</p>;
+  if (market.open) return <p className="muted">Market open · closes {formatDateTime(market.next_close)}</p>;
+  return (
+    <p className="muted" data-testid="market-closed">
+      Market closed — price as of {formatDateTime(quote?.as_of)} · opens {formatDateTime(market.next_open)}
+    </p>
+  );
+}
+
 function TickerPanel({ ticker }: { ticker: string }) {
-  const price = useQuery({
-    queryKey: ['price', ticker],
-    queryFn: () => call(api.GET('/price/{ticker}', { params: { path: { ticker } } })),
-    refetchInterval: 5000,
+  const [range, setRange] = useState<HistoryRange>('1d');
+  // One answer for the headline and the chart: the chart's last point is the quote shown above it.
+  const snapshot = useQuery({
+    queryKey: ['instrument', ticker, range],
+    queryFn: () => fetchInstrumentChart(ticker, range),
+    placeholderData: keepPreviousData,
+    refetchInterval: 15_000,
     retry: false,
   });
+  const instrument = snapshot.data?.instrument;
+  const quote = instrument?.quote ?? null;
   return (
     <section className="card" aria-labelledby="ticker-heading">
       <div className="ticker-head">
-        <h2 id="ticker-heading">{ticker}</h2>
+        <h2 id="ticker-heading">
+          {ticker}
+          {instrument && <span className="muted"> {instrument.name}</span>}
+        </h2>
         <div className="price-big num" data-testid="ticker-price" aria-live="polite">
-          {price.data ? formatPrice(price.data.price) : price.isPending ? '…' : '—'}
+          {quote ? formatPrice(quote.price) : snapshot.isPending ? '…' : '—'}
         </div>
       </div>
-      {price.isError && <ErrorState error={price.error} retry={() => void price.refetch()} />}
-      {price.isPending && <Loading label="Loading price…" />}
-      <PriceChart ticker={ticker} />
-      {price.data && <OpenBetForm ticker={ticker} />}
+      {quote && (
+        <p>
+          <DayChange quote={quote} /> <span className="muted">today</span>
+        </p>
+      )}
+      {instrument && <MarketLine instrument={instrument} />}
+      {snapshot.isError && !(snapshot.error instanceof ApiError && snapshot.error.status === 401) && (
+        <ErrorState error={snapshot.error} retry={() => void snapshot.refetch()} />
+      )}
+      <PriceChartView
+        ticker={ticker}
+        range={range}
+        onRange={setRange}
+        data={snapshot.data?.points}
+        pending={snapshot.isPending}
+        error={snapshot.isError && snapshot.error instanceof ApiError && snapshot.error.status === 401 ? snapshot.error : null}
+        retry={() => void snapshot.refetch()}
+      />
+      {quote && <OpenBetForm ticker={ticker} />}
     </section>
   );
 }
