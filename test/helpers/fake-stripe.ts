@@ -21,6 +21,17 @@ export interface FakeSubscription {
   status: string;
   priceId: string;
   metadata?: Record<string, string>;
+  /** Set when the customer cancelled in the portal: the subscription ends at periodEnd. */
+  cancelAtPeriodEnd?: boolean;
+  /** End of the paid period, epoch seconds. */
+  periodEnd?: number;
+}
+
+/** A portal configuration the service created, with the form parameters it sent. */
+export interface FakePortalConfiguration {
+  id: string;
+  metadata: Record<string, string>;
+  params: Record<string, string>;
 }
 
 export const WEBHOOK_SECRET = 'whsec_test_secret_for_the_fake';
@@ -88,6 +99,7 @@ export class FakeStripe {
   readonly requests: RecordedRequest[] = [];
   readonly subscriptions = new Map<string, FakeSubscription>();
   prices = defaultPrices();
+  readonly portalConfigurations: FakePortalConfiguration[] = [];
   /** When set, every call answers 500 (without asking the SDK to retry). */
   failing = false;
   private server: http.Server | null = null;
@@ -116,14 +128,83 @@ export class FakeStripe {
   /** A subscription as Stripe would answer it, with the price and product expanded. */
   subscriptionObject(s: FakeSubscription): Record<string, unknown> {
     const price = this.prices.find((p) => p.id === s.priceId) ?? { id: s.priceId, object: 'price', metadata: {} };
+    const period = s.periodEnd ?? null;
     return {
       id: s.id,
       object: 'subscription',
       customer: s.customer,
       status: s.status,
       metadata: s.metadata ?? {},
-      items: { object: 'list', data: [{ id: `si_${s.id}`, object: 'subscription_item', price }], has_more: false },
+      cancel_at_period_end: s.cancelAtPeriodEnd ?? false,
+      cancel_at: s.cancelAtPeriodEnd ? period : null,
+      items: {
+        object: 'list',
+        data: [{ id: `si_${s.id}`, object: 'subscription_item', price, current_period_end: period }],
+        has_more: false,
+      },
     };
+  }
+
+  /** The portal configuration a session was opened with. */
+  portalConfiguration(id: string): FakePortalConfiguration {
+    const c = this.portalConfigurations.find((x) => x.id === id);
+    if (!c) throw new Error(`no portal configuration ${id}`);
+    return c;
+  }
+
+  /** The prices a portal configuration lets a customer switch to. */
+  static switchablePrices(c: FakePortalConfiguration): string[] {
+    const p = c.params;
+    if (p['features[subscription_update][enabled]'] !== 'true') return [];
+    if (p['features[subscription_update][default_allowed_updates][0]'] !== 'price') return [];
+    return Object.entries(p)
+      .filter(([k]) => /^features\[subscription_update\]\[products\]\[\d+\]\[prices\]\[\d+\]$/.test(k))
+      .map(([, v]) => v);
+  }
+
+  private subscriptionUpdated(s: FakeSubscription, previous: Record<string, unknown>): Record<string, unknown> {
+    const event = stripeEvent('customer.subscription.updated', this.subscriptionObject(s));
+    (event.data as Record<string, unknown>).previous_attributes = previous;
+    return event;
+  }
+
+  /**
+   * What Stripe does when the customer switches plans in a portal opened with
+   * `configurationId`: refused unless that configuration allows the price,
+   * else the subscription moves to it and the customer.subscription.updated
+   * event Stripe sends is returned for delivery.
+   */
+  portalSwitch(configurationId: string, subscriptionId: string, priceId: string): Record<string, unknown> {
+    const c = this.portalConfiguration(configurationId);
+    if (!FakeStripe.switchablePrices(c).includes(priceId)) throw new Error(`the portal does not offer ${priceId}`);
+    const s = this.subscriptions.get(subscriptionId);
+    if (!s) throw new Error(`no subscription ${subscriptionId}`);
+    const before = s.priceId;
+    s.priceId = priceId;
+    return this.subscriptionUpdated(s, { items: { data: [{ price: { id: before } }] } });
+  }
+
+  /** The customer cancels in the portal: with mode at_period_end the subscription stays active until periodEnd. */
+  portalCancel(configurationId: string, subscriptionId: string): Record<string, unknown> {
+    const c = this.portalConfiguration(configurationId);
+    if (c.params['features[subscription_cancel][enabled]'] !== 'true') throw new Error('the portal does not offer cancelling');
+    if (c.params['features[subscription_cancel][mode]'] !== 'at_period_end') throw new Error('this fake only models cancelling at period end');
+    const s = this.subscriptions.get(subscriptionId);
+    if (!s) throw new Error(`no subscription ${subscriptionId}`);
+    s.cancelAtPeriodEnd = true;
+    return this.subscriptionUpdated(s, { cancel_at_period_end: false });
+  }
+
+  /** Time passes to `nowSeconds`: subscriptions cancelled at period end whose period is over end, each with its deleted event. */
+  advanceTo(nowSeconds: number): Array<Record<string, unknown>> {
+    const events: Array<Record<string, unknown>> = [];
+    for (const s of this.subscriptions.values()) {
+      if (s.cancelAtPeriodEnd && s.status !== 'canceled' && s.periodEnd !== undefined && s.periodEnd <= nowSeconds) {
+        s.status = 'canceled';
+        events.push(stripeEvent('customer.subscription.deleted', this.subscriptionObject(s)));
+      }
+    }
+    return events;
   }
 
   private answer(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
@@ -157,6 +238,22 @@ export class FakeStripe {
     if (req.method === 'POST' && path === '/v1/checkout/sessions') {
       const id = `cs_test_${++this.seq}`;
       send(200, { id, object: 'checkout.session', mode: 'subscription', url: `https://checkout.stripe.test/c/pay/${id}` });
+      return;
+    }
+    if (req.method === 'POST' && path === '/v1/billing_portal/configurations') {
+      const metadata = Object.fromEntries(
+        Object.entries(params)
+          .filter(([k]) => k.startsWith('metadata['))
+          .map(([k, v]) => [k.slice('metadata['.length, -1), v]),
+      );
+      const c = { id: `bpc_${++this.seq}`, metadata, params };
+      this.portalConfigurations.push(c);
+      send(200, { id: c.id, object: 'billing_portal.configuration', active: true, is_default: false, metadata });
+      return;
+    }
+    if (req.method === 'GET' && path === '/v1/billing_portal/configurations') {
+      const data = this.portalConfigurations.map((c) => ({ id: c.id, object: 'billing_portal.configuration', active: true, metadata: c.metadata }));
+      send(200, { object: 'list', data, has_more: false, url: '/v1/billing_portal/configurations' });
       return;
     }
     if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {

@@ -82,11 +82,52 @@ function idOf(v: string | { id: string } | null | undefined): string | null {
   return typeof v === 'string' ? v : v.id;
 }
 
+/** Stripe's limit on the products one portal configuration lets customers switch between. */
+export const PORTAL_PRODUCTS_MAX = 10;
+
+/** Marks the portal configurations this service made, by the plans they allow (metadata key). */
+export const PORTAL_CONFIGURATION_KEY = 'paper_bets_plans';
+
+/** The plans as the portal's subscription_update feature lists them: per product, its plan prices; sorted so equal sets compare equal. */
+export function portalProducts(plans: StripePlan[], productOf: ReadonlyMap<string, string>): Array<{ product: string; prices: string[] }> {
+  const byProduct = new Map<string, string[]>();
+  for (const plan of plans) {
+    const product = productOf.get(plan.price_id);
+    if (!product) continue;
+    byProduct.set(product, [...(byProduct.get(product) ?? []), plan.price_id]);
+  }
+  return [...byProduct.entries()]
+    .map(([product, prices]) => ({ product, prices: prices.sort() }))
+    .sort((a, b) => a.product.localeCompare(b.product))
+    .slice(0, PORTAL_PRODUCTS_MAX);
+}
+
+/**
+ * The customer portal's features: switch between our plans' prices (prorated:
+ * the unused part of the period is credited, the new price charged for the
+ * rest) and cancel at the end of the paid period, never at once.
+ */
+export function portalFeatures(products: Array<{ product: string; prices: string[] }>): Stripe.BillingPortal.ConfigurationCreateParams.Features {
+  return {
+    subscription_update:
+      products.length > 0
+        ? { enabled: true, default_allowed_updates: ['price'], products, proration_behavior: 'create_prorations' }
+        : { enabled: false },
+    subscription_cancel: { enabled: true, mode: 'at_period_end' },
+    payment_method_update: { enabled: true },
+    invoice_history: { enabled: true },
+  };
+}
+
 export class StripePaymentProvider implements PaymentProvider {
   readonly kind = 'stripe' as const;
   private readonly client: Stripe;
   private cache: { plans: StripePlan[]; until: number } | null = null;
   private inflight: Promise<StripePlan[]> | null = null;
+  /** Each plan price's product, from the latest listing (the portal configuration names products). */
+  private productOf = new Map<string, string>();
+  /** The portal configuration for a set of plans, found or made once per process. */
+  private portalConfig: { fingerprint: string; id: Promise<string> } | null = null;
 
   constructor(private readonly opts: StripeOptions) {
     this.client = new Stripe(opts.secretKey, {
@@ -109,15 +150,19 @@ export class StripePaymentProvider implements PaymentProvider {
 
   private async fetchPlans(): Promise<StripePlan[]> {
     const plans: StripePlan[] = [];
+    const productOf = new Map<string, string>();
     try {
       for await (const price of this.client.prices.list({ active: true, type: 'recurring', expand: ['data.product'], limit: 100 })) {
         const plan = planOf(price);
+        const product = idOf(price.product as string | { id: string } | null);
         if (plan) plans.push(plan);
+        if (plan && product) productOf.set(plan.price_id, product);
       }
     } catch (err) {
       throw new PaymentProviderError('listing prices', { cause: err });
     }
     plans.sort((a, b) => a.amount - b.amount || a.price_id.localeCompare(b.price_id));
+    this.productOf = productOf;
     this.cache = { plans, until: this.opts.clock.now() + PLANS_CACHE_MS };
     return plans;
   }
@@ -159,11 +204,48 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   async createPortal(p: { customerId: string; returnUrl: string }): Promise<string> {
+    const configuration = await this.portalConfiguration();
     try {
-      const session = await this.client.billingPortal.sessions.create({ customer: p.customerId, return_url: p.returnUrl });
+      const session = await this.client.billingPortal.sessions.create({ customer: p.customerId, return_url: p.returnUrl, configuration });
       return session.url;
     } catch (err) {
       throw new PaymentProviderError('creating a portal session', { cause: err });
+    }
+  }
+
+  /**
+   * The id of a portal configuration allowing exactly today's plans: one this
+   * service made earlier (found by its metadata, so restarts and other
+   * instances reuse it), else a new one. Plans added in Stripe make a new
+   * configuration on the next portal opening after the plans cache expires.
+   */
+  private async portalConfiguration(): Promise<string> {
+    const products = portalProducts(await this.plans(), this.productOf);
+    const fingerprint = createHash('sha256').update(JSON.stringify(products)).digest('hex').slice(0, 32);
+    if (this.portalConfig?.fingerprint !== fingerprint) {
+      const id = this.findOrCreatePortalConfiguration(fingerprint, products);
+      this.portalConfig = { fingerprint, id };
+      // A failure is not kept: the next portal opening tries again.
+      id.catch(() => {
+        if (this.portalConfig?.id === id) this.portalConfig = null;
+      });
+    }
+    return this.portalConfig.id;
+  }
+
+  private async findOrCreatePortalConfiguration(fingerprint: string, products: Array<{ product: string; prices: string[] }>): Promise<string> {
+    try {
+      for await (const c of this.client.billingPortal.configurations.list({ active: true, limit: 100 })) {
+        if (c.metadata?.[PORTAL_CONFIGURATION_KEY] === fingerprint) return c.id;
+      }
+      const created = await this.client.billingPortal.configurations.create(
+        { name: 'Plans', features: portalFeatures(products), metadata: { [PORTAL_CONFIGURATION_KEY]: fingerprint } },
+        // Instances racing to make the first one make one.
+        { idempotencyKey: `portal-configuration-${fingerprint}` },
+      );
+      return created.id;
+    } catch (err) {
+      throw new PaymentProviderError('preparing the portal configuration', { cause: err });
     }
   }
 
