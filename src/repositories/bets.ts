@@ -6,36 +6,59 @@ import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
 
 // The write path's statements are prepared (src/db/prepared.ts): built once, run with each call's values.
-const insertBetQuery = prepared((db, b: Omit<NewBet, 'id'>) =>
+/**
+ * Inserts an OPEN bet only while its owner holds fewer open bets than
+ * `capacity`: the capacity check and the insert are one statement. The caller
+ * holds the owner's row lock (PostgreSQL) or the write lock (SQLite), so the
+ * count cannot change before commit.
+ */
+const insertWithinCapacityQuery = prepared((db, b: Omit<NewBet, 'id'> & { capacity: number }) =>
   db
     .insertInto('bets')
-    .values({
-      user_id: b.user_id,
-      ticker: b.ticker,
-      direction: b.direction,
-      status: b.status,
-      entry_price: b.entry_price,
-      exit_price: b.exit_price,
-      percentage_gain: b.percentage_gain,
-      target_date: b.target_date,
-      settle_at: b.settle_at,
-      opened_at: b.opened_at,
-      closed_at: b.closed_at,
-      last_event_at: b.last_event_at,
-      close_reason: b.close_reason,
-      source_bet_id: b.source_bet_id,
-      source_kind: b.source_kind,
-      benchmark_entry: b.benchmark_entry,
-      benchmark_exit: b.benchmark_exit,
-    })
+    .columns([...BET_COLUMNS])
+    .expression(
+      db
+        .selectNoFrom((eb) => BET_COLUMNS.map((column) => eb.val(b[column]).as(column)))
+        .where(
+          (eb) =>
+            eb
+              .selectFrom('bets')
+              .select((c) => c.fn.countAll<number>().as('n'))
+              .where('bets.user_id', '=', b.user_id)
+              .where('bets.status', '=', 'OPEN'),
+          '<',
+          b.capacity,
+        ),
+    )
     .returningAll(),
 );
+
+const BET_COLUMNS = [
+  'user_id',
+  'ticker',
+  'direction',
+  'status',
+  'entry_price',
+  'exit_price',
+  'percentage_gain',
+  'target_date',
+  'settle_at',
+  'opened_at',
+  'closed_at',
+  'last_event_at',
+  'close_reason',
+  'source_bet_id',
+  'source_kind',
+  'benchmark_entry',
+  'benchmark_exit',
+] as const satisfies ReadonlyArray<keyof NewBet>;
 
 /** The columns an opening leaves empty: a new bet has no exit yet. */
 const NOT_ENDED = { exit_price: null, percentage_gain: null, closed_at: null, close_reason: null, benchmark_exit: null } as const;
 
-export async function insertBet(db: Db, bet: Omit<NewBet, 'id'>): Promise<BetRow> {
-  const [row] = await insertBetQuery(db, {
+/** The new OPEN bet, or undefined when its owner already holds `capacity` open bets (nothing inserted). */
+export async function insertBetWithinCapacity(db: Db, bet: Omit<NewBet, 'id'>, capacity: number): Promise<BetRow | undefined> {
+  const [row] = await insertWithinCapacityQuery(db, {
     ...NOT_ENDED,
     target_date: null,
     settle_at: null,
@@ -43,8 +66,19 @@ export async function insertBet(db: Db, bet: Omit<NewBet, 'id'>): Promise<BetRow
     source_kind: null,
     benchmark_entry: null,
     ...definedOnly(bet),
+    capacity,
   });
-  return row!;
+  return row;
+}
+
+export async function countOpenBets(db: Db, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('bets')
+    .select((c) => c.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('status', '=', 'OPEN')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Drops keys whose value is undefined, so the defaults before them stand. */
@@ -72,34 +106,34 @@ export async function lockBetById(db: Db, dialect: Dialect, id: number, opts: { 
 }
 
 // An opening's capacity check in one statement: the user's plan extras and their open bets.
-const openingStateQuery = prepared((db, p: { userId: number }) =>
+const openerQuery = prepared((db, p: { userId: number }) =>
+  db.selectFrom('users').select(['username', 'extra_bets', 'extra_slots']).where('users.id', '=', p.userId).where('users.deleted_at', 'is', null),
+);
+const lockedOpenerQuery = prepared((db, p: { userId: number }) =>
   db
     .selectFrom('users')
     .select(['username', 'extra_bets', 'extra_slots'])
-    .select((eb) =>
-      eb
-        .selectFrom('bets')
-        .select((b) => b.fn.countAll<number>().as('n'))
-        .where('bets.user_id', '=', p.userId)
-        .where('bets.status', '=', 'OPEN')
-        .as('open_bets'),
-    )
     .where('users.id', '=', p.userId)
-    .where('users.deleted_at', 'is', null),
+    .where('users.deleted_at', 'is', null)
+    .forNoKeyUpdate(),
 );
 
-export interface OpeningState {
+export interface Opener {
   username: string;
   extra_bets: number;
   extra_slots: number;
-  open_bets: number;
 }
 
-/** A live user's name, plan extras and open-bet count; undefined for a missing or deleted user. */
-export async function openingState(db: Db, userId: number): Promise<OpeningState | undefined> {
+/**
+ * A live user's name and plan extras, read with the user's row lock held to
+ * the end of the transaction on PostgreSQL (one statement for both), so this
+ * user's openings run one after another. On SQLite the immediate transaction
+ * already holds the database's write lock. Undefined for a missing or deleted user.
+ */
+export async function lockOpener(db: Db, dialect: Dialect, userId: number): Promise<Opener | undefined> {
   if (!isPossibleId(userId)) return undefined;
-  const [row] = await openingStateQuery(db, { userId });
-  return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots, open_bets: Number(row.open_bets) };
+  const [row] = await (dialect === 'postgres' ? lockedOpenerQuery : openerQuery)(db, { userId });
+  return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots };
 }
 
 export interface BetExit {

@@ -12,11 +12,12 @@ import {
   addToLeaderboard,
   findBetById,
   finishOpenBet,
-  insertBet,
+  countOpenBets,
+  insertBetWithinCapacity,
   listFinishedBets,
   listOpenBets,
   lockBetById,
-  openingState,
+  lockOpener,
 } from '../repositories/bets.js';
 import { findUserById } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
@@ -63,33 +64,36 @@ export async function openBet(
   // The benchmark's price (for alpha) is fetched beside the entry price, before the transaction; null on failure.
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return ctx.database.transaction(async (trx) => {
-    // The user row lock serialises this user's opens, so the count below stays true until commit.
-    await holdUserLock(trx, ctx.dialect, userId);
-    const state = await openingState(trx, userId);
-    if (!state) throw notFound('User not found');
+    // The user row lock serialises this user's opens, so the capacity check in the insert stays true until commit.
+    const opener = await lockOpener(trx, ctx.dialect, userId);
+    if (!opener) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
     if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');
-    const capacity = capacitiesOf(ctx.config.capacities, state).bet_capacity;
-    const open = state.open_bets;
-    if (open >= capacity) {
+    const capacity = capacitiesOf(ctx.config.capacities, opener).bet_capacity;
+    const now = ctx.clock.now();
+    const bet = await insertBetWithinCapacity(
+      trx,
+      {
+        user_id: userId,
+        ticker,
+        direction: req.direction,
+        status: 'OPEN',
+        entry_price: entryPrice,
+        target_date: targetDate,
+        settle_at: targetDate === null ? null : ctx.config.marketCalendar.settlementTime(ticker, targetDate),
+        opened_at: now,
+        last_event_at: now,
+        source_bet_id: source?.betId ?? null,
+        source_kind: source?.kind ?? null,
+        benchmark_entry: benchmarkEntry,
+      },
+      capacity,
+    );
+    if (!bet) {
+      const open = await countOpenBets(trx, userId);
       throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
     }
-    const now = ctx.clock.now();
-    const bet = await insertBet(trx, {
-      user_id: userId,
-      ticker,
-      direction: req.direction,
-      status: 'OPEN',
-      entry_price: entryPrice,
-      target_date: targetDate,
-      settle_at: targetDate === null ? null : ctx.config.marketCalendar.settlementTime(ticker, targetDate),
-      opened_at: now,
-      last_event_at: now,
-      source_bet_id: source?.betId ?? null,
-      source_kind: source?.kind ?? null,
-      benchmark_entry: benchmarkEntry,
-    });
-    await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: state.username });
+    await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: opener.username });
     const opened = { message: `Opened ${bet.direction} ${ticker} at ${entryPrice}`, bet_id: bet.id, entry_price: entryPrice };
     await within?.(trx, opened);
     return opened;

@@ -10,7 +10,7 @@ import { listFeed } from '../../src/repositories/feed.js';
 import { listFollowed } from '../../src/repositories/follows.js';
 import { searchUsers } from '../../src/repositories/user-search.js';
 import { publicProfile } from '../../src/services/profiles.js';
-import { openingState } from '../../src/repositories/bets.js';
+import { insertBetWithinCapacity, lockOpener } from '../../src/repositories/bets.js';
 import { enqueueForLinkedFollowers } from '../../src/repositories/notifications.js';
 import { lastEntry } from '../../src/repositories/record.js';
 import { findLiveSession } from '../../src/repositories/sessions.js';
@@ -112,13 +112,16 @@ forEachDialect('social query plans', (dialect) => {
     assert.match(text, /bets_user_closed_idx/, 'history page');
   });
 
-  test("the write path's reads: the session and the user by primary key, open bets through bets_user_status_idx, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {
+  test("the write path's reads: the session and the user by primary key, the capacity check of an opening's insert through bets_user_status_idx, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {
     const [session] = await plans((db) => findLiveSession(db, 'no-such-session', 0));
     assert.match(session!, dialect === 'sqlite' ? /SEARCH sessions USING INDEX sqlite_autoindex_sessions_1/ : /sessions_pkey/, session);
-    const [opening] = await plans((db) => openingState(db, users[2]!), { noSeqScan: true });
+    const [opener] = await plans((db) => lockOpener(db, dialect, users[2]!), { noSeqScan: true });
+    assertNoTableScan(opener!);
+    assert.match(opener!, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/, opener);
+    const bet = betRow({ userId: users[2]!, openedAt: t.clock.now() });
+    const [opening] = await plans((db) => insertBetWithinCapacity(db, bet, 10), { noSeqScan: true });
     assertNoTableScan(opening!);
     assert.match(opening!, /bets_user_status_idx/, opening);
-    assert.match(opening!, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/, opening);
     const [head] = await plans((db) => lastEntry(db, users[2]!), { noSeqScan: true });
     assert.match(
       head!,
