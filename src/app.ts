@@ -29,6 +29,10 @@ import { systemClock } from './lib/clock.js';
 import { Metrics } from './metrics.js';
 import { observeQueues } from './services/queue-metrics.js';
 import { createChatTransport } from './providers/chat/index.js';
+import { createMailSender } from './providers/mail/index.js';
+import { queueDueDigests } from './services/email.js';
+import { MailTransport } from './services/mail-delivery.js';
+import { mailKeyFrom } from './services/mail-tokens.js';
 import { TelegramTransport } from './providers/chat/telegram.js';
 import { createPaymentProvider } from './providers/payments/index.js';
 import { createPriceProvider, newMarketSeed } from './providers/prices/index.js';
@@ -36,6 +40,7 @@ import { getOrInitSetting } from './repositories/settings.js';
 import { accountRoutes } from './routes/accounts.js';
 import { chatRoutes } from './routes/chat.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { emailRoutes } from './routes/email.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { meRoutes } from './routes/me.js';
 import { rankingsRoutes } from './routes/rankings.js';
@@ -49,7 +54,7 @@ import { tradingRoutes } from './routes/trading.js';
 import { sharedSchemas } from './schemas/index.js';
 import { BetEvents } from './services/bet-events.js';
 import { handleTelegramUpdateAndAnswer } from './services/chat.js';
-import { localCheckoutStore } from './services/local-payments.js';
+import { endDueLocalSubscriptions, localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
 import { PasswordHasher } from './services/passwords.js';
 import { ProviderStatus } from './services/provider-status.js';
@@ -136,6 +141,27 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       onDeliveryFailure: (transport) => metrics.outboxDeliveryFailures.inc({ channel: transport }),
       transportStatus: providerStatus.chat,
     });
+    const mailKey = mailKeyFrom(jwtSecret);
+    const mailSender = createMailSender(config, app.log);
+    const mailTransport = new MailTransport({
+      db: database.db,
+      clock,
+      sender: mailSender,
+      key: mailKey,
+      publicUrl: config.publicUrl,
+      webUrl: config.webUrl,
+    });
+    const mailOutbox = new OutboxWorker({
+      database,
+      clock,
+      transport: mailTransport,
+      log: app.log,
+      webUrl: config.webUrl,
+      onDeliveryFailure: (transport) => metrics.outboxDeliveryFailures.inc({ channel: transport }),
+      stillWanted: (row) => mailTransport.stillWanted(row),
+      // Digests due are queued after each run, and go out on the next.
+      afterRun: async () => void (await queueDueDigests(ctx)),
+    });
     const priceProvider = deps.prices ?? createPriceProvider(config, clock, marketSeed);
     const ctx: AppContext = {
       config,
@@ -164,6 +190,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       accountDeletionListeners: [],
       chatTransport,
       outbox,
+      mail: { outbox: mailOutbox, transport: mailTransport, key: mailKey },
       payments: createPaymentProvider(config, clock, localCheckoutStore(database.db)),
       prices: new CachedPriceService({
         provider: priceProvider,
@@ -190,6 +217,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       const timer = setInterval(publish, 3_600_000);
       timer.unref();
       app.addHook('onReady', async () => void publish());
+      app.addHook('onClose', async () => clearInterval(timer));
+    }
+    if (config.workers.enabled && ctx.payments.kind === 'local') {
+      // The local provider's cancellations at period end take effect within a minute of the date.
+      const endDue = () => endDueLocalSubscriptions(ctx).catch((err) => app.log.error({ err }, 'ending local subscriptions failed'));
+      const timer = setInterval(endDue, 60_000);
+      timer.unref();
+      app.addHook('onReady', async () => void endDue());
       app.addHook('onClose', async () => clearInterval(timer));
     }
     const settlement = config.workers.enabled ? new SettlementWorker(ctx, app.log) : null;
@@ -239,12 +274,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await app.register(paymentRoutes);
     await app.register(chatRoutes);
     await app.register(notificationRoutes);
+    await app.register(emailRoutes);
     await app.register(tailFadeRoutes);
 
     // Drained before the database closes: a run in progress records what it sent.
     app.addHook('preClose', async () => {
       if (chatTransport instanceof TelegramTransport) await chatTransport.stopReceiving();
       await outbox.stop();
+      await mailOutbox.stop();
+      mailSender.close();
     });
     await app.register(recordRoutes);
     await app.register(statsRoutes);
@@ -257,6 +295,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (config.metricsPort !== null) await ctx.metrics.serve(config.host, config.metricsPort);
     if (config.workers.enabled) {
       outbox.start();
+      mailOutbox.start();
       if (chatTransport instanceof TelegramTransport) {
         await chatTransport.startReceiving((update) => handleTelegramUpdateAndAnswer(ctx, update));
       }

@@ -11,7 +11,15 @@ import { html, page, type SafeHtml } from '../lib/html.js';
 import { NO_NUL_PATTERN } from '../schemas/common.js';
 import type { StripePlan } from '../schemas/payments.js';
 import { checkoutUrls } from '../services/payments.js';
-import { cancelLocalSubscription, confirmLocalCheckout, localCheckoutView, localPortalView } from '../services/local-payments.js';
+import {
+  cancelLocalSubscription,
+  confirmLocalCheckout,
+  type LocalPortalView,
+  localCheckoutView,
+  localPortalView,
+  resumeLocalSubscription,
+  switchLocalPlan,
+} from '../services/local-payments.js';
 
 const SIMULATION = html`<p class="notice"><strong>Simulation.</strong> This is the service's built-in stand-in for a payment
 provider: no card is asked for, no money moves. Confirming grants the plan at once, as a real provider's
@@ -149,7 +157,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
       schema: {
         tags,
         operationId: 'getLocalPortalPage',
-        summary: 'Local customer portal (simulation): see or cancel the plan',
+        summary: 'Local customer portal (simulation): see the plan, switch to another, cancel at the end of the period',
         security: COOKIE_AUTH,
         querystring: AnyQuery,
         response: { 200: htmlResponse('Portal page'), ...errorPages(400, 401, 404, 500) },
@@ -160,29 +168,87 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
       const body =
         view.subscriptionId === null
           ? html`<p>You have no active subscription${view.status ? html` (last status: ${view.status})` : ''}.</p>`
-          : html`${view.plan ? planBlock(view.plan) : html`<p>Plan: no longer offered.</p>`}
-<p>Status: ${view.status}</p>
-<form method="post" action="/pay/local/portal/cancel"><button type="submit">Cancel subscription (simulated)</button></form>`;
+          : portalBody(view);
       return sendPage(reply, 200, 'Local customer portal', html`${SIMULATION}${body}<p><a href="${web}">Back to the app</a></p>`);
+    },
+  );
+
+  const portalWrite = (operationId: string, summary: string, codes: number[], body?: typeof SwitchBody) => ({
+    config: authenticatedWrite(ctx.config),
+    schema: {
+      tags,
+      operationId,
+      summary,
+      security: COOKIE_AUTH,
+      querystring: AnyQuery,
+      ...(body ? { body } : {}),
+      response: { 303: redirect, ...errorPages(400, 401, 403, 404, ...codes, 413, 415, 429, 500) },
+    },
+  });
+
+  app.post<{ Body: { price_id: string } }>(
+    '/pay/local/portal/switch',
+    portalWrite(
+      'switchLocalPlan',
+      'Switch to another plan (simulation): the new capacities apply at once, then back to the portal',
+      [409],
+      SwitchBody,
+    ),
+    async (request, reply) => {
+      await switchLocalPlan(ctx, principalOf(request).userId, request.body.price_id);
+      return reply.redirect('/pay/local/portal', 303);
     },
   );
 
   app.post(
     '/pay/local/portal/cancel',
-    {
-      config: authenticatedWrite(ctx.config),
-      schema: {
-        tags,
-        operationId: 'cancelLocalSubscription',
-        summary: 'Cancel the plan (simulation): capacities return to base, then back to the portal',
-        security: COOKIE_AUTH,
-        querystring: AnyQuery,
-        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 413, 415, 429, 500) },
-      },
-    },
+    portalWrite(
+      'cancelLocalSubscription',
+      'Cancel the plan at the end of the period (simulation): capacities stay until then, then return to base; back to the portal',
+      [409],
+    ),
     async (request, reply) => {
       await cancelLocalSubscription(ctx, principalOf(request).userId);
       return reply.redirect('/pay/local/portal', 303);
     },
   );
+
+  app.post(
+    '/pay/local/portal/resume',
+    portalWrite('resumeLocalSubscription', 'Keep a plan cancelled at the end of the period (simulation): it renews as before', []),
+    async (request, reply) => {
+      await resumeLocalSubscription(ctx, principalOf(request).userId);
+      return reply.redirect('/pay/local/portal', 303);
+    },
+  );
 };
+
+const SwitchBody = {
+  type: 'object',
+  properties: { price_id: { type: 'string', minLength: 1, maxLength: 200, pattern: NO_NUL_PATTERN } },
+  required: ['price_id'],
+  additionalProperties: false,
+} as const;
+
+/** A UTC date and time a person reads: "2026-12-25 15:00 UTC". */
+function when(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function portalBody(view: LocalPortalView): SafeHtml {
+  const current = view.plan ? planBlock(view.plan) : html`<p>Plan: no longer offered.</p>`;
+  if (view.endsAt !== null) {
+    return html`${current}
+<p>Status: ${view.status}. <strong>Cancelled: the plan ends on ${when(view.endsAt)}</strong>; its capacities stay until then.</p>
+<form method="post" action="/pay/local/portal/resume"><button type="submit">Keep my plan (simulated)</button></form>`;
+  }
+  const switches = view.otherPlans.map(
+    (p) => html`<form method="post" action="/pay/local/portal/switch"><input type="hidden" name="price_id" value="${p.price_id}">
+<button type="submit">Switch to ${p.name ?? p.price_id} (${formatAmount(p.amount, p.currency)} per ${p.interval}, ${p.extra_bets} more open bets, ${p.extra_slots} more followed traders)</button></form>`,
+  );
+  return html`${current}
+<p>Status: ${view.status}. Renews on ${view.periodEnd === null ? '—' : when(view.periodEnd)}.</p>
+${switches.length > 0 ? html`<h2>Change plan</h2><p>A switch applies at once; a real provider would prorate the charge.</p>${switches}` : ''}
+<h2>Cancel</h2>
+<form method="post" action="/pay/local/portal/cancel"><button type="submit">Cancel at the end of the period (simulated)</button></form>`;
+}

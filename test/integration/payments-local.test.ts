@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { DEFAULT_PLANS_FILE, loadPlansFile } from '../../src/providers/payments/local.js';
+import { endDueLocalSubscriptions } from '../../src/services/local-payments.js';
 
 forEachDialect('payments: local provider', (dialect) => {
   let t: TestApp;
@@ -33,7 +34,7 @@ forEachDialect('payments: local provider', (dialect) => {
     }
   });
 
-  test('checkout → page → confirm raises capacities; portal → cancel returns them to base', async () => {
+  test('checkout → page → confirm raises capacities; portal → cancel returns them to base at the end of the period', async () => {
     const u = await registerAndLogin(t.app);
     const base = await me(u.cookie);
     const { plans } = (await t.app.inject({ method: 'GET', url: '/api/pay/plans' })).json();
@@ -76,8 +77,14 @@ forEachDialect('payments: local provider', (dialect) => {
     assert.equal(portalPage.headers['cache-control'], 'no-store');
     assert.match(portalPage.body, /action="\/pay\/local\/portal\/cancel"/);
 
+    // Cancelling ends the plan at the end of the period (a month after the confirmation), not at once.
     const cancel = await form('/pay/local/portal/cancel', u.cookie);
     assert.equal(cancel.statusCode, 303);
+    assert.deepEqual(await me(u.cookie), after1);
+    t.clock.advance(31 * 24 * 3600 * 1000);
+    assert.equal(await endDueLocalSubscriptions(t.ctx), 1);
+    const relogged = (await t.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } })).headers['set-cookie'];
+    u.cookie = String(Array.isArray(relogged) ? relogged[0] : relogged).split(';')[0] as string;
     assert.deepEqual(await me(u.cookie), { ...base, pay_subscription_id: null });
     assert.equal((await form('/pay/local/portal/cancel', u.cookie)).statusCode, 400);
 
