@@ -5,15 +5,11 @@
 // answer of GET /instruments/{symbol}.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { freePort } from '../../bench/lib/server.js';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { formatPrice } from '../../web/src/lib/format.js';
-import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { ApiUser, ensureWebBuilt, Guard, launchBrowser, newPage, screenshot, skipReason } from './harness.js';
+import { ApiUser, Guard, launchBrowser, newPage, screenshot, skipReason } from './harness.js';
+import { type InProcessServer, startInProcessServer } from './in-process.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -24,35 +20,20 @@ const MONDAY_OPEN = '2026-11-30T15:00:00Z';
 
 describe('Markets page in Chromium (injected clock)', { skip: skipReason }, () => {
   const clock = new FakeClock(Date.parse(SATURDAY));
-  let app: FastifyInstance;
-  let database: TestDatabase;
+  let server: InProcessServer;
   let browser: Browser;
   let baseUrl: string;
   let user: ApiUser;
 
   before(async () => {
-    await ensureWebBuilt();
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    database = await openTestDatabase('sqlite');
-    const config = loadConfig({
-      NODE_ENV: 'development',
-      PUBLIC_URL: baseUrl,
-      DATABASE_URL: 'sqlite::memory:',
-      RATE_LIMITS: 'off',
-      WORKERS: 'off',
-      MARKET_SEED: 'test-market-seed-not-a-secret-0123456789',
-      LOG_LEVEL: 'warn',
-    });
-    app = await buildApp(config, { logger: false, database, clock });
-    await app.listen({ host: '127.0.0.1', port });
+    server = await startInProcessServer(clock);
+    baseUrl = server.baseUrl;
     browser = await launchBrowser();
     user = await ApiUser.create(baseUrl, `mk_${Date.now().toString(36)}`);
   });
   after(async () => {
     await browser?.close();
-    await app?.close();
-    await database?.close();
+    await server?.stop();
   });
 
   async function withPage(viewport: 'desktop' | 'phone', fn: (page: Page) => Promise<void>): Promise<void> {

@@ -2,7 +2,8 @@
 // database. A flow uses the endpoints it needs: one that is missing fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, screenshot, skipReason } from './harness.js';
+import { ApiUser, BrowserSuite, PASSWORD, screenshot, skipReason } from './harness.js';
+import { seedPages, walk } from './pages.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -11,52 +12,58 @@ describe('web app in Chromium', { skip: skipReason }, () => {
   before(() => suite.start());
   after(() => suite.stop());
 
-  test('sign up (the password rule shown before submit), log in, log out', async () => {
-    await suite.withPage(async (page) => {
-      const username = suite.uniqueName('ui');
-      const email = `${username}@example.test`;
-      await page.goto('/app/');
-      await page.waitForURL(/\/app\/login$/);
-      await page.getByRole('link', { name: 'Sign up' }).first().click();
-      await page.waitForURL(/\/app\/register$/);
-      await page.getByText('At least 15 characters').waitFor();
+  test('sign up from the front door (the password rule shown before submit) and land signed in; log out, log in', async () => {
+    await suite.withPage(
+      async (page) => {
+        const username = suite.uniqueName('ui');
+        const email = `${username}@example.test`;
+        await page.goto('/app/');
+        await page.getByRole('heading', { level: 1, name: 'Call the market with paper money' }).waitFor();
+        await page.getByRole('main').getByRole('link', { name: 'Sign up free' }).click();
+        await page.waitForURL(/\/app\/register$/);
+        await page.getByText('At least 15 characters').waitFor();
 
-      await page.getByLabel('Username').fill(username);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password', { exact: true }).fill('too short');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.getByText('The password needs at least 15 characters.').waitFor();
-      assert.match(page.url(), /\/app\/register$/);
+        await page.getByLabel('Username').fill(username);
+        await page.getByLabel('Email').fill(email);
+        await page.getByLabel('Password', { exact: true }).fill('too short');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.getByText('The password needs at least 15 characters.').waitFor();
+        assert.match(page.url(), /\/app\/register$/);
 
-      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(/\/app\/login\?registered=1/);
-      await page.getByText('Account created').waitFor();
-      assert.equal(await page.getByLabel('Email').inputValue(), email);
+        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Create account' }).click();
+        // Signed up is signed in: the page registers, then logs in.
+        await page.waitForURL(/\/app\/portfolio$/);
+        await page.getByRole('link', { name: username }).waitFor();
+        await page.getByRole('button', { name: 'Log out' }).click();
+        await page.waitForURL(/\/app\/login$/);
 
-      await page.getByLabel('Password', { exact: true }).fill('a wrong password entirely');
-      await page.getByRole('button', { name: 'Log in' }).click();
-      await page.getByText('Wrong email or password.').waitFor();
+        await page.getByLabel('Email').fill(email);
+        await page.getByLabel('Password', { exact: true }).fill('a wrong password entirely');
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await page.getByText('Wrong email or password.').waitFor();
 
-      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Log in' }).click();
-      await page.waitForURL(/\/app\/portfolio$/);
-      await page.getByRole('link', { name: username }).waitFor();
+        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await page.waitForURL(/\/app\/portfolio$/);
+        await page.getByRole('link', { name: username }).waitFor();
 
-      await page.getByRole('button', { name: 'Log out' }).click();
-      await page.waitForURL(/\/app\/login$/);
-      await page.goto('/app/portfolio');
-      await page.waitForURL(/\/app\/login\?next=%2Fportfolio$/);
+        await page.getByRole('button', { name: 'Log out' }).click();
+        await page.waitForURL(/\/app\/login$/);
+        await page.goto('/app/portfolio');
+        await page.waitForURL(/\/app\/login\?next=%2Fportfolio$/);
 
-      // The same username again: the API's answer lands next to the field.
-      await page.goto('/app/register');
-      await page.getByLabel('Username').fill(username);
-      await page.getByLabel('Email').fill(`other_${email}`);
-      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.getByRole('alert').first().waitFor();
-      assert.match(page.url(), /\/app\/register$/);
-    });
+        // The same username again: the API's answer lands next to the field.
+        await page.goto('/app/register');
+        await page.getByLabel('Username').fill(username);
+        await page.getByLabel('Email').fill(`other_${email}`);
+        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.getByRole('alert').first().waitFor();
+        assert.match(page.url(), /\/app\/register$/);
+      },
+      { expect: ['401 POST /login', '409 POST /register'] },
+    );
   });
 
   test('open bets, see them in the portfolio, cancel one, close one; history and leaderboard change', async () => {
@@ -97,12 +104,17 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       assert.match(await cancel.innerText(), /Cancel\s+[0-5]:[0-5]\d/);
 
       await cancel.click();
+      await shortRow.getByRole('button', { name: /^Yes, cancel bet/ }).click();
       await page.getByText(/Bet #\d+ cancelled/).waitFor();
       await rows.nth(1).waitFor({ state: 'detached' });
 
       await rows
         .first()
         .getByRole('button', { name: /^Close bet/ })
+        .click();
+      await rows
+        .first()
+        .getByRole('button', { name: /^Yes, close bet/ })
         .click();
       await page.getByText(/Closed AAPL at/).waitFor();
       await page.getByText('No open bets.').waitFor();
@@ -129,15 +141,18 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('full'));
     const me = (await user.call('GET', '/me')).json as { bet_capacity: number };
     for (let i = 0; i < me.bet_capacity; i++) assert.equal((await user.call('POST', '/bet/open', { ticker: 'SPY', direction: 'LONG' })).status, 200);
-    await suite.withPage(async (page) => {
-      await suite.logIn(page, user.email);
-      await page.getByText(`All ${me.bet_capacity} open-bet slots are in use`).waitFor();
-      await page.goto('/app/markets?ticker=SPY');
-      await page.getByRole('button', { name: 'Open LONG on SPY' }).click();
-      const alert = page.getByRole('alert').filter({ hasText: `limit ${me.bet_capacity}` });
-      await alert.getByRole('link', { name: /plans/ }).click();
-      await page.waitForURL(/\/app\/plans$/);
-    });
+    await suite.withPage(
+      async (page) => {
+        await suite.logIn(page, user.email);
+        await page.getByText(`All ${me.bet_capacity} open-bet slots are in use`).waitFor();
+        await page.goto('/app/markets?ticker=SPY');
+        await page.getByRole('button', { name: 'Open LONG on SPY' }).click();
+        const alert = page.getByRole('alert').filter({ hasText: `limit ${me.bet_capacity}` });
+        await alert.getByRole('link', { name: /plans/ }).click();
+        await page.waitForURL(/\/app\/plans$/);
+      },
+      { expect: ['403 POST /bet/open'] },
+    );
   });
 
   test('follow a user found by search and see their bet in the feed', async () => {
@@ -216,9 +231,9 @@ describe('web app in Chromium', { skip: skipReason }, () => {
 
       // With a plan, the plans page offers the provider's billing portal.
       await page.getByRole('link', { name: 'Plans' }).click();
-      await page.getByRole('button', { name: 'Manage billing' }).click();
+      await page.getByRole('button', { name: 'Change plan or cancel' }).click();
       await page.waitForURL(/\/pay\/local\/portal/);
-      await page.getByRole('button', { name: 'Cancel subscription (simulated)' }).waitFor();
+      await page.getByRole('button', { name: 'Cancel at the end of the period (simulated)' }).waitFor();
       await screenshot(page, 'local-portal-desktop-light');
     });
   });
@@ -276,65 +291,18 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     });
   });
 
-  test('screenshots of every main page at desktop and phone sizes, light and dark', async () => {
-    const user = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('shots'));
-    let betId: number | null = null;
-    // Data for the pages to show: open bets (crypto moves around the clock, so its chart has points), a closed one,
-    // and a followed trader with an open bet for the feed.
-    for (const [ticker, direction] of [
-      ['AAPL', 'LONG'],
-      ['BTC-USD', 'SHORT'],
-      ['SPY', 'LONG'],
-    ] as const) {
-      const r = await user.call('POST', '/bet/open', { ticker, direction });
-      const id = (r.json as { bet_id?: number }).bet_id;
-      if (ticker === 'AAPL' && id !== undefined) await user.call('POST', '/bet/close', { bet_id: id });
-      if (ticker === 'BTC-USD' && id !== undefined) betId = id;
-    }
-    const leader = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('star'));
-    await leader.call('POST', '/bet/open', { ticker: 'ETH-USD', direction: 'LONG' });
-    await user.call('POST', '/follow', { followed_id: leader.id, action: 'follow' });
-    const pages: [string, string][] = [
-      ['login', '/app/login'],
-      ['register', '/app/register'],
-      ['markets', '/app/markets?ticker=AAPL'],
-      ['portfolio', '/app/portfolio'],
-      ['history', '/app/history'],
-      ['leaderboard', '/app/leaderboard'],
-      ['rankings', '/app/rankings?period=all'],
-      ['feed', '/app/feed'],
-      ['profile', `/app/user/${user.id}`],
-      ['plans', '/app/plans'],
-      ['notifications', '/app/notifications'],
-      ['settings', '/app/settings'],
-      ['bet', `/app/bet/${betId ?? 1}`],
-    ];
-    for (const viewport of ['desktop', 'phone'] as const) {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        await suite.withPage(
-          async (page) => {
-            await suite.logIn(page, user.email);
-            for (const [name, url] of pages) {
-              if (name === 'login' || name === 'register') continue;
-              await page.goto(url);
-              await page.getByRole('heading', { level: 1 }).first().waitFor();
-              await page.waitForFunction(() => !document.querySelector('[role=status][aria-live=polite]')?.textContent?.startsWith('Loading'));
-              await page.waitForTimeout(300);
-              await screenshot(page, `${name}-${viewport}-${colorScheme}`);
-              await assertNoSidewaysScroll(page, name);
-            }
-            await page.getByRole('button', { name: 'Log out' }).click();
-            await page.waitForURL(/\/app\/login$/);
-            for (const [name, url] of pages.filter(([n]) => n === 'login' || n === 'register')) {
-              await page.goto(url);
-              await page.getByRole('heading', { level: 1 }).waitFor();
-              await screenshot(page, `${name}-${viewport}-${colorScheme}`);
-              await assertNoSidewaysScroll(page, name);
-            }
-          },
-          { viewport, colorScheme },
-        );
-      }
+  test('every page at a 375 px phone and at a desktop, with 30-character names, long tickers and large numbers: no page scrolls sideways', async () => {
+    // The dark variants of the same walk run in the long suite (test/long/screenshots.test.ts).
+    const seeded = await seedPages(suite);
+    for (const viewport of ['phone', 'desktop'] as const) {
+      await suite.withPage(
+        async (page, context) => {
+          await walk(page, seeded.visitor, viewport, 'light');
+          await seeded.user.signIn(context);
+          await walk(page, seeded.member, viewport, 'light');
+        },
+        { viewport, colorScheme: 'light' },
+      );
     }
   });
 });

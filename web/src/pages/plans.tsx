@@ -46,11 +46,13 @@ function PlanList() {
           <p>
             Your capacities: <strong className="num">{me.data.bet_capacity}</strong> open bets and{' '}
             <strong className="num">{me.data.follow_capacity}</strong> followed traders.
-            {subscribed ? ' You have an active plan.' : ' You are on the free plan.'}
+            {subscribed
+              ? ' You have an active plan: switch to another one or cancel it in the billing portal. A switch applies at once; a cancelled plan runs to the end of the period you paid for.'
+              : ' You are on the free plan.'}
           </p>
           {(subscribed || alreadySubscribed) && (
             <button type="button" className="btn" onClick={() => portal.mutate(undefined)} disabled={portal.isPending}>
-              Manage billing
+              Change plan or cancel
             </button>
           )}
           {portal.isError && <ErrorState error={portal.error} />}
@@ -76,15 +78,20 @@ function PlanList() {
                   +<span className="num">{plan.extra_slots}</span> followed traders
                 </li>
               </ul>
-              {me.data ? (
+              {me.data && subscribed ? (
+                // A subscriber moves between plans in the portal (prorated there), never through a second checkout.
+                <button type="button" className="btn" disabled={portal.isPending} onClick={() => portal.mutate(undefined)}>
+                  Switch in the billing portal
+                </button>
+              ) : me.data ? (
                 <button
                   type="button"
                   className="btn btn-primary"
-                  disabled={checkout.isPending || subscribed}
+                  disabled={checkout.isPending}
                   onClick={() => checkout.mutate(plan.price_id)}
                   aria-label={`Choose ${plan.name ?? plan.price_id}`}
                 >
-                  {subscribed ? 'Subscribed' : 'Choose'}
+                  Choose
                 </button>
               ) : (
                 <Link to="/login?next=/plans" className="btn btn-primary">
@@ -97,7 +104,7 @@ function PlanList() {
       )}
       {alreadySubscribed && (
         <p className="alert alert-warn" role="alert">
-          You already have a plan. Change or cancel it under Manage billing.
+          You already have a plan. Switch or cancel it under Change plan or cancel.
         </p>
       )}
       {checkout.isError && !alreadySubscribed && <ErrorState error={checkout.error} />}
