@@ -46,7 +46,7 @@ export const leagueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/leagues',
     {
-      config: { ...write, idempotent: true },
+      config: write,
       schema: {
         tags,
         operationId: 'createLeague',
@@ -87,7 +87,7 @@ export const leagueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/leagues/join',
     {
-      config: { ...write, idempotent: true },
+      config: write,
       schema: {
         tags,
         operationId: 'joinLeagueByCode',
@@ -107,7 +107,7 @@ export const leagueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/leagues/:id/join',
     {
-      config: { ...write, idempotent: true },
+      config: write,
       schema: {
         tags,
         operationId: 'joinLeague',
