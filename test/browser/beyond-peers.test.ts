@@ -261,84 +261,90 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
     const done = await open(user, 'BTC-USD', 'SHORT');
     await close(user, done.bet_id);
 
-    await suite.withPage(async (page) => {
-      await suite.logIn(page, user.email);
-      await page.getByTestId('stats-summary').getByText('Closed').waitFor();
-      await page.getByRole('link', { name: 'Settings', exact: true }).click();
-      await page.waitForURL(/\/app\/settings$/);
+    await suite.withPage(
+      async (page) => {
+        await suite.logIn(page, user.email);
+        await page.getByTestId('stats-summary').getByText('Closed').waitFor();
+        await page.getByRole('link', { name: 'Settings', exact: true }).click();
+        await page.waitForURL(/\/app\/settings$/);
 
-      const download = async (name: string) => {
-        const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
-        return fs.readFileSync((await file.path())!, 'utf8');
-      };
-      const csv = (await download('Download CSV')).trim().split(/\r?\n/);
-      assert.match(csv[0], /^id,ticker,direction,status,entry_price/);
-      assert.deepEqual(
-        csv.slice(1).map((l) => l.split(',').slice(0, 4).join(',')),
-        [`${kept.bet_id},AAPL,LONG,OPEN`, `${done.bet_id},BTC-USD,SHORT,CLOSED`],
-      );
-      const json = JSON.parse(await download('Download JSON')) as { id: number; ticker: string; status: string }[];
-      assert.deepEqual(
-        json.map((b) => [b.id, b.ticker, b.status]),
-        [
-          [kept.bet_id, 'AAPL', 'OPEN'],
-          [done.bet_id, 'BTC-USD', 'CLOSED'],
-        ],
-      );
+        const download = async (name: string) => {
+          const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
+          return fs.readFileSync((await file.path())!, 'utf8');
+        };
+        const csv = (await download('Download CSV')).trim().split(/\r?\n/);
+        assert.match(csv[0], /^id,ticker,direction,status,entry_price/);
+        assert.deepEqual(
+          csv.slice(1).map((l) => l.split(',').slice(0, 4).join(',')),
+          [`${kept.bet_id},AAPL,LONG,OPEN`, `${done.bet_id},BTC-USD,SHORT,CLOSED`],
+        );
+        const json = JSON.parse(await download('Download JSON')) as { id: number; ticker: string; status: string }[];
+        assert.deepEqual(
+          json.map((b) => [b.id, b.ticker, b.status]),
+          [
+            [kept.bet_id, 'AAPL', 'OPEN'],
+            [done.bet_id, 'BTC-USD', 'CLOSED'],
+          ],
+        );
 
-      // A wrong current password: the API's answer next to the field.
-      const fresh = 'a brand new passphrase for settings';
-      await page.getByLabel('Current password').fill('not the password at all');
-      await page.getByLabel('New password', { exact: true }).fill(fresh);
-      await page.getByLabel('New password again').fill(fresh);
-      await page.getByRole('button', { name: 'Change password' }).click();
-      await page.getByRole('alert').filter({ hasText: 'Password is incorrect' }).waitFor();
-      await page.getByLabel('Current password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Change password' }).click();
-      await page.getByTestId('password-changed').filter({ hasText: 'Every other session was signed out' }).waitFor();
-      // The API client's own session was another one: signed out.
-      assert.equal((await user.call('GET', '/me')).status, 401);
-      await screenshot(page, 'settings-desktop-light');
+        // A wrong current password: the API's answer next to the field.
+        const fresh = 'a brand new passphrase for settings';
+        await page.getByLabel('Current password').fill('not the password at all');
+        await page.getByLabel('New password', { exact: true }).fill(fresh);
+        await page.getByLabel('New password again').fill(fresh);
+        await page.getByRole('button', { name: 'Change password' }).click();
+        await page.getByRole('alert').filter({ hasText: 'Password is incorrect' }).waitFor();
+        await page.getByLabel('Current password').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Change password' }).click();
+        await page.getByTestId('password-changed').filter({ hasText: 'Every other session was signed out' }).waitFor();
+        // The API client's own session was another one: signed out.
+        assert.equal((await user.call('GET', '/me')).status, 401);
+        await screenshot(page, 'settings-desktop-light');
 
-      await page.getByRole('button', { name: 'Log out' }).click();
-      await page.waitForURL(/\/app\/login$/);
-      await suite.logIn(page, user.email, fresh);
+        await page.getByRole('button', { name: 'Log out' }).click();
+        await page.waitForURL(/\/app\/login$/);
+        await suite.logIn(page, user.email, fresh);
 
-      await page.goto('/app/settings');
-      await page.getByRole('button', { name: 'Delete my account…' }).click();
-      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Delete my account permanently' }).click();
-      await page.getByRole('alert').filter({ hasText: 'Password is incorrect' }).waitFor();
-      await page.getByLabel('Password', { exact: true }).fill(fresh);
-      await page.getByRole('button', { name: 'Delete my account permanently' }).click();
-      await page.waitForURL(/\/app\/login\?deleted=1$/);
-      await page.getByTestId('account-deleted').waitFor();
-      await page.getByRole('link', { name: 'Log in' }).waitFor();
+        await page.goto('/app/settings');
+        await page.getByRole('button', { name: 'Delete my account…' }).click();
+        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Delete my account permanently' }).click();
+        await page.getByRole('alert').filter({ hasText: 'Password is incorrect' }).waitFor();
+        await page.getByLabel('Password', { exact: true }).fill(fresh);
+        await page.getByRole('button', { name: 'Delete my account permanently' }).click();
+        await page.waitForURL(/\/app\/login\?deleted=1$/);
+        await page.getByTestId('account-deleted').waitFor();
+        await page.getByRole('link', { name: 'Log in' }).waitFor();
 
-      await page.goto('/app/portfolio');
-      await page.waitForURL(/\/app\/login\?next=/);
-      await page.goto(`/app/user/${user.id}`);
-      await page.getByRole('heading', { name: 'Deleted account' }).waitFor();
-      await page.getByTestId('profile-deleted').getByText(`anonymous id #${user.id}`).waitFor();
-      assert.equal(await page.getByText(user.username).count(), 0);
-    });
+        await page.goto('/app/portfolio');
+        await page.waitForURL(/\/app\/login\?next=/);
+        await page.goto(`/app/user/${user.id}`);
+        await page.getByRole('heading', { name: 'Deleted account' }).waitFor();
+        await page.getByTestId('profile-deleted').getByText(`anonymous id #${user.id}`).waitFor();
+        assert.equal(await page.getByText(user.username).count(), 0);
+      },
+      { expect: ['403 POST /me/password', '403 DELETE /me', /^404 GET \/user\/\d+\/public$/] },
+    );
   });
 
   test('at the follow limit the 403 is explained, with a link to the plans', async () => {
     const fan = await suite.user('fan');
     const stars = [await suite.user('star'), await suite.user('star'), await suite.user('star')];
     for (const s of stars.slice(0, 2)) await ok(fan, 'POST', '/follow', { followed_id: s.id, action: 'follow' });
-    await suite.withPage(async (page, context) => {
-      await fan.signIn(context);
-      await page.goto(`/app/user/${stars[2].id}`);
-      await page
-        .getByTestId('follow-capacity')
-        .filter({ hasText: /Follows 2\/2/ })
-        .waitFor();
-      await page.getByRole('button', { name: `Follow ${stars[2].username}` }).click();
-      const alert = page.getByRole('alert').filter({ hasText: 'limit 2' });
-      await alert.getByRole('link', { name: /plans/ }).click();
-      await page.waitForURL(/\/app\/plans$/);
-    });
+    await suite.withPage(
+      async (page, context) => {
+        await fan.signIn(context);
+        await page.goto(`/app/user/${stars[2].id}`);
+        await page
+          .getByTestId('follow-capacity')
+          .filter({ hasText: /Follows 2\/2/ })
+          .waitFor();
+        await page.getByRole('button', { name: `Follow ${stars[2].username}` }).click();
+        const alert = page.getByRole('alert').filter({ hasText: 'limit 2' });
+        await alert.getByRole('link', { name: /plans/ }).click();
+        await page.waitForURL(/\/app\/plans$/);
+      },
+      { expect: ['403 POST /follow'] },
+    );
   });
 });

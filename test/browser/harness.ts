@@ -1,7 +1,8 @@
 // Browser-test harness: the real server as a child process on a free port and
 // a fresh SQLite file, Debian's Chromium through playwright-core, and a guard
-// that records every uncaught page error, failed request, 5xx answer and
-// request to a route the server does not have.
+// that records every uncaught page error, failed request, 5xx answer, 4xx
+// answer the flow did not declare, request to a route the server does not
+// have, and (at phone size) a page wider than the screen.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,8 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
 export const PASSWORD = 'correct horse battery staple';
+/** The longest username the service takes. */
+export const MAX_USERNAME = 30;
 
 export const VIEWPORTS = {
   desktop: { width: 1280, height: 800 },
@@ -148,10 +151,28 @@ export function isMissingRoute(status: number, body: unknown): boolean {
   return status === 404 && typeof body === 'object' && body !== null && /^Route /.test(String((body as { error?: unknown }).error));
 }
 
+/**
+ * A 4xx answer a flow provokes on purpose, as "STATUS METHOD PATH" (the path
+ * without its query): a string matches exactly, a pattern anywhere.
+ */
+export type ExpectedAnswer = string | RegExp;
+
+/** A visitor's page asks who is signed in: 401 is the answer "nobody". */
+const ALWAYS_EXPECTED: ExpectedAnswer[] = ['401 GET /me'];
+
 /** Everything that went wrong in a page that no flow provokes on purpose. */
 export class Guard {
   readonly problems: string[] = [];
   private readonly pending: Promise<void>[] = [];
+  private readonly expected: ExpectedAnswer[];
+
+  constructor(expected: ExpectedAnswer[] = []) {
+    this.expected = [...ALWAYS_EXPECTED, ...expected];
+  }
+
+  private isExpected(answer: string): boolean {
+    return this.expected.some((e) => (typeof e === 'string' ? e === answer : e.test(answer)));
+  }
 
   watch(page: Page): Page {
     page.on('pageerror', (err) => this.problems.push(`uncaught page error: ${err.message}`));
@@ -167,7 +188,8 @@ export class Guard {
         this.problems.push(`${res.status()} answer: ${key}`);
         return;
       }
-      // A 404 is a normal answer for a missing record; a 404 from the router means the app calls a route that is not there.
+      if (res.status() < 400) return;
+      // A 404 from the router means the app calls a route that is not there, whatever the flow expects.
       if (res.status() === 404) {
         this.pending.push(
           res
@@ -178,6 +200,8 @@ export class Guard {
             .catch(() => undefined),
         );
       }
+      const answer = `${res.status()} ${key}`;
+      if (!this.isExpected(answer)) this.problems.push(`unexpected ${answer}`);
     });
     page.on('popup', (p) => this.watch(p));
     return page;
@@ -307,23 +331,38 @@ export class BrowserSuite {
     await this.server?.stop();
   }
 
+  /**
+   * A fresh username of the longest length the service takes (30), so every
+   * page is seen with names that are hard to fit on a phone.
+   */
   uniqueName(prefix: string): string {
-    return `${prefix}_${process.pid}_${++this.counter}`;
+    const name = `${prefix}_${process.pid}_${++this.counter}_`;
+    if (name.length > MAX_USERNAME) throw new Error(`prefix too long for a unique username: ${prefix}`);
+    return name.padEnd(MAX_USERNAME, 'W');
   }
 
   user(prefix: string): Promise<ApiUser> {
     return ApiUser.create(this.server.baseUrl, this.uniqueName(prefix));
   }
 
-  /** A fresh context and page; afterwards nothing may have gone wrong in it (see Guard). */
+  /**
+   * A fresh context and page; afterwards nothing may have gone wrong in it
+   * (see Guard), and a phone-sized page must not scroll sideways. `expect`
+   * names the 4xx answers the flow provokes on purpose.
+   */
   async withPage(
     fn: (page: Page, context: BrowserContext) => Promise<void>,
-    opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark' } = {},
+    opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; expect?: ExpectedAnswer[] } = {},
   ): Promise<void> {
-    const guard = new Guard();
-    const { context, page } = await newPage(this.browser, guard, { baseURL: this.server.baseUrl, ...opts });
+    const guard = new Guard(opts.expect);
+    const { context, page } = await newPage(this.browser, guard, {
+      baseURL: this.server.baseUrl,
+      viewport: opts.viewport,
+      colorScheme: opts.colorScheme,
+    });
     try {
       await fn(page, context);
+      if (opts.viewport === 'phone' && !page.isClosed()) await assertNoSidewaysScroll(page, page.url());
     } finally {
       await guard.settle();
       await context.close();

@@ -1,23 +1,30 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
+import { type ComponentType, lazy, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { ApiError } from './api/client';
-import { Home, Layout, RequireAuth } from './components/layout';
+import { Layout, RequireAuth } from './components/layout';
 import { LoginPage, RegisterPage } from './pages/auth';
-import { BetPage } from './pages/bet';
-import { FeedPage } from './pages/feed';
-import { HistoryPage } from './pages/history';
-import { LeaderboardPage } from './pages/leaderboard';
-import { MarketsPage } from './pages/markets';
+import { HomePage } from './pages/home';
 import { NotFoundPage } from './pages/not-found';
-import { NotificationsPage } from './pages/notifications';
-import { BillingReturnPage, PlansPage } from './pages/plans';
-import { PortfolioPage } from './pages/portfolio';
-import { ProfilePage } from './pages/profile';
-import { RankingsPage } from './pages/rankings';
-import { SettingsPage } from './pages/settings';
 import './styles.css';
+
+// Split by route: the front door and the log-in and sign-up pages load with the
+// app; every other page is a chunk of its own, fetched when first shown, so
+// the chart library (its own chunk, web/vite.config.ts) loads only with a chart.
+const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })));
+const BetPage = page(() => import('./pages/bet'), 'BetPage');
+const FeedPage = page(() => import('./pages/feed'), 'FeedPage');
+const HistoryPage = page(() => import('./pages/history'), 'HistoryPage');
+const LeaderboardPage = page(() => import('./pages/leaderboard'), 'LeaderboardPage');
+const MarketsPage = page(() => import('./pages/markets'), 'MarketsPage');
+const NotificationsPage = page(() => import('./pages/notifications'), 'NotificationsPage');
+const PlansPage = page(() => import('./pages/plans'), 'PlansPage');
+const BillingReturnPage = page(() => import('./pages/plans'), 'BillingReturnPage');
+const PortfolioPage = page(() => import('./pages/portfolio'), 'PortfolioPage');
+const ProfilePage = page(() => import('./pages/profile'), 'ProfilePage');
+const RankingsPage = page(() => import('./pages/rankings'), 'RankingsPage');
+const SettingsPage = page(() => import('./pages/settings'), 'SettingsPage');
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -35,7 +42,7 @@ const router = createBrowserRouter(
     {
       element: <Layout />,
       children: [
-        { index: true, element: <Home /> },
+        { index: true, element: <HomePage /> },
         { path: 'login', element: <LoginPage /> },
         { path: 'register', element: <RegisterPage /> },
         { path: 'leaderboard', element: <LeaderboardPage /> },

@@ -1,11 +1,20 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type MouseEvent, useEffect, useRef, useState } from 'react';
 import { api, callWrite, type PortfolioBet } from '../api/client';
 import { useActionKeys } from '../lib/action-keys';
-import { formatCountdown } from '../lib/format';
+import { formatCountdown, formatGain, formatPrice } from '../lib/format';
 import { useNow } from '../lib/use-now';
+import { ErrorState } from './status';
+
+/** The outcome of the latest close or cancel: one banner, replaced by the next outcome. */
+export type BetResult =
+  | { kind: 'closed'; ticker: string; exitPrice: number; gain: number }
+  | { kind: 'cancelled'; betId: number }
+  | { kind: 'error'; error: unknown };
 
 export function useBetMutations() {
   const queryClient = useQueryClient();
+  const [result, setResult] = useState<BetResult | null>(null);
   const refresh = () => {
     for (const key of ['portfolio', 'history', 'leaderboard', 'bet', 'me', 'stats', 'rankings', 'record'])
       void queryClient.invalidateQueries({ queryKey: [key] });
@@ -14,6 +23,8 @@ export function useBetMutations() {
   const close = useMutation({
     mutationFn: (id: number) =>
       callWrite(keys.keyFor(['close', id]), (header) => api.POST('/bet/close', { params: { header }, body: { bet_id: id } })),
+    onSuccess: (data) => setResult({ kind: 'closed', ticker: data.ticker, exitPrice: data.exit_price, gain: data.gain_percent }),
+    onError: (error) => setResult({ kind: 'error', error }),
     onSettled: (_data, _error, id) => {
       keys.settled(['close', id]);
       refresh();
@@ -22,20 +33,89 @@ export function useBetMutations() {
   const cancel = useMutation({
     mutationFn: (id: number) =>
       callWrite(keys.keyFor(['cancel', id]), (header) => api.DELETE('/bet/{bet_id}', { params: { header, path: { bet_id: id } } })),
+    onSuccess: (data) => setResult({ kind: 'cancelled', betId: data.bet_id }),
+    onError: (error) => setResult({ kind: 'error', error }),
     onSettled: (_data, _error, id) => {
       keys.settled(['cancel', id]);
       refresh();
     },
   });
-  return { close, cancel };
+  return { close, cancel, result };
 }
 
-/** Cancel while the window is open (with the time left), close always. */
+/** The one result banner of the bet actions (the latest outcome only). */
+export function BetResultBanner({ result }: { result: BetResult | null }) {
+  if (result === null) return null;
+  return (
+    <div data-testid="bet-result">
+      {result.kind === 'error' ? (
+        <ErrorState error={result.error} />
+      ) : (
+        <p className="alert alert-ok" role="status">
+          {result.kind === 'closed' ? (
+            <>
+              Closed {result.ticker} at <span className="num">{formatPrice(result.exitPrice)}</span>: {formatGain(result.gain)}.
+            </>
+          ) : (
+            <>Bet #{result.betId} cancelled.</>
+          )}
+        </p>
+      )}
+    </div>
+  );
+}
+
+type Asking = 'close' | 'cancel' | null;
+
+/**
+ * Cancel while the window is open (with the time left), close always; each
+ * asks first, in place: "Yes" or "Keep it". The second click of a double
+ * click never confirms (its `detail` is 2), so a double click on Close only
+ * asks.
+ */
 export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: ReturnType<typeof useBetMutations> }) {
   const now = useNow();
+  const [asking, setAsking] = useState<Asking>(null);
+  const keep = useRef<HTMLButtonElement>(null);
   const left = bet.cancelable_until ? Date.parse(bet.cancelable_until) - now : 0;
   const busy =
     (mutations.close.isPending && mutations.close.variables === bet.id) || (mutations.cancel.isPending && mutations.cancel.variables === bet.id);
+  // The window can close while the question is open: then there is nothing left to cancel.
+  const question: Asking = asking === 'cancel' && left <= 0 ? null : asking;
+  useEffect(() => {
+    if (question !== null) keep.current?.focus();
+  }, [question]);
+
+  if (question !== null) {
+    const confirm = (e: MouseEvent) => {
+      if (e.detail > 1) return;
+      setAsking(null);
+      if (question === 'close') mutations.close.mutate(bet.id);
+      else mutations.cancel.mutate(bet.id);
+    };
+    return (
+      <div className="actions confirm" data-testid={`confirm-${question}`}>
+        <span className="confirm-text">{question === 'close' ? `Close ${bet.ticker} at the current price?` : `Cancel this ${bet.ticker} bet?`}</span>
+        <button
+          type="button"
+          className={`btn btn-small ${question === 'close' ? 'btn-primary' : 'btn-danger'}`}
+          onClick={confirm}
+          aria-label={`Yes, ${question} bet ${bet.id} on ${bet.ticker}`}
+        >
+          Yes, {question}
+        </button>
+        <button
+          ref={keep}
+          type="button"
+          className="btn btn-small"
+          onClick={(e) => e.detail <= 1 && setAsking(null)}
+          aria-label={`Keep bet ${bet.id} on ${bet.ticker} open`}
+        >
+          Keep it
+        </button>
+      </div>
+    );
+  }
   return (
     <div className="actions">
       {left > 0 && (
@@ -43,7 +123,7 @@ export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: R
           type="button"
           className="btn btn-small"
           disabled={busy}
-          onClick={() => mutations.cancel.mutate(bet.id)}
+          onClick={() => setAsking('cancel')}
           aria-label={`Cancel bet ${bet.id} on ${bet.ticker}, ${formatCountdown(left)} left`}
         >
           Cancel <span className="num countdown">{formatCountdown(left)}</span>
@@ -53,7 +133,7 @@ export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: R
         type="button"
         className="btn btn-small btn-primary"
         disabled={busy}
-        onClick={() => mutations.close.mutate(bet.id)}
+        onClick={() => setAsking('close')}
         aria-label={`Close bet ${bet.id} on ${bet.ticker}`}
       >
         Close

@@ -61,8 +61,8 @@ export function BetRecord({ betId, userId, username }: { betId: number; userId: 
       {check.isError && <ErrorState error={check.error} />}
       {ready && !verifiable && (
         <p className="alert alert-info" role="status">
-          This browser offers SHA-256 to pages only over HTTPS, so the proof is not checked here: check it with{' '}
-          <code>npm run verify-log -- {recordUrl(userId)}</code>.
+          This browser offers SHA-256 to pages only over HTTPS, so the proof is not checked here. Open this page over HTTPS to check it, or check the{' '}
+          <a href={recordUrl(userId)}>record itself</a> with any SHA-256 tool.
         </p>
       )}
       {record.data && check.data && <Explanation record={record.data} check={check.data} username={username} latestDay={head.data?.date ?? null} />}
@@ -70,7 +70,7 @@ export function BetRecord({ betId, userId, username }: { betId: number; userId: 
       {record.data?.proof && <ProofDetails proof={record.data.proof} recomputed={check.data?.recomputedRoot ?? null} />}
       <p className="muted small">
         Each event of a bet is appended to its owner's hash chain; after each UTC day a Merkle root over every chain head is published. The{' '}
-        <a href={recordUrl(userId)}>whole record</a> can be checked offline with <code>npm run verify-log</code>.
+        <a href={recordUrl(userId)}>whole record</a> is public: anyone can download it and check it on their own.
       </p>
     </section>
   );

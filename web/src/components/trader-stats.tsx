@@ -6,7 +6,7 @@ import { Link } from 'react-router-dom';
 import { api, call, type Schemas } from '../api/client';
 import { cssVar, useThemedChart } from '../lib/chart-theme';
 import { gainCurvePoints } from '../lib/curve';
-import { formatDuration, formatGain, formatPoints, formatRate } from '../lib/format';
+import { countOf, formatDuration, formatGain, formatPoints, formatRate } from '../lib/format';
 import { Gain } from './gain';
 import { Empty, ErrorState, Loading } from './status';
 
@@ -30,13 +30,11 @@ function Stat({ id, label, children, sub }: { id: string; label: string; childre
   );
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 /** How the followers who tailed this trader's bets fared, in words. */
 function tailersNote(t: TraderStatsData['tailers']): string {
   if (t.tails === 0) return 'nobody tailed a bet yet';
-  if (t.closed === 0) return `${plural(t.tails, 'tail')}, none closed yet`;
-  return `${t.closed} of ${plural(t.tails, 'tail')} closed, ${formatRate(t.win_rate)} won`;
+  if (t.closed === 0) return `${countOf(t.tails, 'tail')}, none closed yet`;
+  return `${t.closed} of ${countOf(t.tails, 'tail')} closed, ${formatRate(t.win_rate)} won`;
 }
 
 /** Everything of the statistics, with the curve; `self` words the empty state for the caller. */

@@ -1,4 +1,5 @@
 const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const integerFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const smallPriceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 6 });
 
 export function formatPrice(n: number): string {
@@ -62,4 +63,9 @@ export function formatDuration(seconds: number | null | undefined): string {
 /** Percentage points (alpha, skill, drawdown), signed like gains but with "pt". */
 export function formatPoints(n: number): string {
   return formatGain(n).replace('%', ' pt');
+}
+
+/** A count with its noun in the right number: "1 bet", "2 bets", "0 trades". `plural` for nouns not made with -s. */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${integerFormat.format(n)} ${n === 1 ? noun : plural}`;
 }

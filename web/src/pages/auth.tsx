@@ -79,7 +79,7 @@ export function LoginPage() {
         </button>
       </form>
       <p className="muted">
-        No account yet? <Link to="/register">Sign up</Link>
+        No account yet? <Link to={params.get('next') ? `/register?next=${encodeURIComponent(params.get('next') ?? '')}` : '/register'}>Sign up</Link>
       </p>
     </div>
   );
@@ -87,15 +87,35 @@ export function LoginPage() {
 
 export function RegisterPage() {
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [params] = useSearchParams();
   const [username, setUsername] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [touched, setTouched] = useState(false);
   // The answer last received stays next to its field until that field changes.
   const [sentFor, setSentFor] = useState<Record<SignUpField, string> | null>(null);
+  // SPEC's API: register, then log in with the same email and password, so a new account starts signed in.
   const register = useMutation({
-    mutationFn: (body: { username: string; email: string; password: string }) => call(api.POST('/register', { body })),
-    onSuccess: (_data, body) => navigate(`/login?registered=1&email=${encodeURIComponent(body.email)}`),
+    mutationFn: async (body: { username: string; email: string; password: string }) => {
+      await call(api.POST('/register', { body }));
+      try {
+        return await call(api.POST('/login', { body: { email: body.email, password: body.password } }));
+      } catch {
+        return null;
+      }
+    },
+    onSuccess: (user, body) => {
+      const next = params.get('next');
+      if (user === null) {
+        // The account exists; logging in failed (a throttle, the network): the log-in page takes over.
+        navigate(`/login?registered=1&email=${encodeURIComponent(body.email)}${next ? `&next=${encodeURIComponent(next)}` : ''}`);
+        return;
+      }
+      queryClient.clear();
+      queryClient.setQueryData(meKey, user);
+      navigate(safeNext(next), { replace: true });
+    },
   });
   const values = { username, email, password };
   const own = touched ? signUpProblems(values) : {};
@@ -165,7 +185,7 @@ export function RegisterPage() {
         </button>
       </form>
       <p className="muted">
-        Already registered? <Link to="/login">Log in</Link>
+        Already registered? <Link to={params.get('next') ? `/login?next=${encodeURIComponent(params.get('next') ?? '')}` : '/login'}>Log in</Link>
       </p>
     </div>
   );

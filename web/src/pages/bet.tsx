@@ -35,7 +35,7 @@ export function BetPage() {
   return (
     <>
       <div className="page-head">
-        <h1>
+        <h1 data-title={`${b.ticker} ${b.direction.toLowerCase()} by ${b.user.username}`}>
           {b.ticker} <DirectionTag direction={b.direction} /> <StatusTag status={b.status} />
         </h1>
         <span>
@@ -74,14 +74,18 @@ export function BetPage() {
           </div>
         )}
       </div>
-      <PriceChart
-        ticker={b.ticker}
-        since={b.entry_date}
-        until={b.status === 'OPEN' ? null : b.exit_date}
-        entryPrice={b.entry_price}
-        initialRange={rangeCovering(b.entry_date)}
-      />
+      {/* Price history is for members (GET /price/{ticker}/history needs a session). */}
+      {me.data && (
+        <PriceChart
+          ticker={b.ticker}
+          since={b.entry_date}
+          until={b.status === 'OPEN' ? null : b.exit_date}
+          entryPrice={b.entry_price}
+          initialRange={rangeCovering(b.entry_date)}
+        />
+      )}
       {me.data && !own && b.status === 'OPEN' && <TailFade betId={b.id} ticker={b.ticker} />}
+      {!me.isPending && !me.data && <VisitorPrompt betId={b.id} open={b.status === 'OPEN'} />}
       {own && b.status === 'OPEN' && (
         <p>
           This is your bet: <Link to="/portfolio">manage it in your portfolio</Link>.
@@ -89,5 +93,35 @@ export function BetPage() {
       )}
       <BetRecord betId={b.id} userId={b.user.id} username={b.user.username} />
     </>
+  );
+}
+
+/**
+ * Where a member sees the price chart and Tail and Fade, a visitor is asked
+ * in: after signing up or logging in, back to this bet.
+ */
+function VisitorPrompt({ betId, open }: { betId: number; open: boolean }) {
+  const next = encodeURIComponent(`/bet/${betId}`);
+  return (
+    <div className="card sign-up-prompt" data-testid="visitor-sign-up">
+      {open ? (
+        <p>
+          <strong>Think this call is right, or wrong?</strong> Members tail a bet (open the same one) or fade it (open the opposite) in one click, and
+          follow its price on a chart.
+        </p>
+      ) : (
+        <p>
+          <strong>Members follow each bet's price on a chart</strong>, and make their own calls on stocks, ETFs and crypto with paper money.
+        </p>
+      )}
+      <div className="actions">
+        <Link to={`/register?next=${next}`} className="btn btn-small btn-primary">
+          {open ? 'Sign up to tail or fade' : 'Sign up free'}
+        </Link>
+        <Link to={`/login?next=${next}`} className="btn btn-small">
+          Log in
+        </Link>
+      </div>
+    </div>
   );
 }

@@ -6,6 +6,7 @@ import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { WindowControls } from '../components/window-controls';
 import { useMe } from '../lib/auth';
+import { countOf } from '../lib/format';
 import { LEADERBOARD_PAGE, MAX_OFFSET, useOffset } from '../lib/paging';
 import { type Period, PERIOD_LABELS, parseWindow, useWindowParams, type WindowParams, writeWindow } from '../lib/window-params';
 
@@ -75,7 +76,7 @@ export function LeaderboardPage() {
           ) : (
             <>
               Your rank: <strong className="num">#{mine.rank}</strong> with <Gain value={mine.total_score} /> over{' '}
-              <span className="num">{mine.total_trades}</span> {mine.total_trades === 1 ? 'trade' : 'trades'}.{' '}
+              <span className="num">{countOf(mine.total_trades, 'trade')}</span>.{' '}
               {myPage !== null && myPage <= MAX_OFFSET && (
                 <button type="button" className="btn btn-small" onClick={() => setOffset(myPage)}>
                   Show my page
@@ -116,7 +117,7 @@ export function LeaderboardPage() {
             {board.data.map((u, i) => (
               <tr key={u.id} className={u.id === me.data?.id ? 'row-me' : undefined}>
                 <td className="right num">{offset + i + 1}</td>
-                <td>
+                <td className="cell-name">
                   <Link to={`/user/${u.id}`}>{u.username}</Link>
                 </td>
                 <td className="right">

@@ -1,11 +1,12 @@
 import { Link } from 'react-router-dom';
-import { BetActions, useBetMutations } from '../components/bet-actions';
+import { BetActions, BetResultBanner, useBetMutations } from '../components/bet-actions';
+import { Gain } from '../components/gain';
 import { usePortfolio } from '../components/layout';
 import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { StatsSummary } from '../components/trader-stats';
 import { useMe } from '../lib/auth';
-import { formatDateTime, formatGain, formatPrice } from '../lib/format';
+import { countOf, formatDateTime } from '../lib/format';
 
 export function PortfolioPage() {
   const me = useMe();
@@ -28,19 +29,15 @@ export function PortfolioPage() {
           All {capacity} open-bet slots are in use: close a bet or <Link to="/plans">upgrade your plan</Link> to open more.
         </p>
       )}
-      {mutations.close.isSuccess && (
-        <p className="alert alert-ok" role="status">
-          Closed {mutations.close.data.ticker} at <span className="num">{formatPrice(mutations.close.data.exit_price)}</span>:{' '}
-          {formatGain(mutations.close.data.gain_percent)}.
+      <BetResultBanner result={mutations.result} />
+      {portfolio.data && portfolio.data.length > 0 && (
+        <p className="card portfolio-total" data-testid="portfolio-total">
+          <span className="muted">Unrealized gain, {countOf(portfolio.data.length, 'open bet')}:</span>{' '}
+          <strong>
+            <Gain value={portfolio.data.reduce((sum, bet) => sum + bet.unrealized_gain, 0)} />
+          </strong>
         </p>
       )}
-      {mutations.cancel.isSuccess && (
-        <p className="alert alert-ok" role="status">
-          Bet #{mutations.cancel.data.bet_id} cancelled.
-        </p>
-      )}
-      {mutations.close.isError && <ErrorState error={mutations.close.error} />}
-      {mutations.cancel.isError && <ErrorState error={mutations.cancel.error} />}
       {portfolio.isPending && <Loading />}
       {portfolio.isError && <ErrorState error={portfolio.error} retry={() => void portfolio.refetch()} />}
       {portfolio.data && portfolio.data.length === 0 && (

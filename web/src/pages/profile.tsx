@@ -7,6 +7,7 @@ import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cell
 import { Empty, ErrorState, Loading } from '../components/status';
 import { TraderStats } from '../components/trader-stats';
 import { useMe } from '../lib/auth';
+import { countOf } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
 import { NotFoundPage } from './not-found';
 
@@ -104,8 +105,8 @@ function GoneProfile({ userId }: { userId: number }) {
         This trader deleted their account. Their name and email are gone; their bets stay in the verifiable record under the anonymous id #{userId}.
       </p>
       <p className="muted">
-        <span className="num">{bets.length}</span> bets in the record, <span className="num">{closed}</span> of them closed, in{' '}
-        <span className="num">{record.data.entries.length}</span> chain entries.
+        {countOf(bets.length, 'bet')} in the record, <span className="num">{closed}</span> of them closed, in{' '}
+        {countOf(record.data.entries.length, 'chain entry', 'chain entries')}.
       </p>
     </>
   );

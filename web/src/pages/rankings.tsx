@@ -5,7 +5,7 @@ import { Gain } from '../components/gain';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { WindowControls } from '../components/window-controls';
 import { useMe } from '../lib/auth';
-import { formatPoints } from '../lib/format';
+import { countOf, formatPoints } from '../lib/format';
 import { PERIOD_LABELS, PERIODS, useWindowParams, type WindowParams } from '../lib/window-params';
 
 type RankingRow = Schemas['RankingRow'];
@@ -93,7 +93,7 @@ export function RankingsPage() {
           aria-busy={rankings.isPlaceholderData}
         >
           <caption className="sr-only">
-            Top traders by skill, {PERIOD_LABELS[data.period]}, at least {data.min_trades} trades
+            Top traders by skill, {PERIOD_LABELS[data.period]}, at least {countOf(data.min_trades, 'trade')}
           </caption>
           <thead>
             <tr>
