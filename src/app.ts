@@ -159,8 +159,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       webUrl: config.webUrl,
       onDeliveryFailure: (transport) => metrics.outboxDeliveryFailures.inc({ channel: transport }),
       stillWanted: (row) => mailTransport.stillWanted(row),
-      // Digests due are queued after each run, and go out on the next.
-      afterRun: async () => void (await queueDueDigests(ctx)),
+      // Digests now due are queued at the start of each run, which sends them.
+      beforeRun: async () => void (await queueDueDigests(ctx)),
     });
     const priceProvider = deps.prices ?? createPriceProvider(config, clock, marketSeed);
     const ctx: AppContext = {

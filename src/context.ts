@@ -12,6 +12,7 @@ import type { LocalPaymentProvider } from './providers/payments/local.js';
 import type { StripePaymentProvider } from './providers/payments/stripe.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { BetEvents } from './services/bet-events.js';
+import type { MailTransport } from './services/mail-delivery.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { PasswordHasher, PasswordHashing } from './services/passwords.js';
 import type { SharedAnswers } from './services/shared-answers.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   chatTransport: ChatTransport;
   /** Delivers the notification outbox (tests call runOnce()). */
   outbox: OutboxWorker;
+  /** Email (docs/email.md): its own outbox worker (tests call runOnce()), the transport, the unsubscribe key. */
+  mail: { outbox: OutboxWorker; transport: MailTransport; key: Buffer };
   /** Stripe when STRIPE_SECRET_KEY is set, else the embedded local provider. */
   payments: StripePaymentProvider | LocalPaymentProvider;
   /** Current prices: cached, single-flight, last known price for marks. */

@@ -34,6 +34,10 @@ export interface OutboxOptions {
   leaseMs?: number;
   /** Pause between runs that found nothing to do. */
   idleMs?: number;
+  /** Whether a claimed row is still to be sent (default: a follower notice goes only to the chat still linked). */
+  stillWanted?: (row: NotificationRow) => Promise<boolean>;
+  /** Run at the start of each run (the email worker queues the digests now due, which the run then sends). */
+  beforeRun?: () => Promise<void>;
 }
 
 const BET_NOTICES = new Set(['bet_opened', 'bet_cancelled', 'bet_settled']);
@@ -56,6 +60,11 @@ export class OutboxWorker {
 
   /** One pass: claims due notices and tries each once. Returns how many were claimed. */
   async runOnce(): Promise<number> {
+    await this.o.beforeRun?.();
+    return this.deliverDue();
+  }
+
+  private async deliverDue(): Promise<number> {
     const { database, clock, transport } = this.o;
     const { db, dialect } = database;
     const token = randomBytes(12).toString('hex');
@@ -71,10 +80,14 @@ export class OutboxWorker {
       // Still ours? The lease may have run out while earlier sends of the batch took long.
       if (!(await renewClaim(db, row.id, token, clock.now() + this.leaseMs))) continue;
       if (!(await this.stillWanted(row))) {
-        await updateNotification(db, row.id, token, { status: 'dropped', last_error: 'chat unlinked', claim_token: null });
+        await updateNotification(db, row.id, token, {
+          status: 'dropped',
+          last_error: 'no longer wanted (chat unlinked, address changed or notices turned off)',
+          claim_token: null,
+        });
         continue;
       }
-      const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id });
+      const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id, userId: row.user_id });
       if (outcome.ok || outcome.reason !== 'retry') this.o.transportStatus?.succeeded();
       else this.o.transportStatus?.failed(clock.now());
       if (outcome.ok) {
@@ -103,6 +116,7 @@ export class OutboxWorker {
 
   /** A follower notice goes only to the chat the user still has linked. */
   private async stillWanted(row: NotificationRow): Promise<boolean> {
+    if (this.o.stillWanted) return this.o.stillWanted(row);
     if (!BET_NOTICES.has(row.kind) || row.user_id === null) return true;
     const link = await findLinkOfUser(this.o.database.db, row.user_id, row.transport);
     return link !== undefined && link.chat_id === row.chat_id;
@@ -125,7 +139,7 @@ export class OutboxWorker {
       if (current.status === 'dropped' && current.kind === 'bet_opened' && current.bet_id !== null && current.user_id !== null) {
         const bet = await trx.selectFrom('bets').selectAll().where('id', '=', current.bet_id).executeTakeFirst();
         if (bet && bet.status === 'CANCELLED') {
-          await enqueueCancelNotice(trx, { transport: transport.name, webUrl }, bet, current.user_id, now);
+          await enqueueCancelNotice(trx, { transport: transport.name, webUrl }, bet, current.user_id, current.transport, now);
         }
       }
     });

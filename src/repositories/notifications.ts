@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
 import type { ChatTransportName, NewNotification, NotificationKind, NotificationRow } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
@@ -11,7 +12,7 @@ export async function enqueueNotifications(db: Db, notices: QueuedNotice[], now:
     await db
       .insertInto('notifications')
       .values(notices.slice(i, i + 500).map((n) => ({ ...n, status: 'pending' as const, next_attempt_at: now, created_at: now })))
-      .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind']).doNothing())
+      .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind', 'transport']).doNothing())
       .execute();
   }
 }
@@ -20,10 +21,15 @@ export async function enqueueNotification(db: Db, notice: QueuedNotice, now: num
   await enqueueNotifications(db, [notice], now);
 }
 
+/** A number bound as a parameter, typed for PostgreSQL (a UNION leaves untyped parameters as text). */
+const bigint = (n: number) => sql<number>`cast(${n} as bigint)`;
+
 /**
- * Queues one notice of a bet for every follower of its owner who has a chat
- * linked on this transport: one statement however many followers there are,
- * so a trader with many followers opens a bet in the same few statements.
+ * Queues one delivery of a bet's notice for every follower of its owner who
+ * has a chat linked on this transport, and one for every follower who chose
+ * email for each notice and has their address verified: one statement
+ * however many followers there are, so a trader with many followers opens a
+ * bet in the same few statements. Email rows carry the address in chat_id.
  */
 export async function enqueueForLinkedFollowers(
   db: Db,
@@ -43,15 +49,36 @@ export async function enqueueForLinkedFollowers(
           'chat_links.chat_id',
           eb.val(notice.kind).as('kind'),
           eb.val(notice.text).as('text'),
-          eb.val(notice.betId).as('bet_id'),
+          bigint(notice.betId).as('bet_id'),
           eb.val('pending').as('status'),
-          eb.val(now).as('next_attempt_at'),
-          eb.val(now).as('created_at'),
+          bigint(now).as('next_attempt_at'),
+          bigint(now).as('created_at'),
         ])
         .where('follows.followed_id', '=', notice.followedId)
-        .where('chat_links.transport', '=', notice.transport),
+        .where('chat_links.transport', '=', notice.transport)
+        .unionAll(
+          eb
+            .selectFrom('follows')
+            .innerJoin('users', 'users.id', 'follows.follower_id')
+            .innerJoin('email_verified', (j) => j.onRef('email_verified.user_id', '=', 'users.id').onRef('email_verified.email', '=', 'users.email'))
+            .innerJoin('notice_settings', 'notice_settings.user_id', 'users.id')
+            .select([
+              'users.id as user_id',
+              sql<ChatTransportName>`'email'`.as('transport'),
+              'users.email as chat_id',
+              eb.val(notice.kind).as('kind'),
+              eb.val(notice.text).as('text'),
+              bigint(notice.betId).as('bet_id'),
+              eb.val('pending').as('status'),
+              bigint(now).as('next_attempt_at'),
+              bigint(now).as('created_at'),
+            ])
+            .where('follows.followed_id', '=', notice.followedId)
+            .where('notice_settings.email_notices', '=', 'each')
+            .where('users.deleted_at', 'is', null),
+        ),
     )
-    .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind']).doNothing())
+    .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind', 'transport']).doNothing())
     .execute();
 }
 
@@ -65,19 +92,19 @@ export async function dropPendingOpenings(db: Db, betId: number): Promise<void> 
     .execute();
 }
 
-/** Recipients whose opening notice of a bet was delivered. */
-export async function sentOpeningRecipients(db: Db, betId: number): Promise<number[]> {
+/** Recipients whose opening notice of a bet was delivered, with the channel that carried it. */
+export async function sentOpeningRecipients(db: Db, betId: number): Promise<Array<{ userId: number; transport: ChatTransportName }>> {
   const rows = await db
     .selectFrom('notifications')
-    .select('user_id')
+    .select(['user_id', 'transport'])
     .where('bet_id', '=', betId)
     .where('kind', '=', 'bet_opened')
     .where('status', '=', 'sent')
     .execute();
-  return rows.flatMap((r) => (r.user_id === null ? [] : [Number(r.user_id)]));
+  return rows.flatMap((r) => (r.user_id === null ? [] : [{ userId: Number(r.user_id), transport: r.transport }]));
 }
 
-/** Drops what is still queued for a user (after unlinking), replies to the chat excepted. */
+/** Drops what is still queued for a user's chat (after unlinking), replies to the chat and email excepted. */
 export async function dropPendingOfUser(db: Db, userId: number): Promise<void> {
   await db
     .updateTable('notifications')
@@ -85,6 +112,7 @@ export async function dropPendingOfUser(db: Db, userId: number): Promise<void> {
     .where('user_id', '=', userId)
     .where('status', '=', 'pending')
     .where('kind', '!=', 'chat_reply')
+    .where('transport', '!=', 'email')
     .execute();
 }
 
@@ -155,4 +183,17 @@ export async function updateNotification(
   set: Partial<Pick<NotificationRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'sent_at' | 'claimed_until' | 'claim_token'>>,
 ): Promise<void> {
   await db.updateTable('notifications').set(set).where('id', '=', id).where('claim_token', '=', token).where('status', '=', 'pending').execute();
+}
+
+/** Queues one email; its address in chat_id. */
+export async function enqueueMail(
+  db: Db,
+  mail: { userId: number | null; to: string; kind: NotificationKind; text: string; betId?: number | null },
+  now: number,
+): Promise<void> {
+  await enqueueNotifications(
+    db,
+    [{ user_id: mail.userId, transport: 'email', chat_id: mail.to, kind: mail.kind, text: mail.text, bet_id: mail.betId ?? null }],
+    now,
+  );
 }

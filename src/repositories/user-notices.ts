@@ -140,3 +140,29 @@ export async function advanceReadMarker(db: Db, userId: number, until: number): 
     )
     .execute();
 }
+
+/** A user's followed traders' bet events in (after, until], oldest first: what a digest lists. */
+export async function listFollowedBetEvents(db: Db, userId: number, after: number, until: number, limit: number): Promise<NoticeRecord[]> {
+  const rows = await db
+    .selectFrom(noticesOf(db, userId).as('n'))
+    .selectAll()
+    .where('source', '!=', 'stored')
+    .where('at', '>', after)
+    .where('at', '<=', until)
+    .orderBy('at')
+    .orderBy('ref_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, ref_id: Number(r.ref_id), at: Number(r.at), entry_price: r.entry_price === null ? null : Number(r.entry_price) }));
+}
+
+export async function countFollowedBetEvents(db: Db, userId: number, after: number, until: number): Promise<number> {
+  const row = await db
+    .selectFrom(noticesOf(db, userId).as('n'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('source', '!=', 'stored')
+    .where('at', '>', after)
+    .where('at', '<=', until)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

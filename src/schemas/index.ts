@@ -5,6 +5,7 @@ import * as bets from './bets.js';
 import * as chat from './chat.js';
 import * as common from './common.js';
 import * as discovery from './discovery.js';
+import * as email from './email.js';
 import * as instruments from './instruments.js';
 import * as leagues from './leagues.js';
 import * as me from './me.js';
@@ -49,6 +50,12 @@ export const sharedSchemas: TSchema[] = [
   chat.NotificationSchema,
   chat.NoticeReadStateSchema,
   chat.MarkNoticesReadRequestSchema,
+  email.EmailStateSchema,
+  email.EmailResultSchema,
+  email.ChangeEmailRequestSchema,
+  email.ForgotPasswordRequestSchema,
+  email.ResetPasswordRequestSchema,
+  email.NoticeSettingsSchema,
   discovery.HealthResponseSchema,
   discovery.ApiCatalogSchema,
   discovery.ProtectedResourceMetadataSchema,

@@ -10,9 +10,10 @@ import { betsPageAfter } from '../repositories/export.js';
 import { findUserById, updatePasswordHash } from '../repositories/users.js';
 import type { ExportedBet } from '../schemas/me.js';
 import { checkPassword, type Principal } from './accounts.js';
+import { passwordChanged } from './email-queue.js';
 
 /** The caller's row once their password is confirmed: throttled and queued as a login (services/accounts.ts). */
-async function confirmPassword(ctx: AppContext, who: Principal, ip: string, password: string) {
+export async function confirmPassword(ctx: AppContext, who: Principal, ip: string, password: string) {
   const user = await findUserById(ctx.db, who.userId);
   if (!user) throw notFound('User not found');
   // Keyed by the account's email, as /login is: guesses here and there add up.
@@ -29,6 +30,7 @@ export async function changePassword(ctx: AppContext, who: Principal, ip: string
   await ctx.database.transaction(async (trx) => {
     await updatePasswordHash(trx, who.userId, hash);
     await deleteOtherSessions(trx, who.userId, who.sessionId);
+    await passwordChanged(trx, who.userId, user.email, ctx.clock.now());
   });
   await ctx.sessions.revoke({ userId: who.userId, exceptSessionId: who.sessionId });
 }

@@ -7,6 +7,7 @@ import { badRequest, conflict, notFound, tooManyRequests, unauthorized } from '.
 import { findUserByEmail, findUserById, insertUser, takenIdentity } from '../repositories/users.js';
 import { deleteSession, findLiveSession, insertSession } from '../repositories/sessions.js';
 import type { RegisterRequest, User } from '../schemas/users.js';
+import { queueVerification } from './email-queue.js';
 import { SessionTokens } from './tokens.js';
 
 export function toUser(ctx: AppContext, row: UserRow): User {
@@ -27,7 +28,12 @@ export async function register(ctx: AppContext, ip: string, req: RegisterRequest
   const usernameLower = usernameKey(req.username);
   const email = normalizeEmail(req.email);
   try {
-    await insertUser(ctx.db, { username: req.username, username_lower: usernameLower, email, password_hash: hash, created_at: ctx.clock.now() });
+    await ctx.database.transaction(async (trx) => {
+      const now = ctx.clock.now();
+      const id = await insertUser(trx, { username: req.username, username_lower: usernameLower, email, password_hash: hash, created_at: now });
+      // The verification mail leaves through the outbox once the account is committed.
+      await queueVerification(trx, id, email, now);
+    });
   } catch (err) {
     // The unique constraints decide, so concurrent duplicates cannot both win;
     // the loser then reads which value the winner holds (accounts are never

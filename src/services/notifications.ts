@@ -6,7 +6,14 @@ import type { Db } from '../db/database.js';
 import type { BetRow, ChatTransportName } from '../db/tables.js';
 import { cancelledSummary, cancelledText, openedSummary, openedText, settledSummary, settledText } from '../domain/notifications.js';
 import { findLinkOfUser } from '../repositories/chat-links.js';
-import { dropPendingOpenings, enqueueNotification, enqueueForLinkedFollowers, sentOpeningRecipients } from '../repositories/notifications.js';
+import { emailNoticeAddress } from '../repositories/notice-settings.js';
+import {
+  dropPendingOpenings,
+  enqueueForLinkedFollowers,
+  enqueueMail,
+  enqueueNotification,
+  sentOpeningRecipients,
+} from '../repositories/notifications.js';
 import {
   addUserNotice,
   advanceReadMarker,
@@ -28,20 +35,30 @@ async function ownerName(trx: Db, bet: BetRow): Promise<string> {
   return (await findUserById(trx, bet.user_id))?.username ?? 'A trader';
 }
 
-/** Queues the cancellation notice for one follower who got the opening notice (if still linked). */
-export async function enqueueCancelNotice(trx: Db, s: NoticeSettings, bet: BetRow, followerId: number, now: number): Promise<void> {
+/**
+ * Queues the cancellation notice for one follower who got the opening notice
+ * on `channel`: their chat if still linked, or their address if they still
+ * want each notice by email.
+ */
+export async function enqueueCancelNotice(
+  trx: Db,
+  s: NoticeSettings,
+  bet: BetRow,
+  followerId: number,
+  channel: ChatTransportName,
+  now: number,
+): Promise<void> {
+  const text = () => ownerName(trx, bet).then((owner) => cancelledText(owner, bet, s.webUrl));
+  if (channel === 'email') {
+    const to = await emailNoticeAddress(trx, followerId, 'each');
+    if (to) await enqueueMail(trx, { userId: followerId, to, kind: 'bet_cancelled', text: await text(), betId: bet.id }, now);
+    return;
+  }
   const link = await findLinkOfUser(trx, followerId, s.transport);
   if (!link) return;
   await enqueueNotification(
     trx,
-    {
-      user_id: followerId,
-      transport: link.transport,
-      chat_id: link.chat_id,
-      kind: 'bet_cancelled',
-      text: cancelledText(await ownerName(trx, bet), bet, s.webUrl),
-      bet_id: bet.id,
-    },
+    { user_id: followerId, transport: link.transport, chat_id: link.chat_id, kind: 'bet_cancelled', text: await text(), bet_id: bet.id },
     now,
   );
 }
@@ -56,8 +73,8 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
     // delivered ones get a cancellation. An opening notice in flight right now
     // is settled by the worker when it records the send (see jobs/outbox.ts).
     await dropPendingOpenings(trx, bet.id);
-    for (const followerId of await sentOpeningRecipients(trx, bet.id)) {
-      await enqueueCancelNotice(trx, s, bet, followerId, at);
+    for (const r of await sentOpeningRecipients(trx, bet.id)) {
+      await enqueueCancelNotice(trx, s, bet, r.userId, r.transport, at);
     }
   } else if (e.kind === 'settled') {
     // The owner's own result: a stored notice in the app, and a message in a linked chat.

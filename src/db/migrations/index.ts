@@ -13,6 +13,7 @@ import * as m0013 from './0013_chat_updates.js';
 import * as m0014 from './0014_deleted_identities.js';
 import * as m0015 from './0015_idempotency_keys.js';
 import * as m0016 from './0016_user_notices.js';
+import * as m0017 from './0017_email.js';
 import * as m0018 from './0018_leagues.js';
 
 export const migrations: Record<string, Migration> = {
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   '0014_deleted_identities': m0014,
   '0015_idempotency_keys': m0015,
   '0016_user_notices': m0016,
+  '0017_email': m0017,
   '0018_leagues': m0018,
 };

@@ -7,6 +7,8 @@ export interface OutgoingNotice {
   text: string;
   kind: NotificationKind;
   betId: number | null;
+  /** The recipient's account (null for a reply to a chat that belongs to nobody). */
+  userId?: number | null;
 }
 
 export type SendOutcome =
