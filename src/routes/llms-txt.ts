@@ -21,6 +21,7 @@ scheme answer 401 without a valid session.
 ## Main operations
 
 - GET /price/{ticker}: current price. POST /bet/open {"ticker", "direction": "LONG"|"SHORT", "target_date"?}.
+- GET /instruments?q&limit&offset: tradable instruments by symbol or name, with market hours and daily change; GET /instruments/{symbol}?range: one with its chart.
 - POST /bet/close {"bet_id"}; DELETE /bet/{bet_id} cancels within 5 minutes of opening.
 - GET /portfolio, GET /history?limit&offset, GET /leaderboard, GET /feed, POST /follow.
 - POST /bet/{bet_id}/tail or /fade: open the same or the opposite bet as another trader's open bet (opens a bet).
