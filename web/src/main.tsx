@@ -17,6 +17,9 @@ const BetPage = page(() => import('./pages/bet'), 'BetPage');
 const FeedPage = page(() => import('./pages/feed'), 'FeedPage');
 const HistoryPage = page(() => import('./pages/history'), 'HistoryPage');
 const LeaderboardPage = page(() => import('./pages/leaderboard'), 'LeaderboardPage');
+const LeaguesPage = page(() => import('./pages/leagues'), 'LeaguesPage');
+const LeaguePage = page(() => import('./pages/league'), 'LeaguePage');
+const LeagueJoinPage = page(() => import('./pages/league-join'), 'LeagueJoinPage');
 const MarketsPage = page(() => import('./pages/markets'), 'MarketsPage');
 const NotificationsPage = page(() => import('./pages/notifications'), 'NotificationsPage');
 const PlansPage = page(() => import('./pages/plans'), 'PlansPage');
@@ -47,6 +50,9 @@ const router = createBrowserRouter(
         { path: 'register', element: <RegisterPage /> },
         { path: 'leaderboard', element: <LeaderboardPage /> },
         { path: 'rankings', element: <RankingsPage /> },
+        { path: 'leagues', element: <LeaguesPage /> },
+        { path: 'leagues/join/:code', element: <LeagueJoinPage /> },
+        { path: 'leagues/:id', element: <LeaguePage /> },
         { path: 'user/:id', element: <ProfilePage /> },
         { path: 'bet/:id', element: <BetPage /> },
         { path: 'plans', element: <PlansPage /> },

@@ -14,6 +14,7 @@ const NAV = [
   { to: '/feed', label: 'Feed', auth: true },
   { to: '/leaderboard', label: 'Leaderboard', auth: false },
   { to: '/rankings', label: 'Rankings', auth: false },
+  { to: '/leagues', label: 'Leagues', auth: false },
   { to: '/notifications', label: 'Notices', auth: true },
   { to: '/plans', label: 'Plans', auth: false },
 ];
