@@ -2,6 +2,7 @@
 // linked), their unread count and the read marker.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COOKIE_AUTH } from '../http/openapi.js';
+import { authenticatedCostlyRead, authenticatedWrite } from '../http/route-options.js';
 import { principalOf } from '../http/types.js';
 import { MarkNoticesReadRequestSchema, NoticeReadStateSchema, NotificationSchema } from '../schemas/chat.js';
 import { errorResponses, Page, PageQuerySchema, ref } from '../schemas/common.js';
@@ -34,13 +35,14 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/notifications/unread',
     {
-      config: { auth: true },
+      // A count over the caller's followed traders' bets and stored notices: limited as the other costly reads.
+      config: authenticatedCostlyRead(ctx.config),
       schema: {
         tags: ['chat'],
         operationId: 'getNotificationsUnread',
         summary: 'How many notices are unread, and the read marker',
         security: COOKIE_AUTH,
-        response: { 200: ref(NoticeReadStateSchema), ...errorResponses(401) },
+        response: { 200: ref(NoticeReadStateSchema), ...errorResponses(401, 429) },
       },
     },
     async (request, reply) => {
@@ -52,7 +54,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/notifications/read',
     {
-      config: { auth: true },
+      config: authenticatedWrite(ctx.config),
       schema: {
         tags: ['chat'],
         operationId: 'markNotificationsRead',
@@ -60,7 +62,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Every notice at or before `until` (now when absent) counts as read. The marker never moves back, so a repeat changes nothing.',
         security: COOKIE_AUTH,
         body: ref(MarkNoticesReadRequestSchema),
-        response: { 200: ref(NoticeReadStateSchema), ...errorResponses(400, 401, 403, 415) },
+        response: { 200: ref(NoticeReadStateSchema), ...errorResponses(400, 401, 403, 413, 415, 429) },
       },
     },
     async (request) => {

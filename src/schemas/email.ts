@@ -45,7 +45,7 @@ export const NoticeSettingsSchema = Type.Object(
     email_notices: StringEnum(['off', 'each', 'digest'], {
       description: "Followed traders' openings and cancellations by email: off, each as it happens, or a daily digest (needs a verified address)",
     }),
-    digest_hour: Type.Integer({ minimum: 0, maximum: 23, description: 'The hour (0–23) the daily digest is sent, in time_zone' }),
+    digest_hour: Type.Integer({ format: 'int32', minimum: 0, maximum: 23, description: 'The hour (0–23) the daily digest is sent, in time_zone' }),
     time_zone: Type.String({
       minLength: 1,
       maxLength: 64,
