@@ -130,6 +130,20 @@ forEachDialect('delivery', (dialect) => {
     assert.equal((portfolio.json() as unknown[]).length, 1);
   });
 
+  test('on every route taking an Idempotency-Key, the answer is stored before it is compressed (the hooks in that order)', () => {
+    const lines = t.app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n');
+    let routes = 0;
+    for (const [i, line] of lines.entries()) {
+      if (!line.includes('(preHandler)') || !line.includes('"claim()"')) continue;
+      const onSend = lines.slice(i + 1, i + 3).find((l) => l.includes('(onSend)')) ?? '';
+      const store = onSend.indexOf('"store()"');
+      const compress = onSend.indexOf('"onSend()"');
+      assert.ok(store >= 0 && compress > store, `${lines[i - 1]?.trim()}: ${onSend.trim()}`);
+      routes++;
+    }
+    assert.ok(routes >= 5, `${routes} idempotent routes seen`);
+  });
+
   test("the web app's files are sent precompressed as the client accepts, identical once decoded", async () => {
     const url = '/app/assets/index-abc123.js';
     const br = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
