@@ -74,7 +74,7 @@ forEachDialect('notices', (dialect) => {
     assert.equal((await unread(reader)).unread, 2);
 
     // No row per follower for the app: nothing was queued (no chat linked).
-    const queued = await t.ctx.db.selectFrom('notifications').select('id').where('user_id', '=', reader.id).execute();
+    const queued = await t.ctx.db.selectFrom('notifications').select('id').where('user_id', '=', reader.id).where('bet_id', 'is not', null).execute();
     assert.equal(queued.length, 0);
 
     await followApi(reader, trader, 'unfollow');
