@@ -1,36 +1,64 @@
 // The feed: bets of a set of users, newest event first.
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { BetRow } from '../db/tables.js';
 import { chunk, FEED_USERS_PER_QUERY, type FeedPage, newestEventFirst } from '../domain/feed.js';
 
+type FeedValues = { limit: number; offset: number; depth: number } & Record<`u${number}`, number>;
+
 /**
- * One page of the bets of userIds by latest event. Each user is its own
+ * One page of the bets of n users by latest event. Each user is its own
  * branch reading at most offset+limit entries of bets_user_event_idx in
  * order, so the cost follows the page depth and the number of users, never
- * the size of their whole history.
+ * the size of their whole history. The statement's text depends only on n,
+ * so it is built and compiled once per n (src/db/prepared.ts).
  */
-export function feedQuery(db: Db, userIds: number[], page: FeedPage) {
-  const depth = page.offset + page.limit;
-  const branches = userIds.map((id) =>
-    db
-      .selectFrom((eb) =>
-        eb.selectFrom('bets').selectAll().where('user_id', '=', id).orderBy('last_event_at', 'desc').orderBy('id', 'desc').limit(depth).as('b'),
-      )
-      .selectAll(),
-  );
-  const [first, ...rest] = branches;
-  if (!first) throw new Error('feedQuery needs at least one user');
-  const union = rest.reduce((acc, b) => acc.unionAll(b), first);
-  return db.selectFrom(union.as('feed')).selectAll().orderBy('last_event_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset);
+function feedQueryFor(n: number) {
+  return prepared((db, v: FeedValues) => {
+    const branches = Array.from({ length: n }, (_, i) =>
+      db
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('bets')
+            .selectAll()
+            .where('user_id', '=', v[`u${i}`])
+            .orderBy('last_event_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(v.depth)
+            .as('b'),
+        )
+        .selectAll(),
+    );
+    const [first, ...rest] = branches;
+    if (!first) throw new Error('a feed query needs at least one user');
+    const union = rest.reduce((acc, b) => acc.unionAll(b), first);
+    return db.selectFrom(union.as('feed')).selectAll().orderBy('last_event_at', 'desc').orderBy('id', 'desc').limit(v.limit).offset(v.offset);
+  });
+}
+
+// At most FEED_USERS_PER_QUERY entries: one per group size.
+const feedQueries = new Map<number, ReturnType<typeof feedQueryFor>>();
+
+function feedQuery(db: Db, userIds: number[], page: FeedPage): Promise<BetRow[]> {
+  let query = feedQueries.get(userIds.length);
+  if (!query) {
+    query = feedQueryFor(userIds.length);
+    feedQueries.set(userIds.length, query);
+  }
+  const values: FeedValues = { limit: page.limit, offset: page.offset, depth: page.offset + page.limit };
+  userIds.forEach((id, i) => {
+    values[`u${i}`] = id;
+  });
+  return query(db, values);
 }
 
 export async function listFeed(db: Db, userIds: number[], page: FeedPage, usersPerQuery = FEED_USERS_PER_QUERY): Promise<BetRow[]> {
   if (userIds.length === 0) return [];
   const groups = chunk(userIds, usersPerQuery);
-  if (groups.length === 1) return feedQuery(db, userIds, page).execute();
+  if (groups.length === 1) return feedQuery(db, userIds, page);
   // Many followed users: the top offset+limit of each group, merged.
   const depth = { limit: page.offset + page.limit, offset: 0 };
-  const parts = await Promise.all(groups.map((ids) => feedQuery(db, ids, depth).execute()));
+  const parts = await Promise.all(groups.map((ids) => feedQuery(db, ids, depth)));
   return parts
     .flat()
     .sort(newestEventFirst)
