@@ -2,6 +2,7 @@
 // and security cases; what counts on the board; the frozen final board.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { upsertLink } from '../../src/repositories/chat-links.js';
 import { runLeagueSteps } from '../../src/services/league-notices.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
@@ -427,6 +428,8 @@ forEachDialect('leagues', (dialect) => {
         (await t.ctx.db.selectFrom('user_notices').select(['kind', 'link', 'text']).where('user_id', '=', userId).orderBy('id').execute()).filter(
           (n) => n.kind.startsWith('league_'),
         );
+      // A member with a linked chat also gets each notice there, through the outbox.
+      await upsertLink(t.ctx.db, a.id, { transport: t.ctx.chatTransport.name, chatId: `chat-${a.id}` }, t.clock.now());
       t.clock.set(Date.parse(league.starts_at) + 1000);
       await runLeagueSteps(t.ctx);
       await runLeagueSteps(t.ctx);
@@ -434,6 +437,16 @@ forEachDialect('leagues', (dialect) => {
         (await kinds(a.id)).map((n) => n.kind),
         ['league_started'],
       );
+      const queued = await t.ctx.db
+        .selectFrom('notifications')
+        .select(['kind', 'text', 'chat_id'])
+        .where('user_id', '=', a.id)
+        .where('kind', '=', 'league_notice')
+        .execute();
+      assert.equal(queued.length, 1);
+      assert.equal(queued[0].kind, 'league_notice');
+      assert.equal(queued[0].chat_id, `chat-${a.id}`);
+      assert.match(queued[0].text, new RegExp(`has started[\\s\\S]*/leagues/${league.id}$`));
       assert.equal((await kinds(a.id))[0].link, `leagues/${league.id}`);
       t.clock.advance(DAY);
       await runLeagueSteps(t.ctx);
