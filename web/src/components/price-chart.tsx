@@ -81,6 +81,11 @@ export function PriceChartView({ ticker, range, onRange, data, pending, error, r
     return data.filter((p) => p.time >= from && p.time <= to);
   }, [data, since, until]);
 
+  // The axis and crosshair labels read prices as the page does (thousands separators, small prices to 6 places).
+  useEffect(() => {
+    chart.current?.applyOptions({ localization: { priceFormatter: formatPrice } });
+  }, [chart]);
+
   useEffect(() => {
     if (!series.current || !points) return;
     series.current.setData(points.map((p) => ({ time: p.time as UTCTimestamp, value: p.price })));
