@@ -28,6 +28,10 @@ const PortfolioPage = page(() => import('./pages/portfolio'), 'PortfolioPage');
 const ProfilePage = page(() => import('./pages/profile'), 'ProfilePage');
 const RankingsPage = page(() => import('./pages/rankings'), 'RankingsPage');
 const SettingsPage = page(() => import('./pages/settings'), 'SettingsPage');
+const ForgotPasswordPage = page(() => import('./pages/password-reset'), 'ForgotPasswordPage');
+const ResetPasswordPage = page(() => import('./pages/password-reset'), 'ResetPasswordPage');
+const VerifyEmailPage = page(() => import('./pages/email-links'), 'VerifyEmailPage');
+const ConfirmEmailPage = page(() => import('./pages/email-links'), 'ConfirmEmailPage');
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -48,6 +52,10 @@ const router = createBrowserRouter(
         { index: true, element: <HomePage /> },
         { path: 'login', element: <LoginPage /> },
         { path: 'register', element: <RegisterPage /> },
+        { path: 'forgot-password', element: <ForgotPasswordPage /> },
+        { path: 'reset-password', element: <ResetPasswordPage /> },
+        { path: 'verify-email', element: <VerifyEmailPage /> },
+        { path: 'confirm-email', element: <ConfirmEmailPage /> },
         { path: 'leaderboard', element: <LeaderboardPage /> },
         { path: 'rankings', element: <RankingsPage /> },
         { path: 'leagues', element: <LeaguesPage /> },

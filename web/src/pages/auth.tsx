@@ -69,6 +69,9 @@ export function LoginPage() {
           onChange={(e) => setPassword(e.target.value)}
           error={errors.fields.password}
         />
+        <p className="forgot-link">
+          <Link to="/forgot-password">Forgot password?</Link>
+        </p>
         {errors.form && (
           <p className="alert alert-error" role="alert">
             {login.error && 'status' in login.error && login.error.status === 401 ? 'Wrong email or password.' : errors.form}

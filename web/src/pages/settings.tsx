@@ -1,9 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api, ApiError, call, errorMessage } from '../api/client';
 import { Field } from '../components/field';
-import { Loading } from '../components/status';
+import { ErrorState, Loading } from '../components/status';
 import { meKey, useMe } from '../lib/auth';
 import { MIN_PASSWORD } from './auth';
 
@@ -16,10 +16,233 @@ export function SettingsPage() {
       <p className="muted">
         Signed in as <strong>{me.data.username}</strong> ({me.data.email}).
       </p>
+      <EmailCard />
+      <NoticeSettingsCard />
       <ExportCard />
       <PasswordCard />
       <DeleteCard />
     </>
+  );
+}
+
+function useMyEmail() {
+  return useQuery({ queryKey: ['my-email'], queryFn: () => call(api.GET('/me/email')) });
+}
+
+/** The address, whether it is verified (a new link on demand), and a change confirmed from the new address. */
+function EmailCard() {
+  const queryClient = useQueryClient();
+  const state = useMyEmail();
+  const [newEmail, setNewEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [touched, setTouched] = useState(false);
+  const resend = useMutation({ mutationFn: () => call(api.POST('/email/verify/resend')) });
+  const change = useMutation({
+    mutationFn: () => call(api.POST('/me/email', { body: { new_email: newEmail.trim(), password } })),
+    onSuccess: () => {
+      setPassword('');
+      setTouched(false);
+      void queryClient.invalidateQueries({ queryKey: ['my-email'] });
+    },
+  });
+  const errors = splitError(change.error, 'password', 'email');
+  const conflict = change.error instanceof ApiError && change.error.status === 409 ? 'That email already has an account.' : null;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (newEmail.trim() !== '' && password !== '') change.mutate();
+  };
+  return (
+    <section className="card" aria-labelledby="email-heading">
+      <h2 id="email-heading">Email address</h2>
+      {state.isPending && <Loading />}
+      {state.isError && <ErrorState error={state.error} retry={() => void state.refetch()} />}
+      {state.data && (
+        <>
+          <p>
+            <strong>{state.data.email}</strong>{' '}
+            {state.data.email_verified ? (
+              <span className="badge badge-ok" data-testid="email-verified">
+                Verified
+              </span>
+            ) : (
+              <span className="badge badge-info" data-testid="email-unverified">
+                Not verified
+              </span>
+            )}
+          </p>
+          {!state.data.email_verified && (
+            <div className="actions">
+              <p className="muted">Confirm your address with the link we emailed you to get notices by email and to reset a forgotten password.</p>
+              <button type="button" className="btn" onClick={() => resend.mutate()} disabled={resend.isPending || resend.isSuccess}>
+                Send the link again
+              </button>
+            </div>
+          )}
+          {resend.isSuccess && (
+            <p className="alert alert-ok" role="status">
+              A new link is on its way to {state.data.email}.
+            </p>
+          )}
+          {resend.isError && (
+            <p className="alert alert-error" role="alert">
+              {errorMessage(resend.error)}
+            </p>
+          )}
+          {state.data.pending_email && (
+            <p className="alert alert-info" role="status" data-testid="email-pending">
+              Waiting for you to confirm {state.data.pending_email} with the link sent there.
+            </p>
+          )}
+        </>
+      )}
+      <form onSubmit={submit} noValidate className="narrow-form" aria-label="Change email address">
+        <Field
+          label="New email address"
+          type="email"
+          name="new-email"
+          autoComplete="email"
+          required
+          value={newEmail}
+          onChange={(e) => setNewEmail(e.target.value)}
+          error={touched && newEmail.trim() === '' ? 'Enter the new address.' : (conflict ?? errors.email)}
+        />
+        <Field
+          label="Password"
+          type="password"
+          name="email-password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={touched && password === '' ? 'Enter your password.' : errors.password}
+        />
+        {!conflict && errors.form && (
+          <p className="alert alert-error" role="alert">
+            {errors.form}
+          </p>
+        )}
+        {change.isSuccess && (
+          <p className="alert alert-ok" role="status">
+            Confirm the change with the link sent to the new address. Your current address was told.
+          </p>
+        )}
+        <button type="submit" className="btn" disabled={change.isPending}>
+          {change.isPending ? 'Sending…' : 'Change address'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+const HOURS = Array.from({ length: 24 }, (_, h) => h);
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+const zones = (): string[] => {
+  const list = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+  return list.includes('UTC') ? list : ['UTC', ...list];
+};
+
+/** Followed traders' openings and cancellations by email: off, each, or a daily digest at an hour of the user's day. */
+function NoticeSettingsCard() {
+  const queryClient = useQueryClient();
+  const email = useMyEmail();
+  const settings = useQuery({ queryKey: ['notice-settings'], queryFn: () => call(api.GET('/me/notice-settings')) });
+  const [draft, setDraft] = useState<null | { email_notices: 'off' | 'each' | 'digest'; digest_hour: number; time_zone: string }>(null);
+  const save = useMutation({
+    mutationFn: (body: { email_notices: 'off' | 'each' | 'digest'; digest_hour: number; time_zone: string }) =>
+      call(api.PUT('/me/notice-settings', { body })),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['notice-settings'], saved);
+      setDraft(null);
+    },
+  });
+  const verified = email.data?.email_verified === true;
+  const current = draft ?? settings.data ?? null;
+  const edit = (patch: Partial<NonNullable<typeof draft>>) => {
+    if (!current) return;
+    // A first choice of the digest suggests the browser's own time zone.
+    const zone =
+      current.email_notices !== 'digest' && patch.email_notices === 'digest' && current.time_zone === 'UTC' ? browserZone() : current.time_zone;
+    setDraft({ ...current, time_zone: zone, ...patch });
+  };
+  return (
+    <section className="card" aria-labelledby="notice-settings-heading">
+      <h2 id="notice-settings-heading">Notices by email</h2>
+      <p className="muted">When a trader you follow opens or cancels a bet. Your notices are always listed on the Notices page.</p>
+      {settings.isPending && <Loading />}
+      {settings.isError && <ErrorState error={settings.error} retry={() => void settings.refetch()} />}
+      {current && (
+        <form
+          className="narrow-form"
+          aria-label="Notices by email"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate(current);
+          }}
+        >
+          {!verified && email.data && <p className="alert alert-info">Verify your email address to get notices by email.</p>}
+          <fieldset className="chips">
+            <legend className="sr-only">Email notices</legend>
+            {(
+              [
+                ['off', 'No emails'],
+                ['each', 'Each notice'],
+                ['digest', 'A daily digest'],
+              ] as const
+            ).map(([value, label]) => (
+              <label key={value} className="radio">
+                <input
+                  type="radio"
+                  name="email-notices"
+                  value={value}
+                  checked={current.email_notices === value}
+                  disabled={value !== 'off' && !verified}
+                  onChange={() => edit({ email_notices: value })}
+                />{' '}
+                {label}
+              </label>
+            ))}
+          </fieldset>
+          {current.email_notices === 'digest' && (
+            <>
+              <div className="field">
+                <label htmlFor="digest-hour">Send it at</label>
+                <select id="digest-hour" value={current.digest_hour} onChange={(e) => edit({ digest_hour: Number(e.target.value) })}>
+                  {HOURS.map((h) => (
+                    <option key={h} value={h}>
+                      {String(h).padStart(2, '0')}:00
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div className="field">
+                <label htmlFor="digest-zone">Time zone</label>
+                <select id="digest-zone" value={current.time_zone} onChange={(e) => edit({ time_zone: e.target.value })}>
+                  {(zones().includes(current.time_zone) ? zones() : [current.time_zone, ...zones()]).map((z) => (
+                    <option key={z} value={z}>
+                      {z}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </>
+          )}
+          {save.isError && (
+            <p className="alert alert-error" role="alert">
+              {errorMessage(save.error)}
+            </p>
+          )}
+          {save.isSuccess && draft === null && (
+            <p className="alert alert-ok" role="status" data-testid="notice-settings-saved">
+              Saved.
+            </p>
+          )}
+          <button type="submit" className="btn btn-primary" disabled={save.isPending || draft === null}>
+            {save.isPending ? 'Saving…' : 'Save'}
+          </button>
+        </form>
+      )}
+    </section>
   );
 }
 
