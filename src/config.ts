@@ -240,7 +240,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const stripeApiUrl = str(env, 'STRIPE_API_URL');
   const smtpUrl = str(env, 'SMTP_URL');
-  if (smtpUrl !== null && !['smtp:', 'smtps:'].includes(url('SMTP_URL', smtpUrl).protocol)) {
+  if (smtpUrl !== null && !URL.canParse(smtpUrl)) throw new ConfigError('SMTP_URL must be smtp://user:pass@host:port or smtps://…');
+  if (smtpUrl !== null && !['smtp:', 'smtps:'].includes(new URL(smtpUrl).protocol)) {
     throw new ConfigError('SMTP_URL must be smtp://user:pass@host:port or smtps://…');
   }
   const mailFrom = str(env, 'MAIL_FROM') ?? `Paper Bets <no-reply@${publicUrl.hostname}>`;
