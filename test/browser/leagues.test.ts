@@ -90,6 +90,41 @@ describe('web app in Chromium: leagues', { skip: skipReason }, () => {
     );
   });
 
+  test('an invite link refuses joining a full league, and a started one', async () => {
+    const owner = await suite.user('lful');
+    const first = await suite.user('lfir');
+    const late = await suite.user('llat');
+    const now = Date.now();
+    const full = await ok<League>(owner, 'POST', '/leagues', {
+      name: 'Two seats',
+      starts_at: new Date(now + 3_600_000).toISOString(),
+      ends_at: new Date(now + 86_400_000).toISOString(),
+      visibility: 'private',
+      member_limit: 2,
+      rules,
+    });
+    await ok(first, 'POST', '/leagues/join', { code: full.invite_code });
+    const started = await ok<League>(owner, 'POST', '/leagues', {
+      name: 'Already under way',
+      starts_at: new Date(now).toISOString(),
+      ends_at: new Date(now + 86_400_000).toISOString(),
+      visibility: 'private',
+      rules,
+    });
+    await suite.withPage(
+      async (page, context) => {
+        await late.signIn(context);
+        await page.goto(`/app/leagues/join/${full.invite_code}`);
+        await page.getByTestId('invite-join').click();
+        await page.getByRole('alert').getByText('This league is full (2 members)').waitFor();
+        await page.goto(`/app/leagues/join/${started.invite_code}`);
+        await page.getByText('This league has already started: it no longer takes members.').waitFor();
+        assert.equal(await page.getByTestId('invite-join').count(), 0);
+      },
+      { viewport: 'phone', expect: ['409 POST /leagues/join'] },
+    );
+  });
+
   test("a finished league's page on a phone: the final board, frozen, with the caller's row highlighted and no sideways scroll", async () => {
     const owner = await suite.user('lfin');
     const rival = await suite.user('lriv');
