@@ -106,36 +106,6 @@ export async function lockBetById(db: Db, dialect: Dialect, id: number, opts: { 
 }
 
 // An opening's capacity check in one statement: the user's plan extras and their open bets.
-const openerQuery = prepared((db, p: { userId: number }) =>
-  db.selectFrom('users').select(['username', 'extra_bets', 'extra_slots']).where('users.id', '=', p.userId).where('users.deleted_at', 'is', null),
-);
-const lockedOpenerQuery = prepared((db, p: { userId: number }) =>
-  db
-    .selectFrom('users')
-    .select(['username', 'extra_bets', 'extra_slots'])
-    .where('users.id', '=', p.userId)
-    .where('users.deleted_at', 'is', null)
-    .forNoKeyUpdate(),
-);
-
-export interface Opener {
-  username: string;
-  extra_bets: number;
-  extra_slots: number;
-}
-
-/**
- * A live user's name and plan extras, read with the user's row lock held to
- * the end of the transaction on PostgreSQL (one statement for both), so this
- * user's openings run one after another. On SQLite the immediate transaction
- * already holds the database's write lock. Undefined for a missing or deleted user.
- */
-export async function lockOpener(db: Db, dialect: Dialect, userId: number): Promise<Opener | undefined> {
-  if (!isPossibleId(userId)) return undefined;
-  const [row] = await (dialect === 'postgres' ? lockedOpenerQuery : openerQuery)(db, { userId });
-  return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots };
-}
-
 export interface BetExit {
   status: Exclude<BetStatus, 'OPEN'>;
   exit_price: number;

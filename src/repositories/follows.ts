@@ -1,6 +1,39 @@
 // Follow relations. A follow of a deleted account no longer counts: it is
 // neither listed nor charged against the follower's capacity.
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
+
+/**
+ * Inserts a follow only when the followed account is live and the follower
+ * follows fewer live accounts than `capacity`: the checks and the insert are
+ * one statement. The caller holds the follower's row lock (PostgreSQL) or the
+ * write lock (SQLite), so the count cannot change before commit.
+ */
+const followWithinCapacityQuery = prepared((db, p: { followerId: number; followedId: number; at: number; capacity: number }) =>
+  db
+    .insertInto('follows')
+    .columns(['follower_id', 'followed_id', 'created_at'])
+    .expression(
+      db
+        .selectNoFrom((eb) => [eb.val(p.followerId).as('follower_id'), eb.val(p.followedId).as('followed_id'), eb.val(p.at).as('created_at')])
+        .where((eb) => eb.exists(eb.selectFrom('users').select('id').where('id', '=', p.followedId).where('deleted_at', 'is', null)))
+        .where((eb) =>
+          eb(
+            liveFollows(db, p.followerId).select((c) => c.fn.countAll<number>().as('n')),
+            '<',
+            p.capacity,
+          ),
+        ),
+    )
+    .onConflict((oc) => oc.columns(['follower_id', 'followed_id']).doNothing())
+    .returning('follower_id'),
+);
+
+/** True when the follow was added; false when it existed already, the followed account is gone, or the follower is at capacity. */
+export async function insertFollowWithinCapacity(db: Db, followerId: number, followedId: number, at: number, capacity: number): Promise<boolean> {
+  const rows = await followWithinCapacityQuery(db, { followerId, followedId, at, capacity });
+  return rows.length > 0;
+}
 
 export async function insertFollow(db: Db, followerId: number, followedId: number, at: number): Promise<void> {
   await db

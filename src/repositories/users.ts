@@ -32,6 +32,36 @@ export async function updatePasswordHash(db: Db, id: number, hash: string): Prom
   await db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute();
 }
 
+const planHolderQuery = prepared((db, p: { userId: number }) =>
+  db.selectFrom('users').select(['username', 'extra_bets', 'extra_slots']).where('users.id', '=', p.userId).where('users.deleted_at', 'is', null),
+);
+const lockedPlanHolderQuery = prepared((db, p: { userId: number }) =>
+  db
+    .selectFrom('users')
+    .select(['username', 'extra_bets', 'extra_slots'])
+    .where('users.id', '=', p.userId)
+    .where('users.deleted_at', 'is', null)
+    .forNoKeyUpdate(),
+);
+
+export interface PlanHolder {
+  username: string;
+  extra_bets: number;
+  extra_slots: number;
+}
+
+/**
+ * A live user's name and plan extras, read with the user's row lock held to
+ * the end of the transaction on PostgreSQL (one statement for both), so this
+ * user's capacity-bound writes (openings, follows) run one after another. On SQLite the immediate transaction
+ * already holds the database's write lock. Undefined for a missing or deleted user.
+ */
+export async function lockPlanHolder(db: Db, dialect: Dialect, userId: number): Promise<PlanHolder | undefined> {
+  if (!isPossibleId(userId)) return undefined;
+  const [row] = await (dialect === 'postgres' ? lockedPlanHolderQuery : planHolderQuery)(db, { userId });
+  return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots };
+}
+
 /**
  * Locks a user's row until the transaction ends (PostgreSQL); SQLite's
  * immediate transaction already holds the write lock. FOR NO KEY UPDATE, not

@@ -4,7 +4,6 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
-import { holdUserLock } from '../repositories/users.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
@@ -17,9 +16,8 @@ import {
   listFinishedBets,
   listOpenBets,
   lockBetById,
-  lockOpener,
 } from '../repositories/bets.js';
-import { findUserById } from '../repositories/users.js';
+import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
@@ -65,7 +63,7 @@ export async function openBet(
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return ctx.database.transaction(async (trx) => {
     // The user row lock serialises this user's opens, so the capacity check in the insert stays true until commit.
-    const opener = await lockOpener(trx, ctx.dialect, userId);
+    const opener = await lockPlanHolder(trx, ctx.dialect, userId);
     if (!opener) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
     if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');

@@ -1,11 +1,10 @@
 // Following and unfollowing, under the follower's capacity.
 import type { AppContext } from '../context.js';
-import { lockUser } from '../repositories/users.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isPossibleId } from '../domain/ids.js';
 import { badRequest, limitReached, notFound } from '../errors.js';
-import { countFollowing, deleteFollow, insertFollow, isFollowing, listFollowed } from '../repositories/follows.js';
-import { findUserById } from '../repositories/users.js';
+import { deleteFollow, insertFollowWithinCapacity, isFollowing, listFollowed } from '../repositories/follows.js';
+import { findUserById, lockPlanHolder } from '../repositories/users.js';
 
 export type FollowAction = 'follow' | 'unfollow';
 
@@ -20,24 +19,23 @@ async function follow(ctx: AppContext, followerId: number, followedId: number): 
   await ctx.database.transaction(async (trx) => {
     // The follower's row lock serialises this user's follows (as for open
     // bets), so concurrent requests cannot all pass the capacity check.
-    await lockUser(trx, ctx.dialect, followerId);
-    const follower = await findUserById(trx, followerId);
+    const follower = await lockPlanHolder(trx, ctx.dialect, followerId);
     if (!follower) throw notFound('User not found');
-    if (!(await findUserById(trx, followedId))) throw notFound('User not found');
-    // Following again is a success, even at or over the limit.
-    if (await isFollowing(trx, followerId, followedId)) return;
     const limit = capacitiesOf(ctx.config.capacities, follower).follow_capacity;
-    if ((await countFollowing(trx, followerId)) >= limit) {
-      throw limitReached(`You can follow at most ${limit} users on your plan`, limit);
-    }
-    await insertFollow(trx, followerId, followedId, ctx.clock.now());
+    if (await insertFollowWithinCapacity(trx, followerId, followedId, ctx.clock.now(), limit)) return;
+    // Nothing inserted: find out why (rare, so read only now). Following again
+    // is a success, even at or over the limit.
+    if (await isFollowing(trx, followerId, followedId)) return;
+    if (!(await findUserById(trx, followedId))) throw notFound('User not found');
+    throw limitReached(`You can follow at most ${limit} users on your plan`, limit);
   });
 }
 
 async function unfollow(ctx: AppContext, followerId: number, followedId: number): Promise<void> {
   // A follow of an account deleted since can still be dropped; otherwise an
-  // id naming no live account is 404, as for follow.
-  if (await deleteFollow(ctx.db, followerId, followedId)) return;
+  // id naming no live account is 404, as for follow. In a transaction, so
+  // the delete's commit joins the group commit with the other writes.
+  if (await ctx.database.transaction((trx) => deleteFollow(trx, followerId, followedId))) return;
   if (!(await findUserById(ctx.db, followedId))) throw notFound('User not found');
 }
 

@@ -10,10 +10,11 @@ import { listFeed } from '../../src/repositories/feed.js';
 import { listFollowed } from '../../src/repositories/follows.js';
 import { searchUsers } from '../../src/repositories/user-search.js';
 import { publicProfile } from '../../src/services/profiles.js';
-import { insertBetWithinCapacity, lockOpener } from '../../src/repositories/bets.js';
+import { insertBetWithinCapacity } from '../../src/repositories/bets.js';
 import { enqueueForLinkedFollowers } from '../../src/repositories/notifications.js';
 import { lastEntry } from '../../src/repositories/record.js';
 import { findLiveSession } from '../../src/repositories/sessions.js';
+import { lockPlanHolder } from '../../src/repositories/users.js';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, type TestApp, uniqueName } from '../helpers/app.js';
 import { betRow } from '../helpers/bet-rows.js';
@@ -115,7 +116,7 @@ forEachDialect('social query plans', (dialect) => {
   test("the write path's reads: the session and the user by primary key, the capacity check of an opening's insert through bets_user_status_idx, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {
     const [session] = await plans((db) => findLiveSession(db, 'no-such-session', 0));
     assert.match(session!, dialect === 'sqlite' ? /SEARCH sessions USING INDEX sqlite_autoindex_sessions_1/ : /sessions_pkey/, session);
-    const [opener] = await plans((db) => lockOpener(db, dialect, users[2]!), { noSeqScan: true });
+    const [opener] = await plans((db) => lockPlanHolder(db, dialect, users[2]!), { noSeqScan: true });
     assertNoTableScan(opener!);
     assert.match(opener!, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/, opener);
     const bet = betRow({ userId: users[2]!, openedAt: t.clock.now() });

@@ -60,6 +60,24 @@ forEachDialect('statements of a write', (dialect) => {
     assert.equal(close.work.length, 6 + lock, close.work.join('\n'));
   });
 
+  test('a follow: the follower (locked on PostgreSQL), then one insert holding the live-account and capacity checks; an unfollow: one delete, committed as a transaction', async () => {
+    const fan = await registerAndLogin(t.app, 'fw');
+    const star = await registerAndLogin(t.app, 'fs');
+    assert.equal((await call(fan, 'GET', '/me')).statusCode, 200);
+    const follow = await counted(async () => {
+      const res = await call(fan, 'POST', '/follow', { followed_id: star.id, action: 'follow' });
+      assert.equal(res.statusCode, 200, res.body);
+    });
+    assert.equal(follow.work.length, 2, follow.work.join('\n'));
+    assert.match(follow.work[1]!, /^insert into "follows"/i);
+    const unfollow = await counted(async () => {
+      const res = await call(fan, 'POST', '/follow', { followed_id: star.id, action: 'unfollow' });
+      assert.equal(res.statusCode, 200, res.body);
+    });
+    assert.equal(unfollow.work.length, 1, unfollow.work.join('\n'));
+    assert.ok(unfollow.control.some((s) => /^commit/i.test(s)), 'the delete commits as a transaction (group commit on SQLite)');
+  });
+
   describe('fan-out of an opening', () => {
     const FOLLOWERS = 10_000;
     let trader: TestUser;
