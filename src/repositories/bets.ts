@@ -137,15 +137,15 @@ export async function finishOpenBet(db: Db, id: number, exit: BetExit): Promise<
   return (await finishOpenQuery(db, { benchmark_exit: null, ...exit, id }))[0];
 }
 
+/**
+ * A user's open bets, newest first. Sorted here, not in SQL: an ORDER BY on
+ * opened_at lets SQLite prefer (user_id, opened_at), which walks all of the
+ * user's bets, over (user_id, status), which reads only the open ones (few,
+ * bounded by the capacity).
+ */
 export async function listOpenBets(db: Db, userId: number): Promise<BetRow[]> {
-  return db
-    .selectFrom('bets')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('status', '=', 'OPEN')
-    .orderBy('opened_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+  const rows = await db.selectFrom('bets').selectAll().where('user_id', '=', userId).where('status', '=', 'OPEN').execute();
+  return rows.sort((a, b) => b.opened_at - a.opened_at || b.id - a.id);
 }
 
 /** CLOSED and CANCELLED bets (exactly those with an exit time), newest exit first, through bets_user_closed_idx. */
