@@ -50,6 +50,18 @@ describe('web app in Chromium: leagues', { skip: skipReason }, () => {
       await page.getByTestId('my-leagues').getByText('Thursday night club').waitFor();
       await screenshot(page, 'leagues-list-desktop');
     });
+    // The list and the open form fit a phone too.
+    await suite.withPage(
+      async (page, context) => {
+        await owner.signIn(context);
+        await page.goto('/app/leagues');
+        await page.getByTestId('my-leagues').getByText('Thursday night club').waitFor();
+        await page.getByRole('button', { name: 'New league' }).click();
+        await page.getByTestId('league-form').waitFor();
+        await screenshot(page, 'leagues-form-phone');
+      },
+      { viewport: 'phone' },
+    );
   });
 
   test('a visitor opens the invite link on a phone, sees the name and rules, signs up and lands in the league', async () => {
