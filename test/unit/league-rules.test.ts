@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { extraLeaguesOf, parseLeagueExtras } from '../../src/domain/payments.js';
 import { boardHashOf, betsAtHead, encodeBoardDocument, leagueLeafHash, verifyLeagueProof } from '../../src/domain/league-record.js';
 import {
   betOutcome,
@@ -291,5 +293,26 @@ describe('the proof of a final board', () => {
   });
   test('a league leaf cannot pass for a user leaf', () => {
     assert.notEqual(leagueLeafHash(1, 'a'.repeat(64)), leafHash({ user_id: 1, seq: 1, hash: 'a'.repeat(64) }));
+  });
+});
+
+describe('the league limit', () => {
+  test('LEAGUE_LIMIT: 5 by default, validated', () => {
+    assert.equal(loadConfig({}).leagueLimit, 5);
+    assert.equal(loadConfig({ LEAGUE_LIMIT: '12' }).leagueLimit, 12);
+    assert.throws(() => loadConfig({ LEAGUE_LIMIT: 'many' }), ConfigError);
+    assert.throws(() => loadConfig({ LEAGUE_LIMIT: '-1' }), ConfigError);
+  });
+  test("a plan's extra_leagues, from our own plan data, count only while the subscription is paid up", () => {
+    const extras = parseLeagueExtras({ price_plus: 5, price_pro: '20' });
+    assert.equal(extraLeaguesOf({ pay_price_id: 'price_plus', pay_subscription_status: 'active' }, extras), 5);
+    assert.equal(extraLeaguesOf({ pay_price_id: 'price_pro', pay_subscription_status: 'trialing' }, extras), 20);
+    assert.equal(extraLeaguesOf({ pay_price_id: 'price_pro', pay_subscription_status: 'past_due' }, extras), 0);
+    assert.equal(extraLeaguesOf({ pay_price_id: 'other', pay_subscription_status: 'active' }, extras), 0);
+    assert.equal(extraLeaguesOf({ pay_price_id: null, pay_subscription_status: null }, extras), 0);
+    assert.throws(() => parseLeagueExtras({ price_plus: -1 }), /non-negative integer/);
+    assert.throws(() => parseLeagueExtras(['x']), /map price ids/);
+    assert.equal(parseLeagueExtras(undefined).size, 0);
+    assert.ok(loadConfig({}).leagueExtras.size >= 1, 'the shipped plans.json lists extra_leagues');
   });
 });
