@@ -71,9 +71,10 @@ export class TestSmtpServer {
     return `smtp://tester:secret@127.0.0.1:${this.port}`;
   }
 
-  /** Messages to one address, oldest first. */
+  /** Messages to one address (without regard to case), oldest first. */
   to(address: string): ReceivedMail[] {
-    return this.received.filter((m) => m.to === address);
+    // Addresses are stored lower-cased (DESIGN: emails compared lower-cased).
+    return this.received.filter((m) => m.to.toLowerCase() === address.toLowerCase());
   }
 
   /** Waits until a message to this address matches (the server gets it from a background worker). */
