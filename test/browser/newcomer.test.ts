@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
 import { openDatabase } from '../../src/db/database.js';
 import { utcDate } from '../../src/domain/market-calendar.js';
-import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, skipReason } from './harness.js';
+import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -321,6 +321,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
         assert.equal(await menu.getAttribute('aria-expanded'), 'true');
         await page.getByRole('button', { name: 'Log out' }).waitFor();
         await assertNoSidewaysScroll(page, 'the open menu');
+        await screenshot(page, 'menu-open-phone-light');
         await nav.getByRole('link', { name: 'Portfolio' }).click();
         await page.waitForURL(/\/app\/portfolio$/);
         await titled(page, 'Portfolio · Paper Bets');
