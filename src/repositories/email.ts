@@ -88,3 +88,10 @@ export async function findPendingChange(db: Db, userId: number, now: number): Pr
 export async function emailTaken(db: Db, email: string): Promise<boolean> {
   return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) !== undefined;
 }
+
+/** A deleted account keeps no address, token, email choice or stored notice (its chat rows go in services/chat.ts). */
+export async function forgetEmailOf(trx: Db, userId: number): Promise<void> {
+  for (const table of ['email_tokens', 'email_verified', 'notice_settings', 'user_notices', 'notice_reads'] as const) {
+    await trx.deleteFrom(table).where('user_id', '=', userId).execute();
+  }
+}

@@ -3,6 +3,7 @@
 // account deletion removes with it, and which shared answers each committed
 // change drops (src/services/shared-answers.ts).
 import type { AppContext } from '../context.js';
+import { forgetEmailOf } from '../repositories/email.js';
 import { forgetUser } from './chat.js';
 import { registerNotificationListener } from './notifications.js';
 import { rankingsListener } from './rankings.js';
@@ -19,5 +20,5 @@ export function wireServices(ctx: AppContext): void {
     if (e.kind === 'closed' || e.kind === 'settled') ctx.sharedAnswers.dropLeaderboards();
   });
 
-  ctx.accountDeletionListeners.push(forgetUser, async () => ctx.database.onCommit(() => ctx.sharedAnswers.clear()));
+  ctx.accountDeletionListeners.push(forgetUser, forgetEmailOf, async () => ctx.database.onCommit(() => ctx.sharedAnswers.clear()));
 }

@@ -207,6 +207,20 @@ forEachDialect('email', (dialect) => {
     assert.equal((await inject('GET', `/email/confirm?token=${tokenOf(linkOf(confirm, 'confirm-email'))}`)).statusCode, 400, 'single use');
   });
 
+  test('a deleted account keeps no verified address, token, email choice or stored notice', async () => {
+    const u = await registerAndLogin(t.app, 'del');
+    await verify(u);
+    await inject('PUT', '/me/notice-settings', { user: u, payload: { email_notices: 'each', digest_hour: 8, time_zone: 'UTC' } });
+    await inject('POST', '/email/verify/resend', { user: u });
+    await drainMail();
+    const del = await t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: u.cookie }, payload: { password: PASSWORD } });
+    assert.equal(del.statusCode, 200, del.body);
+    for (const table of ['email_tokens', 'email_verified', 'notice_settings', 'user_notices', 'notice_reads', 'notifications'] as const) {
+      const left = await t.ctx.db.selectFrom(table).select('user_id').where('user_id', '=', u.id).execute();
+      assert.equal(left.length, 0, table);
+    }
+  });
+
   test('notice settings: defaults, validation, verified address needed; each notice by email; unsubscribe without a session', async () => {
     const trader = await registerAndLogin(t.app, 'trd');
     const f = await registerAndLogin(t.app, 'fol');
