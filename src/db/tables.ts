@@ -173,6 +173,13 @@ export interface PayLocalCheckoutsTable {
   completed_at: number | null;
 }
 
+/** A local-provider subscription set to end with its period. */
+export interface PayLocalCancellationsTable {
+  user_id: number;
+  subscription_id: string;
+  cancel_at: number;
+}
+
 /** An Idempotency-Key of one user: in flight while status is null, else the answer to replay. */
 export interface IdempotencyKeysTable {
   user_id: number;
@@ -279,6 +286,7 @@ export interface Database {
   record_day_leaves: RecordDayLeavesTable;
   pay_events: PayEventsTable;
   pay_local_checkouts: PayLocalCheckoutsTable;
+  pay_local_cancellations: PayLocalCancellationsTable;
   idempotency_keys: IdempotencyKeysTable;
   leagues: LeaguesTable;
   league_members: LeagueMembersTable;

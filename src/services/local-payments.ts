@@ -11,7 +11,7 @@ import { periodEndAfter } from '../domain/plan-periods.js';
 import {
   deleteScheduledCancel,
   findScheduledCancel,
-  listScheduledCancels,
+  listDueCancels,
   localSubscriptionStart,
   saveScheduledCancel,
 } from '../repositories/local-subscriptions.js';
@@ -180,7 +180,7 @@ export async function resumeLocalSubscription(ctx: AppContext, userId: number): 
 export async function endDueLocalSubscriptions(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now();
   let ended = 0;
-  for (const due of (await listScheduledCancels(ctx.db)).filter((c) => c.at <= now)) {
+  for (const due of await listDueCancels(ctx.db, now)) {
     await ctx.database.transaction(async (trx) => {
       await lockUser(trx, ctx.dialect, due.userId);
       const again = await findScheduledCancel(trx, due.userId);

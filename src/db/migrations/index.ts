@@ -15,6 +15,7 @@ import * as m0015 from './0015_idempotency_keys.js';
 import * as m0016 from './0016_user_notices.js';
 import * as m0017 from './0017_email.js';
 import * as m0018 from './0018_leagues.js';
+import * as m0019 from './0019_local_cancellations.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0016_user_notices': m0016,
   '0017_email': m0017,
   '0018_leagues': m0018,
+  '0019_local_cancellations': m0019,
 };
