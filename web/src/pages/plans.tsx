@@ -44,8 +44,8 @@ function PlanList() {
       {me.data && (
         <div className="card">
           <p>
-            Your capacities: <strong className="num">{me.data.bet_capacity}</strong> open bets and{' '}
-            <strong className="num">{me.data.follow_capacity}</strong> followed traders.
+            Your capacities: <strong className="num">{me.data.bet_capacity}</strong> open {me.data.bet_capacity === 1 ? 'bet' : 'bets'} and{' '}
+            <strong className="num">{me.data.follow_capacity}</strong> followed {me.data.follow_capacity === 1 ? 'trader' : 'traders'}.
             {subscribed
               ? ' You have an active plan: switch to another one or cancel it in the billing portal. A switch applies at once; a cancelled plan runs to the end of the period you paid for.'
               : ' You are on the free plan.'}
@@ -72,10 +72,10 @@ function PlanList() {
               {plan.description && <p className="muted">{plan.description}</p>}
               <ul className="plan-perks">
                 <li>
-                  +<span className="num">{plan.extra_bets}</span> open bets
+                  +<span className="num">{plan.extra_bets}</span> open {plan.extra_bets === 1 ? 'bet' : 'bets'}
                 </li>
                 <li>
-                  +<span className="num">{plan.extra_slots}</span> followed traders
+                  +<span className="num">{plan.extra_slots}</span> followed {plan.extra_slots === 1 ? 'trader' : 'traders'}
                 </li>
               </ul>
               {me.data && subscribed ? (
@@ -151,8 +151,9 @@ export function BillingReturnPage() {
       <h1>Thank you</h1>
       {confirmed ? (
         <p className="alert alert-ok" role="status" data-testid="upgrade-confirmed">
-          Your plan is active. You can now have <strong className="num">{me.data.bet_capacity}</strong> open bets and follow{' '}
-          <strong className="num">{me.data.follow_capacity}</strong> traders.
+          Your plan is active. You can now have <strong className="num">{me.data.bet_capacity}</strong> open{' '}
+          {me.data.bet_capacity === 1 ? 'bet' : 'bets'} and follow <strong className="num">{me.data.follow_capacity}</strong>{' '}
+          {me.data.follow_capacity === 1 ? 'trader' : 'traders'}.
         </p>
       ) : (
         <p className="alert alert-info" role="status" data-testid="upgrade-pending">
