@@ -94,6 +94,8 @@ export class GroupCommitter {
         }
       });
     } catch (err) {
+      // Not even begun (the connection is gone): those waiting get the error now, or drain() would retry them forever.
+      if (members.length === 0) for (const item of this.queue.splice(0)) item.reject(err);
       for (const m of members) m.item.reject(m.outcome.ok ? err : m.outcome.error);
       return;
     }
