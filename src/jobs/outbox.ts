@@ -1,12 +1,13 @@
 // Delivers the notification outbox. Each run claims due notices (FOR UPDATE
 // SKIP LOCKED on PostgreSQL, so several instances never take the same one;
 // SQLite's single connection serialises claims in-process), sends them one by
-// one and records the outcome. A claim is a lease longer than the send
-// timeout, renewed just before each send; a notice whose lease ran out while
-// it waited in the batch (and that another worker may have taken) is not sent.
-// So a notice is only ever sent again if a process dies between the send and
-// its record (documented in README); one claimed by a process that died is
-// taken by another worker once the lease has run out.
+// one and records the outcome (deliveries several to a transaction). A claim
+// is a lease longer than twice the send timeout, renewed before a send once
+// half of it has passed; a notice whose lease ran out while it waited in the
+// batch (and that another worker may have taken) is not sent. So a notice is
+// only ever sent again if a process dies between the send and its record
+// (documented in README); one claimed by a process that died is taken by
+// another worker once the lease has run out.
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../db/database.js';
@@ -15,7 +16,7 @@ import { backoffMs, MAX_ATTEMPTS } from '../domain/notifications.js';
 import type { Clock } from '../lib/clock.js';
 import type { ChatTransport, SendOutcome } from '../providers/chat/types.js';
 import { deleteLinkOfChat, findLinkOfUser } from '../repositories/chat-links.js';
-import { claimDue, dropPendingOfChat, lockNotification, renewClaim, updateNotification } from '../repositories/notifications.js';
+import { claimDue, dropPendingOfChat, lockNotifications, renewClaim, updateNotification } from '../repositories/notifications.js';
 import { enqueueCancelNotice } from '../services/notifications.js';
 import type { ProviderStatus } from '../services/provider-status.js';
 
@@ -30,7 +31,7 @@ export interface OutboxOptions {
   /** Told whether the transport itself works (a chat refusing us says nothing about it). */
   transportStatus?: ProviderStatus;
   batchSize?: number;
-  /** How long a claim lasts (renewed before each send); must exceed the transport's send timeout. */
+  /** How long a claim lasts (renewed before a send once half of it has passed); must exceed twice the transport's send timeout. */
   leaseMs?: number;
   /** Pause between runs that found nothing to do. */
   idleMs?: number;
@@ -70,36 +71,51 @@ export class OutboxWorker {
     const token = randomBytes(12).toString('hex');
     const now = clock.now();
     const rows = await claimDue(db, dialect, transport.name, token, now, now + this.leaseMs, this.batchSize);
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      if (this.stopping) {
-        // Shutting down: hand the untried rest back at once rather than holding it for a lease.
-        await this.release(rows.slice(i), token, row.next_attempt_at);
-        break;
+    // Deliveries are recorded together, one transaction for several (one
+    // durable commit instead of one a notice), but always before their lease
+    // can run out: once the batch has used half its lease, what was sent is
+    // recorded and each further row's claim is renewed before its send.
+    const sent: NotificationRow[] = [];
+    const flush = async () => {
+      if (sent.length > 0) await this.recordSent(sent.splice(0));
+    };
+    try {
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        if (this.stopping) {
+          // Shutting down: hand the untried rest back at once rather than holding it for a lease.
+          await this.release(rows.slice(i), token, row.next_attempt_at);
+          break;
+        }
+        // Still ours? The lease may have run out while earlier sends of the batch took long.
+        if ((row.claimed_until ?? 0) - clock.now() < this.leaseMs / 2) {
+          await flush();
+          if (!(await renewClaim(db, row.id, token, clock.now() + this.leaseMs))) continue;
+        }
+        if (!(await this.stillWanted(row))) {
+          await updateNotification(db, row.id, token, {
+            status: 'dropped',
+            last_error: 'no longer wanted (chat unlinked, address changed or notices turned off)',
+            claim_token: null,
+          });
+          continue;
+        }
+        const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id, userId: row.user_id });
+        if (outcome.ok || outcome.reason !== 'retry') this.o.transportStatus?.succeeded();
+        else this.o.transportStatus?.failed(clock.now());
+        if (outcome.ok) {
+          sent.push(row);
+          continue;
+        }
+        await this.recordFailure(row, token, outcome);
+        if (outcome.reason === 'retry' && outcome.retryAfterMs !== undefined) {
+          // The service asked everyone to wait: put the rest of the batch back, untried.
+          await this.release(rows.slice(i + 1), token, clock.now() + outcome.retryAfterMs);
+          break;
+        }
       }
-      // Still ours? The lease may have run out while earlier sends of the batch took long.
-      if (!(await renewClaim(db, row.id, token, clock.now() + this.leaseMs))) continue;
-      if (!(await this.stillWanted(row))) {
-        await updateNotification(db, row.id, token, {
-          status: 'dropped',
-          last_error: 'no longer wanted (chat unlinked, address changed or notices turned off)',
-          claim_token: null,
-        });
-        continue;
-      }
-      const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id, userId: row.user_id });
-      if (outcome.ok || outcome.reason !== 'retry') this.o.transportStatus?.succeeded();
-      else this.o.transportStatus?.failed(clock.now());
-      if (outcome.ok) {
-        await this.recordSent(row);
-        continue;
-      }
-      await this.recordFailure(row, token, outcome);
-      if (outcome.reason === 'retry' && outcome.retryAfterMs !== undefined) {
-        // The service asked everyone to wait: put the rest of the batch back, untried.
-        await this.release(rows.slice(i + 1), token, clock.now() + outcome.retryAfterMs);
-        break;
-      }
+    } finally {
+      await flush();
     }
     return rows.length;
   }
@@ -122,24 +138,27 @@ export class OutboxWorker {
     return link !== undefined && link.chat_id === row.chat_id;
   }
 
-  private async recordSent(row: NotificationRow): Promise<void> {
+  /** Records deliveries as sent, in one transaction. */
+  private async recordSent(rows: NotificationRow[]): Promise<void> {
     const { database, clock, webUrl, transport } = this.o;
     const { dialect } = database;
+    const ids = rows.map((r) => r.id);
     await database.transaction(async (trx) => {
       const now = clock.now();
-      const current = await lockNotification(trx, dialect, row.id);
-      if (!current) return;
+      const current = await lockNotifications(trx, dialect, ids);
       await trx
         .updateTable('notifications')
-        .set({ status: 'sent', sent_at: now, attempts: current.attempts + 1, claim_token: null, claimed_until: null, last_error: null })
-        .where('id', '=', row.id)
+        .set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), claim_token: null, claimed_until: null, last_error: null }))
+        .where('id', 'in', ids)
         .execute();
-      // The bet was cancelled while this opening notice was on its way: the
-      // follower did get it, so the cancellation is owed after all.
-      if (current.status === 'dropped' && current.kind === 'bet_opened' && current.bet_id !== null && current.user_id !== null) {
-        const bet = await trx.selectFrom('bets').selectAll().where('id', '=', current.bet_id).executeTakeFirst();
-        if (bet && bet.status === 'CANCELLED') {
-          await enqueueCancelNotice(trx, { transport: transport.name, webUrl }, bet, current.user_id, current.transport, now);
+      for (const c of current) {
+        // The bet was cancelled while this opening notice was on its way: the
+        // follower did get it, so the cancellation is owed after all.
+        if (c.status === 'dropped' && c.kind === 'bet_opened' && c.bet_id !== null && c.user_id !== null) {
+          const bet = await trx.selectFrom('bets').selectAll().where('id', '=', c.bet_id).executeTakeFirst();
+          if (bet && bet.status === 'CANCELLED') {
+            await enqueueCancelNotice(trx, { transport: transport.name, webUrl }, bet, c.user_id, c.transport, now);
+          }
         }
       }
     });

@@ -171,9 +171,11 @@ export async function renewClaim(db: Db, id: number, token: string, until: numbe
   return Number(r.numUpdatedRows) > 0;
 }
 
-export async function lockNotification(db: Db, dialect: Dialect, id: number): Promise<NotificationRow | undefined> {
-  const q = db.selectFrom('notifications').selectAll().where('id', '=', id);
-  return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+/** The notices with these ids, locked until the transaction ends (PostgreSQL), in id order. */
+export async function lockNotifications(db: Db, dialect: Dialect, ids: number[]): Promise<NotificationRow[]> {
+  if (ids.length === 0) return [];
+  const q = db.selectFrom('notifications').selectAll().where('id', 'in', ids).orderBy('id');
+  return (dialect === 'postgres' ? q.forUpdate() : q).execute();
 }
 
 export async function updateNotification(
