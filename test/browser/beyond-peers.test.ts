@@ -307,11 +307,13 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
 
         await page.goto('/app/settings');
         await page.getByRole('button', { name: 'Delete my account…' }).click();
-        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-        await page.getByRole('button', { name: 'Delete my account permanently' }).click();
-        await page.getByRole('alert').filter({ hasText: 'Password is incorrect' }).waitFor();
-        await page.getByLabel('Password', { exact: true }).fill(fresh);
-        await page.getByRole('button', { name: 'Delete my account permanently' }).click();
+        // The email card's form has a Password field too: this one is the deletion form's.
+        const deletion = page.getByRole('form', { name: 'Confirm account deletion' });
+        await deletion.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await deletion.getByRole('button', { name: 'Delete my account permanently' }).click();
+        await deletion.getByRole('alert').filter({ hasText: 'Password is incorrect' }).waitFor();
+        await deletion.getByLabel('Password', { exact: true }).fill(fresh);
+        await deletion.getByRole('button', { name: 'Delete my account permanently' }).click();
         await page.waitForURL(/\/app\/login\?deleted=1$/);
         await page.getByTestId('account-deleted').waitFor();
         await page.getByRole('link', { name: 'Log in' }).waitFor();
