@@ -78,7 +78,10 @@ export function parseLeagueExtras(raw: unknown): ReadonlyMap<string, number> {
 }
 
 /** Leagues a user's plan adds: only while the subscription is paid up (as the other extras). */
-export function extraLeaguesOf(user: { pay_price_id: string | null; pay_subscription_status: string | null }, extras: ReadonlyMap<string, number>): number {
+export function extraLeaguesOf(
+  user: { pay_price_id: string | null; pay_subscription_status: string | null },
+  extras: ReadonlyMap<string, number>,
+): number {
   if (user.pay_price_id === null || user.pay_subscription_status === null) return 0;
   if (standingOf(user.pay_subscription_status) !== 'entitled') return 0;
   return extras.get(user.pay_price_id) ?? 0;

@@ -75,7 +75,10 @@ forEachDialect('statements of a write', (dialect) => {
       assert.equal(res.statusCode, 200, res.body);
     });
     assert.equal(unfollow.work.length, 1, unfollow.work.join('\n'));
-    assert.ok(unfollow.control.some((s) => /^commit/i.test(s)), 'the delete commits as a transaction (group commit on SQLite)');
+    assert.ok(
+      unfollow.control.some((s) => /^commit/i.test(s)),
+      'the delete commits as a transaction (group commit on SQLite)',
+    );
   });
 
   describe('fan-out of an opening', () => {
