@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
 import { PUBLIC } from '../http/openapi.js';
+import { publicRateLimit } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { unsubscribe, unsubscribeTokenIsValid } from '../services/email.js';
 
@@ -44,6 +45,8 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const status = err instanceof AppError ? err.statusCode : ((err as FastifyError).statusCode ?? 500);
     if (status === 400) return send(reply, 400, 'Link not valid', badLink);
+    if (status === 429)
+      return send(reply, 429, 'Too many requests', html`<p>Too many requests from this address. Try the link again in a minute.</p>`);
     if (status < 500)
       return send(reply, status, 'Something went wrong', html`<p>The request was not understood.</p><p><a href="${web}">Back to the app</a></p>`);
     request.log.error({ err }, 'unsubscribe page failed');
@@ -53,13 +56,19 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: { token: string } }>(
     '/email/unsubscribe',
     {
+      // Per client address like the other public reads: each request checks a signed token.
+      config: publicRateLimit(ctx.config),
       schema: {
         tags: ['email'],
         operationId: 'getUnsubscribePage',
         summary: 'Confirmation page of an unsubscribe link (no session needed)',
         security: PUBLIC,
         querystring: TokenQuery,
-        response: { 200: htmlResponse('Confirmation page'), 400: htmlResponse('The link is not valid') },
+        response: {
+          200: htmlResponse('Confirmation page'),
+          400: htmlResponse('The link is not valid'),
+          429: htmlResponse('Too many requests from this address (Retry-After)'),
+        },
       },
     },
     async (request, reply) => {
@@ -79,6 +88,7 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
   app.post<{ Querystring: { token: string } }>(
     '/email/unsubscribe',
     {
+      config: publicRateLimit(ctx.config),
       schema: {
         tags: ['email'],
         operationId: 'unsubscribe',
@@ -88,7 +98,12 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
         querystring: TokenQuery,
         consumes: ['application/x-www-form-urlencoded'],
         body: OneClickBody,
-        response: { 200: htmlResponse('Done'), 400: htmlResponse('The link is not valid'), 415: htmlResponse('Not a form body') },
+        response: {
+          200: htmlResponse('Done'),
+          400: htmlResponse('The link is not valid'),
+          415: htmlResponse('Not a form body'),
+          429: htmlResponse('Too many requests from this address (Retry-After)'),
+        },
       },
     },
     async (request, reply) => {

@@ -90,6 +90,21 @@ const ID_OPERATIONS: Record<string, { ownerOnly: boolean; why: string }> = {
   'GET /chat/local/link/{code}': { ownerOnly: false, why: 'the one-time code is the credential (128 random bits), as in the messaging app' },
   'POST /follow': { ownerOnly: false, why: 'anyone may follow anyone' },
   'POST /api/pay/checkout': { ownerOnly: false, why: 'price_id names a public plan' },
+  'POST /pay/local/portal/switch': { ownerOnly: false, why: "price_id names a public plan; it switches the caller's own subscription" },
+  'GET /instruments/{symbol}': { ownerOnly: false, why: 'market data, no user' },
+  // The sweep names A's private league: it exists for its members only (docs/leagues.md), so B and
+  // an anonymous client get 404 from every path, reads included, never a 403 that says it exists.
+  // (A public league's page, board, feed and proof are readable by anyone, by design.)
+  'GET /leagues/{id}': { ownerOnly: true, why: "a private league's page: its members only" },
+  'GET /leagues/{id}/board': { ownerOnly: true, why: "a private league's board: its members only" },
+  'GET /leagues/{id}/feed': { ownerOnly: true, why: "a private league's feed: its members only" },
+  'GET /leagues/{id}/proof': { ownerOnly: true, why: "a private league's proof: its members only" },
+  'PATCH /leagues/{id}': { ownerOnly: true, why: "edits the owner's league (a member: their own daily standing)" },
+  'DELETE /leagues/{id}': { ownerOnly: true, why: "deletes the owner's league" },
+  'DELETE /leagues/{id}/members/{user_id}': { ownerOnly: true, why: "removes a member of the owner's league" },
+  'POST /leagues/{id}/code': { ownerOnly: true, why: "replaces the owner's invite code" },
+  'POST /leagues/{id}/join': { ownerOnly: true, why: 'a private league is joined with its invite code only, never by id' },
+  'POST /leagues/{id}/leave': { ownerOnly: true, why: "ends the caller's own membership" },
 };
 
 /** Unauthenticated reads that are static documents, not data: not rate limited. */
@@ -122,7 +137,8 @@ forEachDialect('hostile clients', (dialect) => {
   let b: TestUser;
   const prices = new FakePriceProvider();
   /** A's objects, which B tries to reach. */
-  const mine = { openBet: 0, closedBet: 0, checkout: '', code: '' };
+  const mine = { openBet: 0, closedBet: 0, checkout: '', code: '', league: 0, inviteCode: '' };
+  const leagueName = 'Alice private league';
 
   before(async () => {
     t = await createTestApp(dialect, {
@@ -143,7 +159,18 @@ forEachDialect('hostile clients', (dialect) => {
       .split('/')
       .pop()!;
     mine.code = (await as(a, 'POST', '/chat/link-code')).json().code;
-    assert.ok(mine.openBet && mine.closedBet && mine.checkout && mine.code);
+    const day = 86_400_000;
+    const created = await as(a, 'POST', '/leagues', {
+      name: leagueName,
+      starts_at: new Date(t.ctx.clock.now() + day).toISOString(),
+      ends_at: new Date(t.ctx.clock.now() + 8 * day).toISOString(),
+      visibility: 'private',
+      rules: { instruments: 'all', min_closed_bets: 1, scoring: 'gain' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    mine.league = created.json().id;
+    mine.inviteCode = created.json().invite_code;
+    assert.ok(mine.openBet && mine.closedBet && mine.checkout && mine.code && mine.league && mine.inviteCode);
   });
   after(() => t.close());
 
@@ -153,7 +180,9 @@ forEachDialect('hostile clients', (dialect) => {
       bet_id: mine.openBet,
       user_id: a.id,
       ticker: 'AAPL',
-      id: mine.checkout,
+      symbol: 'AAPL',
+      // {id} is A's private league under /leagues, A's checkout under the local provider's pages.
+      id: op.path.startsWith('/leagues/') ? mine.league : mine.checkout,
       code: mine.code,
       date: '2026-03-01',
     };
@@ -168,6 +197,8 @@ forEachDialect('hostile clients', (dialect) => {
       'POST /bet/close': { bet_id: mine.openBet },
       'POST /follow': { followed_id: a.id, action: 'follow' },
       'POST /api/pay/checkout': { price_id: 'plan_that_does_not_matter' },
+      'POST /pay/local/portal/switch': { price_id: 'plan_that_does_not_matter' },
+      'PATCH /leagues/{id}': { name: 'Taken over', visibility: 'public', daily_standing: false },
     };
     return { method: op.method, url, payload: bodies[op.key] };
   }
@@ -193,6 +224,10 @@ forEachDialect('hostile clients', (dialect) => {
     const checkout = await t.ctx.db.selectFrom('pay_local_checkouts').selectAll().where('id', '=', mine.checkout).executeTakeFirstOrThrow();
     assert.equal(checkout.completed_at, null);
     assert.equal(await isLinked(t, a), false);
+    const league = await t.ctx.db.selectFrom('leagues').selectAll().where('id', '=', mine.league).executeTakeFirstOrThrow();
+    assert.deepEqual([league.name, league.visibility, league.invite_code], [leagueName, 'private', mine.inviteCode]);
+    const members = await t.ctx.db.selectFrom('league_members').select('user_id').where('league_id', '=', mine.league).execute();
+    assert.deepEqual(members, [{ user_id: a.id }]);
     assert.equal((await t.app.inject({ method: 'GET', url: '/me', headers: { cookie: a.cookie } })).statusCode, 200);
   }
 
@@ -586,12 +621,32 @@ describe('per-IP rate limits (low limits configured)', () => {
     const bet = (
       await t.app.inject({ method: 'POST', url: '/bet/open', payload: { ticker: 'AAPL', direction: 'LONG' }, headers: { cookie: u.cookie } })
     ).json().bet_id;
+    const day = 86_400_000;
+    const league = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/leagues',
+        headers: { cookie: u.cookie },
+        payload: {
+          name: 'Open to all',
+          starts_at: new Date(t.ctx.clock.now() + day).toISOString(),
+          ends_at: new Date(t.ctx.clock.now() + 8 * day).toISOString(),
+          visibility: 'public',
+          rules: { instruments: 'all', min_closed_bets: 1, scoring: 'gain' },
+        },
+      })
+    ).json().id;
+    assert.ok(league);
     const reads = operationsOf(doc).filter((o) => o.method === 'GET' && !o.auth && !UNLIMITED_PUBLIC_READS.has(o.key));
     assert.ok(reads.some((o) => o.key === 'GET /leaderboard') && reads.some((o) => o.key === 'GET /user/{user_id}/public'));
     let n = 0;
     for (const op of reads) {
       n++;
-      const url = op.path.replace('{user_id}', String(u.id)).replace('{bet_id}', String(bet)).replace('{date}', '2026-03-01');
+      const url = op.path
+        .replace('{user_id}', String(u.id))
+        .replace('{bet_id}', String(bet))
+        .replace('{date}', '2026-03-01')
+        .replace('{id}', String(league));
       assert.ok(op.responses.includes('429'), `${op.key} declares its 429`);
       const from = (ip: string) => t.app.inject({ method: 'GET', url, remoteAddress: ip });
       const codes: number[] = [];
