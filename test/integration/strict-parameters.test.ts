@@ -122,6 +122,15 @@ describe('integers in the URL and unknown query parameters', () => {
       'POST /password/forgot': { email: u.email },
       'POST /password/reset': { token: 'A'.repeat(43), new_password: 'another perfectly fine passphrase' },
       'PUT /me/notice-settings': { email_notices: 'off', digest_hour: 8, time_zone: 'UTC' },
+      'POST /leagues': {
+        name: 'Strict',
+        starts_at: new Date(t.ctx.clock.now() + 86_400_000).toISOString(),
+        ends_at: new Date(t.ctx.clock.now() + 8 * 86_400_000).toISOString(),
+        visibility: 'private',
+        rules: { instruments: 'all', min_closed_bets: 1, scoring: 'gain' },
+      },
+      'POST /leagues/join': { code: 'ABCDEF12' },
+      'PATCH /leagues/{id}': { name: 'Renamed' },
     };
     let checked = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -133,7 +142,10 @@ describe('integers in the URL and unknown query parameters', () => {
           .replace('{bet_id}', String(betId))
           .replace('{user_id}', String(u.id))
           .replace('{ticker}', 'AAPL')
-          .replace('{date}', '2026-01-01');
+          .replace('{date}', '2026-01-01')
+          // A league id: none need exist, the query is refused before any handler runs.
+          .replace('{id}', '1')
+          .replace('{symbol}', 'AAPL');
         const known = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
         // Required query parameters (an emailed link's token) are given, so that the unknown one is what is refused.
         const required = (op.parameters ?? []).filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=${'A'.repeat(43)}&`);
