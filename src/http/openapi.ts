@@ -24,6 +24,7 @@ const TAGS = [
   { name: 'payments', description: 'Plans, checkout and customer portal' },
   { name: 'payments (local provider)', description: "The built-in payment provider's pages (HTML, used when no real provider is configured)" },
   { name: 'chat', description: 'Messaging-account linking and notices' },
+  { name: 'email', description: 'Email address verification and change, password reset, email notice settings and unsubscribing' },
 ];
 
 const header = (description: string, minimum: number, maximum: number) => ({
