@@ -1,7 +1,7 @@
 // Every page of the web app, with data that is hard to fit on a phone: users
 // with 30-character names, the longest tickers of the simulated market and one
 // of the longest a ticker may be (15 characters), five- and six-digit prices,
-// and scores in the hundred thousands. The screenshot walks (test/browser/web-app.test.ts,
+// and scores in the hundred thousands. The screenshot walks (test/long/web-app.test.ts,
 // test/long/screenshots.test.ts) visit each page, save a full-page
 // screenshot and fail when the page is wider than a 375 px phone.
 import assert from 'node:assert/strict';

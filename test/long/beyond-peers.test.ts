@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import type { TraderStats as Stats } from '../../src/schemas/stats.js';
 import { formatDuration, formatGain, formatPoints, formatRate } from '../../web/src/lib/format.js';
-import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, publishRecordToday, screenshot, skipReason } from './harness.js';
+import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, publishRecordToday, screenshot, skipReason } from '../browser/harness.js';
 
 /** Navigations render in a React transition, after the URL has changed: poll the field rather than read it once. */
 async function waitForValue(field: Locator, expected: string, timeoutMs = 15_000): Promise<void> {

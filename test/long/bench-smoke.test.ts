@@ -11,11 +11,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { PRESETS } from '../bench/lib/presets.js';
-import type { Report } from '../bench/lib/report.js';
-import { scenarios } from '../bench/lib/scenarios.js';
-import { findWrk, WRK_MISSING } from '../bench/lib/wrk.js';
-import { forEachDialect } from './helpers/db.js';
+import { PRESETS } from '../../bench/lib/presets.js';
+import type { Report } from '../../bench/lib/report.js';
+import { scenarios } from '../../bench/lib/scenarios.js';
+import { findWrk, WRK_MISSING } from '../../bench/lib/wrk.js';
+import { forEachDialect } from '../helpers/db.js';
 
 const skip = findWrk() ? false : `${WRK_MISSING}: the benchmark's load generator`;
 if (skip) console.log(`bench --quick skipped: ${skip}`);

@@ -2,8 +2,8 @@
 // database. A flow uses the endpoints it needs: one that is missing fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiUser, BrowserSuite, PASSWORD, screenshot, skipReason } from './harness.js';
-import { seedPages, walk } from './pages.js';
+import { ApiUser, BrowserSuite, PASSWORD, screenshot, skipReason } from '../browser/harness.js';
+import { seedPages, walk } from '../browser/pages.js';
 
 if (skipReason) console.log(skipReason);
 
