@@ -1,9 +1,8 @@
 // Delivers the notification outbox. Each run claims due notices (FOR UPDATE
 // SKIP LOCKED on PostgreSQL, so several instances never take the same one;
 // SQLite's single connection serialises claims in-process), sends them one by
-// one and records the outcome (deliveries several to a transaction). A claim
-// is a lease longer than twice the send timeout, renewed before a send once
-// half of it has passed; a notice whose lease ran out while it waited in the
+// one and records each outcome. A claim is a lease longer than twice the send
+// timeout, renewed before a send once half of it has passed; a notice whose lease ran out while it waited in the
 // batch (and that another worker may have taken) is not sent. So a notice is
 // only ever sent again if a process dies between the send and its record
 // (documented in README); one claimed by a process that died is taken by
@@ -71,51 +70,42 @@ export class OutboxWorker {
     const token = randomBytes(12).toString('hex');
     const now = clock.now();
     const rows = await claimDue(db, dialect, transport.name, token, now, now + this.leaseMs, this.batchSize);
-    // Deliveries are recorded together, one transaction for several (one
-    // durable commit instead of one a notice), but always before their lease
-    // can run out: once the batch has used half its lease, what was sent is
-    // recorded and each further row's claim is renewed before its send.
-    const sent: NotificationRow[] = [];
-    const flush = async () => {
-      if (sent.length > 0) await this.recordSent(sent.splice(0));
-    };
-    try {
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!;
-        if (this.stopping) {
-          // Shutting down: hand the untried rest back at once rather than holding it for a lease.
-          await this.release(rows.slice(i), token, row.next_attempt_at);
-          break;
-        }
-        // Still ours? The lease may have run out while earlier sends of the batch took long.
-        if ((row.claimed_until ?? 0) - clock.now() < this.leaseMs / 2) {
-          await flush();
-          if (!(await renewClaim(db, row.id, token, clock.now() + this.leaseMs))) continue;
-        }
-        if (!(await this.stillWanted(row))) {
-          await updateNotification(db, row.id, token, {
-            status: 'dropped',
-            last_error: 'no longer wanted (chat unlinked, address changed or notices turned off)',
-            claim_token: null,
-          });
-          continue;
-        }
-        const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id, userId: row.user_id });
-        if (outcome.ok || outcome.reason !== 'retry') this.o.transportStatus?.succeeded();
-        else this.o.transportStatus?.failed(clock.now());
-        if (outcome.ok) {
-          sent.push(row);
-          continue;
-        }
-        await this.recordFailure(row, token, outcome);
-        if (outcome.reason === 'retry' && outcome.retryAfterMs !== undefined) {
-          // The service asked everyone to wait: put the rest of the batch back, untried.
-          await this.release(rows.slice(i + 1), token, clock.now() + outcome.retryAfterMs);
-          break;
-        }
+    // Each delivery is recorded as soon as it is sent, so a process that dies
+    // leaves at most one notice sent but unrecorded. A claim is renewed only
+    // once the batch has used half its lease (one durable commit a notice,
+    // not two).
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      if (this.stopping) {
+        // Shutting down: hand the untried rest back at once rather than holding it for a lease.
+        await this.release(rows.slice(i), token, row.next_attempt_at);
+        break;
       }
-    } finally {
-      await flush();
+      // Still ours? The lease may have run out while earlier sends of the batch took long.
+      if ((row.claimed_until ?? 0) - clock.now() < this.leaseMs / 2) {
+        if (!(await renewClaim(db, row.id, token, clock.now() + this.leaseMs))) continue;
+      }
+      if (!(await this.stillWanted(row))) {
+        await updateNotification(db, row.id, token, {
+          status: 'dropped',
+          last_error: 'no longer wanted (chat unlinked, address changed or notices turned off)',
+          claim_token: null,
+        });
+        continue;
+      }
+      const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id, userId: row.user_id });
+      if (outcome.ok || outcome.reason !== 'retry') this.o.transportStatus?.succeeded();
+      else this.o.transportStatus?.failed(clock.now());
+      if (outcome.ok) {
+        await this.recordSent(row);
+        continue;
+      }
+      await this.recordFailure(row, token, outcome);
+      if (outcome.reason === 'retry' && outcome.retryAfterMs !== undefined) {
+        // The service asked everyone to wait: put the rest of the batch back, untried.
+        await this.release(rows.slice(i + 1), token, clock.now() + outcome.retryAfterMs);
+        break;
+      }
     }
     return rows.length;
   }
@@ -138,11 +128,11 @@ export class OutboxWorker {
     return link !== undefined && link.chat_id === row.chat_id;
   }
 
-  /** Records deliveries as sent, in one transaction. */
-  private async recordSent(rows: NotificationRow[]): Promise<void> {
+  /** Records a delivery as sent. */
+  private async recordSent(row: NotificationRow): Promise<void> {
     const { database, clock, webUrl, transport } = this.o;
     const { dialect } = database;
-    const ids = rows.map((r) => r.id);
+    const ids = [row.id];
     await database.transaction(async (trx) => {
       const now = clock.now();
       const current = await lockNotifications(trx, dialect, ids);

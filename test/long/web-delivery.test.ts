@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
-import { BrowserSuite, ROOT, skipReason } from './harness.js';
+import { BrowserSuite, ROOT, skipReason } from '../browser/harness.js';
 
 if (skipReason) console.log(skipReason);
 

@@ -4,7 +4,7 @@
 // caller's row highlighted.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type ApiUser, BrowserSuite, screenshot, skipReason } from './harness.js';
+import { type ApiUser, BrowserSuite, screenshot, skipReason } from '../browser/harness.js';
 
 if (skipReason) console.log(skipReason);
 
