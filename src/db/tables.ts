@@ -267,6 +267,13 @@ export interface LeagueMembersTable {
   joined_at: number;
   left_at: number | null;
   daily_standing: Generated<number>;
+  // The member's finished bets that count in the league (migration 0020; src/domain/leagues.ts MemberTally).
+  trades: Generated<number>;
+  cancels: Generated<number>;
+  gain_sum: Generated<number>;
+  alpha_n: Generated<number>;
+  alpha_sum: Generated<number>;
+  alpha_sq_sum: Generated<number>;
 }
 
 export interface Database {

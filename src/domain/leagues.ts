@@ -139,6 +139,44 @@ export interface BoardMember {
   left_at: number | null;
 }
 
+/**
+ * What a member's finished bets add up to in a league: closed (or settled)
+ * by the end and counted, their gains and alphas; cancelled, their count.
+ * Kept per membership as bets finish (league_members), so a board reads
+ * these sums and the few bets still open instead of every bet in the window.
+ */
+export interface MemberTally {
+  trades: number;
+  cancels: number;
+  gain_sum: number;
+  alpha_n: number;
+  alpha_sum: number;
+  alpha_sq_sum: number;
+}
+
+export const EMPTY_TALLY: MemberTally = { trades: 0, cancels: 0, gain_sum: 0, alpha_n: 0, alpha_sum: 0, alpha_sq_sum: 0 };
+
+/**
+ * What one finished bet adds to the tally of every league it counts in
+ * (the leagues themselves are chosen by the caller's query: opened within
+ * the window, finished by the end, on counted instruments).
+ */
+export function tallyDelta(
+  bet: Pick<LeagueBet, 'status' | 'direction' | 'percentage_gain' | 'benchmark_entry' | 'benchmark_exit'>,
+): MemberTally | null {
+  if (bet.status === 'CANCELLED') return { ...EMPTY_TALLY, cancels: 1 };
+  if (bet.status !== 'CLOSED' || bet.percentage_gain === null) return null;
+  const alpha = alphaOf(bet.direction, bet.percentage_gain, bet.benchmark_entry, bet.benchmark_exit);
+  return {
+    trades: 1,
+    cancels: 0,
+    gain_sum: bet.percentage_gain,
+    alpha_n: alpha === null ? 0 : 1,
+    alpha_sum: alpha ?? 0,
+    alpha_sq_sum: alpha === null ? 0 : alpha * alpha,
+  };
+}
+
 export interface BoardRow {
   /** Null: unranked (fewer counted bets than the minimum, or no score yet). */
   rank: number | null;
@@ -154,41 +192,59 @@ export interface BoardRow {
   left: boolean;
 }
 
+interface Running extends MemberTally {
+  marked: number;
+}
+
+function addOutcome(acc: Running, o: BetOutcome): void {
+  if (o.kind === 'cancelled') acc.cancels++;
+  if (o.kind !== 'closed' && o.kind !== 'marked') return;
+  acc.trades++;
+  if (o.kind === 'marked') acc.marked++;
+  acc.gain_sum += o.gain;
+  if (o.alpha !== null) {
+    acc.alpha_n++;
+    acc.alpha_sum += o.alpha;
+    acc.alpha_sq_sum += o.alpha * o.alpha;
+  }
+}
+
 /**
- * The board: per member, the summed gain (`gain`) or the skill score over
- * the alphas (`skill`, as GET /rankings), ranked by score, then trades, then
- * the older account; members below the minimum of closed bets (marked ones
+ * The board from each member's tally of finished bets plus `open`, the
+ * members' bets still open at `asOf` (each marked at `marks`' price for its
+ * ticker): per member the summed gain (`gain`) or the skill score over the
+ * alphas (`skill`, as GET /rankings), ranked by score, then trades, then the
+ * older account; members below the minimum of closed bets (marked ones
  * count) or without a score are listed after, unranked.
  */
-export function computeBoard(
+export function boardFromTallies(
   rules: LeagueRules,
   league: LeagueWindow,
-  members: BoardMember[],
-  bets: LeagueBet[],
+  members: Array<BoardMember & MemberTally>,
+  open: LeagueBet[],
   asOf: number,
   marks: ReadonlyMap<string, number>,
 ): BoardRow[] {
-  const byUser = new Map<number, { gain: number; n: number; sum: number; sumSq: number; trades: number; marked: number; cancels: number }>();
-  for (const m of members) byUser.set(m.user_id, { gain: 0, n: 0, sum: 0, sumSq: 0, trades: 0, marked: 0, cancels: 0 });
+  const byUser = new Map<number, Running>();
+  for (const m of members) {
+    const { trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum } = m;
+    byUser.set(m.user_id, { trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum, marked: 0 });
+  }
   const scope = { ...league, instruments: rules.instruments };
-  for (const bet of bets) {
+  for (const bet of open) {
     const acc = byUser.get(bet.user_id);
-    if (!acc) continue;
     const o = betOutcome(bet, scope, asOf, marks);
-    if (o.kind === 'cancelled') acc.cancels++;
-    if (o.kind !== 'closed' && o.kind !== 'marked') continue;
-    acc.trades++;
-    if (o.kind === 'marked') acc.marked++;
-    acc.gain += o.gain;
-    if (o.alpha !== null) {
-      acc.n++;
-      acc.sum += o.alpha;
-      acc.sumSq += o.alpha * o.alpha;
-    }
+    // A bet finished by asOf is in the tally already.
+    if (acc && (o.kind === 'marked' || o.kind === 'unmarked')) addOutcome(acc, o);
   }
   const rows: BoardRow[] = members.map((m) => {
     const a = byUser.get(m.user_id)!;
-    const score = rules.scoring === 'gain' ? (a.trades > 0 ? a.gain : null) : (skillOf({ n: a.n, sum: a.sum, sumSq: a.sumSq })?.skill ?? null);
+    const score =
+      rules.scoring === 'gain'
+        ? a.trades > 0
+          ? a.gain_sum
+          : null
+        : (skillOf({ n: a.alpha_n, sum: a.alpha_sum, sumSq: a.alpha_sq_sum })?.skill ?? null);
     const counted = a.trades + a.cancels;
     return {
       rank: null,
@@ -211,6 +267,40 @@ export function computeBoard(
   let rank = 0;
   for (const r of rows) if (rankable(r)) r.rank = ++rank;
   return rows;
+}
+
+/**
+ * The board counted from every bet (the members' bets in the window, any
+ * state): what a verifier recounts from a member's record, and what the
+ * tallies must always agree with.
+ */
+export function computeBoard(
+  rules: LeagueRules,
+  league: LeagueWindow,
+  members: BoardMember[],
+  bets: LeagueBet[],
+  asOf: number,
+  marks: ReadonlyMap<string, number>,
+): BoardRow[] {
+  const tallies = new Map<number, Running>();
+  for (const m of members) tallies.set(m.user_id, { ...EMPTY_TALLY, marked: 0 });
+  const scope = { ...league, instruments: rules.instruments };
+  const open: LeagueBet[] = [];
+  for (const bet of bets) {
+    const acc = tallies.get(bet.user_id);
+    if (!acc) continue;
+    const o = betOutcome(bet, scope, asOf, marks);
+    if (o.kind === 'marked' || o.kind === 'unmarked') open.push(bet);
+    else addOutcome(acc, o);
+  }
+  return boardFromTallies(
+    rules,
+    league,
+    members.map((m) => ({ ...m, ...tallies.get(m.user_id)! })),
+    open,
+    asOf,
+    marks,
+  );
 }
 
 /** The tickers whose price a board as of an instant needs: counted bets open then, and their benchmarks for skill. */

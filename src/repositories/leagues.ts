@@ -2,10 +2,11 @@
 // caller's transaction first.
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { LeagueMembersTable, LeaguesTable } from '../db/tables.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isPossibleId } from '../domain/ids.js';
-import type { LeagueBet } from '../domain/leagues.js';
+import type { LeagueBet, MemberTally } from '../domain/leagues.js';
 
 export type LeagueRow = Selectable<LeaguesTable>;
 export type LeagueMemberRow = Selectable<LeagueMembersTable>;
@@ -44,12 +45,26 @@ export async function deleteLeague(db: Db, id: number): Promise<void> {
   await db.deleteFrom('leagues').where('id', '=', id).execute();
 }
 
-/** Members with their current public names (a deleted account's anonymous one), by joining order. */
+const MEMBER_COLUMNS = [
+  'm.user_id',
+  'u.username',
+  'm.joined_at',
+  'm.left_at',
+  'm.daily_standing',
+  'm.trades',
+  'm.cancels',
+  'm.gain_sum',
+  'm.alpha_n',
+  'm.alpha_sum',
+  'm.alpha_sq_sum',
+] as const;
+
+/** Members with their current public names (a deleted account's anonymous one) and tallies, by joining order. */
 export async function membersOf(db: Db, leagueId: number) {
   return db
     .selectFrom('league_members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id', 'u.username', 'm.joined_at', 'm.left_at', 'm.daily_standing'])
+    .select([...MEMBER_COLUMNS])
     .where('m.league_id', '=', leagueId)
     .orderBy('m.joined_at')
     .orderBy('m.user_id')
@@ -138,9 +153,8 @@ export async function listLeagues(
   };
 }
 
-const BET_COLUMNS = [
-  'b.id',
-  'b.user_id',
+/** A bet's fields a league reads, besides its id and owner. */
+const BET_FIELDS = [
   'b.ticker',
   'b.direction',
   'b.status',
@@ -152,17 +166,112 @@ const BET_COLUMNS = [
   'b.benchmark_entry',
   'b.benchmark_exit',
 ] as const;
+const BET_COLUMNS = ['b.id', 'b.user_id', ...BET_FIELDS] as const;
 
-/** Members' bets opened within a window: one index range per member (bets_user_opened_idx), never a scan of all bets. */
-export async function windowBets(db: Db, userIds: number[], startsAt: number, endsAt: number): Promise<LeagueBet[]> {
-  if (userIds.length === 0) return [];
-  return db
-    .selectFrom('bets as b')
-    .select([...BET_COLUMNS])
-    .where('b.user_id', 'in', userIds)
-    .where('b.opened_at', '>=', startsAt)
-    .where('b.opened_at', '<', endsAt)
+const addToTalliesQuery = prepared((db, v: MemberTally & { user_id: number; opened_at: number; closed_at: number; kind: 'stocks' | 'crypto' }) =>
+  db
+    .updateTable('league_members')
+    .set((eb) => ({
+      trades: eb('trades', '+', v.trades),
+      cancels: eb('cancels', '+', v.cancels),
+      gain_sum: eb('gain_sum', '+', v.gain_sum),
+      alpha_n: eb('alpha_n', '+', v.alpha_n),
+      alpha_sum: eb('alpha_sum', '+', v.alpha_sum),
+      alpha_sq_sum: eb('alpha_sq_sum', '+', v.alpha_sq_sum),
+    }))
+    .where('user_id', '=', v.user_id)
+    .where('league_id', 'in', (eb) =>
+      eb
+        .selectFrom('leagues')
+        .select('id')
+        .where('starts_at', '<=', v.opened_at)
+        .where('ends_at', '>', v.opened_at)
+        .where('ends_at', '>=', v.closed_at)
+        .where('instruments', 'in', ['all', v.kind])
+        .where('settled_at', 'is', null),
+    ),
+);
+
+/**
+ * Adds a finished bet to its owner's tally in every league it counts in:
+ * opened within the window, finished by the end, on counted instruments.
+ * One statement, through the member's rows (league_members_user_idx); a user
+ * in no league touches nothing.
+ */
+export async function addToTallies(
+  db: Db,
+  bet: { user_id: number; opened_at: number; closed_at: number; crypto: boolean },
+  delta: MemberTally,
+): Promise<void> {
+  await addToTalliesQuery(db, {
+    ...delta,
+    user_id: bet.user_id,
+    opened_at: bet.opened_at,
+    closed_at: bet.closed_at,
+    kind: bet.crypto ? 'crypto' : 'stocks',
+  });
+}
+
+export type LeagueMember = Awaited<ReturnType<typeof membersOf>>[number];
+
+/**
+ * A board's inputs in one statement, so they are one snapshot (a bet that
+ * finishes meanwhile is either open here or in its owner's tally, never both):
+ * the members with their tallies, and their bets opened within the window
+ * and still open at `asOf`. While the league runs those are the open ones
+ * (bets (user_id, status): a member has few); after its end, also the ones
+ * finished after it (a range per member on bets (user_id, opened_at)).
+ */
+export async function membersAndOpenBets(
+  db: Db,
+  league: { id: number; starts_at: number; ends_at: number },
+  asOf: number,
+): Promise<{ members: LeagueMember[]; open: LeagueBet[] }> {
+  const rows = await db
+    .selectFrom('league_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .leftJoin('bets as b', (j) => {
+      const member = j.onRef('b.user_id', '=', 'm.user_id');
+      if (asOf < league.ends_at) {
+        // "+ 0" keeps the planners off (user_id, opened_at), which would walk
+        // every bet of the window; (user_id, status) reads only the open ones.
+        const opened = sql<number>`${sql.ref('b.opened_at')} + 0`;
+        return member.on('b.status', '=', 'OPEN').on(opened, '>=', league.starts_at).on(opened, '<', league.ends_at);
+      }
+      return member
+        .on('b.opened_at', '>=', league.starts_at)
+        .on('b.opened_at', '<', league.ends_at)
+        .on((eb) => eb.or([eb('b.status', '=', 'OPEN'), eb('b.closed_at', '>', asOf)]));
+    })
+    .select([...MEMBER_COLUMNS, 'b.id as bet_id', ...BET_FIELDS])
+    .where('m.league_id', '=', league.id)
+    .orderBy('m.joined_at')
+    .orderBy('m.user_id')
     .execute();
+  const members: LeagueMember[] = [];
+  const open: LeagueBet[] = [];
+  for (const r of rows) {
+    if (members.at(-1)?.user_id !== r.user_id) {
+      const { user_id, username, joined_at, left_at, daily_standing, trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum } = r;
+      members.push({ user_id, username, joined_at, left_at, daily_standing, trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum });
+    }
+    if (r.bet_id === null) continue;
+    open.push({
+      id: r.bet_id,
+      user_id: r.user_id,
+      ticker: r.ticker!,
+      direction: r.direction!,
+      status: r.status!,
+      entry_price: r.entry_price!,
+      exit_price: r.exit_price,
+      percentage_gain: r.percentage_gain,
+      opened_at: r.opened_at!,
+      closed_at: r.closed_at,
+      benchmark_entry: r.benchmark_entry,
+      benchmark_exit: r.benchmark_exit,
+    });
+  }
+  return { members, open };
 }
 
 /** A page of members' bets in the window, newest opening first, with the owner's name. */

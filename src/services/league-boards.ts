@@ -1,16 +1,17 @@
-// A league's board, feed and proof (docs/leagues.md). While a league runs its
-// board is counted from its members' bets in the window (one index range per
-// member, never all bets) and shared for at most SHARED_ANSWER_TTL_MS; once
-// it ended, the settlement worker freezes it: the stored final document is
-// what the board and the proof answer from then on, and its hash goes into
-// the next published day of the verifiable record.
+// A league's board, feed and proof (docs/leagues.md). A board is its
+// members' tallies (kept as bets finish) plus their few bets still open,
+// marked at current prices while the league runs and at the end's prices
+// after it; shared for at most SHARED_ANSWER_TTL_MS. Once it ended the
+// settlement worker freezes it: the stored final document is what the board
+// and the proof answer from then on, and its hash goes into the next
+// published day of the verifiable record.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { boardHashOf, documentRows, encodeBoardDocument } from '../domain/league-record.js';
-import { type BoardRow, computeBoard, countsInstrument, type LeagueRules, leagueStatus, tickersToMark } from '../domain/leagues.js';
+import { type BoardRow, boardFromTallies, countsInstrument, type LeagueRules, leagueStatus, tickersToMark } from '../domain/leagues.js';
 import { GENESIS, inclusionProof } from '../domain/record.js';
 import { notFound } from '../errors.js';
-import { chainHeadsAt, claimSettlement, findLeague, type LeagueRow, membersOf, windowBets, windowFeed } from '../repositories/leagues.js';
+import { chainHeadsAt, claimSettlement, findLeague, type LeagueRow, membersAndOpenBets, membersOf, windowFeed } from '../repositories/leagues.js';
 import type { LeagueBoard, LeagueBoardDocument, LeagueFeed, LeagueProof } from '../schemas/leagues.js';
 import { visibleLeague } from './leagues.js';
 import { dayLeafHashes, dayOf, publishDay } from './record.js';
@@ -19,22 +20,30 @@ import { boardCache, dropLeagueAnswers } from './league-cache.js';
 const iso = (t: number) => new Date(t).toISOString();
 const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, min_closed_bets: l.min_closed_bets, scoring: l.scoring });
 
+/**
+ * The board as of `asOf` (now while the league runs, its end after): the
+ * members' tallies and their bets open then, marked at the current prices
+ * while it runs and at the prices of the end instant after it. `complete` is
+ * false when a mark is missing (its bet stays unranked until one is known).
+ */
+async function countAt(ctx: AppContext, league: LeagueRow, asOf: number) {
+  const rules = rulesOf(league);
+  const { members, open } = await membersAndOpenBets(ctx.db, league, asOf);
+  const tickers = tickersToMark(rules, league, open, asOf);
+  const marks = asOf < league.ends_at ? await ctx.prices.marks(tickers) : await ctx.prices.marksAt(tickers, league.ends_at);
+  return {
+    rules,
+    members,
+    marks,
+    complete: tickers.every((t) => marks.has(t)),
+    rows: boardFromTallies(rules, league, members, open, asOf, marks),
+  };
+}
+
 async function countNow(ctx: AppContext, league: LeagueRow) {
   const now = ctx.clock.now();
   const asOf = Math.min(now, league.ends_at);
-  const members = await membersOf(ctx.db, league.id);
-  const rules = rulesOf(league);
-  const bets =
-    now < league.starts_at
-      ? []
-      : await windowBets(
-          ctx.db,
-          members.map((m) => m.user_id),
-          league.starts_at,
-          league.ends_at,
-        );
-  const marks = await ctx.prices.marks(tickersToMark(rules, league, bets, asOf));
-  return { now, asOf, rules, members, rows: computeBoard(rules, league, members, bets, asOf, marks) };
+  return { now, asOf, ...(await countAt(ctx, league, asOf)) };
 }
 
 /** The rows as counted now (the daily standing). */
@@ -109,25 +118,20 @@ export interface SettledBoard {
 }
 
 /**
- * Freezes an ended league's board: counted as of its end, open bets marked at
- * the price now (the first settlement pass after the end), each member's
- * chain head at the end beside it, hashed. Null when a mark is missing (the
- * next pass tries again) or another instance settled it first. `inside` runs
- * in the settling transaction (the final-result notices).
+ * Freezes an ended league's board: counted as of its end, open bets marked
+ * at the end instant's prices, each member's chain head at the end beside
+ * it, hashed. Null when a mark is missing (the provider could not give the
+ * price then: the next pass tries again) or another instance settled it
+ * first. `inside` runs in the settling transaction (the final-result notices).
  */
 export async function settleLeague(
   ctx: AppContext,
   league: LeagueRow,
   inside: (trx: Db, settled: SettledBoard) => Promise<void> = async () => {},
 ): Promise<SettledBoard | null> {
-  const members = await membersOf(ctx.db, league.id);
+  const { rules, members, marks, complete, rows } = await countAt(ctx, league, league.ends_at);
+  if (!complete) return null;
   const ids = members.map((m) => m.user_id);
-  const rules = rulesOf(league);
-  const bets = await windowBets(ctx.db, ids, league.starts_at, league.ends_at);
-  const tickers = tickersToMark(rules, league, bets, league.ends_at);
-  const marks = await ctx.prices.marks(tickers);
-  if (tickers.some((t) => !marks.has(t))) return null;
-  const rows = computeBoard(rules, league, members, bets, league.ends_at, marks);
   const heads = new Map((await chainHeadsAt(ctx.db, ids, league.ends_at)).map((h) => [h.user_id, h]));
   const now = ctx.clock.now();
   const doc: LeagueBoardDocument = {

@@ -74,6 +74,8 @@ export class CachedPriceService implements PriceService {
   /** Unknown tickers are remembered briefly so junk symbols do not spend the provider's quota. */
   private readonly unknown: LRUCache<string, true>;
   private readonly charts: LRUCache<string, Promise<PricePoint[]>>;
+  /** Prices at past instants: facts that never change, kept while in use (failures are not kept). */
+  private readonly pastPrices = new LRUCache<string, Promise<number>>({ max: SLOW_CACHE_ENTRIES });
   /** Dated quotes for the instrument directory: shared while in flight and for the quote cache time. */
   private readonly snapshots: LRUCache<string, Promise<QuoteSnapshot>> | null;
 
@@ -183,6 +185,36 @@ export class CachedPriceService implements PriceService {
         } catch {
           const last = await this.storeGet(ticker);
           if (last) out.set(ticker, last.price);
+        }
+      }),
+    );
+    return out;
+  }
+
+  async marksAt(tickers: string[], at: number): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    await Promise.all(
+      [...new Set(tickers)].map(async (ticker) => {
+        const key = `${ticker}@${at}`;
+        let load = this.pastPrices.get(key);
+        if (!load) {
+          const { provider, observer } = this.opts;
+          load = provider.priceAt(ticker, at).then(
+            (price) => {
+              observer?.providerAnswered?.();
+              return price;
+            },
+            (err: unknown) => {
+              if (!(err instanceof UnknownTickerError)) observer?.providerError();
+              throw err;
+            },
+          );
+          this.pastPrices.set(key, load);
+        }
+        try {
+          out.set(ticker, await load);
+        } catch {
+          if (this.pastPrices.peek(key) === load) this.pastPrices.delete(key);
         }
       }),
     );

@@ -7,6 +7,7 @@ import { type Config, testConfig } from '../../src/config.js';
 import type { AppContext, AppDeps } from '../../src/context.js';
 import type { Dialect } from '../../src/db/database.js';
 import { FakeClock } from '../../src/lib/clock.js';
+import { FakePriceProvider } from './prices.js';
 import { openTestDatabase, type TestDatabase } from './db.js';
 
 export interface TestApp {
@@ -29,6 +30,7 @@ export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {})
   const database = await openTestDatabase(dialect, { onQuery: opts.onQuery });
   const clock = opts.clock ?? new FakeClock();
   const config = testConfig(opts.config);
+  if (opts.deps?.prices instanceof FakePriceProvider) opts.deps.prices.followClock(clock);
   try {
     const app = await buildApp(config, { logger: false, ...opts.deps, database, clock });
     return {

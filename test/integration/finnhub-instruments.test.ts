@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { testConfig } from '../../src/config.js';
+import { shippedData, testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { FinnhubPriceProvider } from '../../src/providers/prices/finnhub.js';
 import { UNIVERSE_INSTRUMENTS } from '../../src/providers/prices/instrument-universe.js';
@@ -47,7 +47,8 @@ describe('Finnhub adapter: instrument directory', () => {
     await new Promise((r) => server.close(r));
   });
 
-  const provider = () => new FinnhubPriceProvider({ apiUrl: base, apiKey: 'k', timeoutMs: 2000, clock: new FakeClock(NOW) });
+  const provider = () =>
+    new FinnhubPriceProvider({ apiUrl: base, apiKey: 'k', timeoutMs: 2000, clock: new FakeClock(NOW), calendar: shippedData().marketCalendar });
 
   test("the directory is the shipped universe, with each symbol's exchange", () => {
     const list = provider().instruments();

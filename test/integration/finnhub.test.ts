@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { shippedData } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { FinnhubPriceProvider, finnhubSymbol } from '../../src/providers/prices/finnhub.js';
 import { PriceUnavailableError, UnknownTickerError } from '../../src/providers/prices/types.js';
@@ -34,7 +35,9 @@ describe('Finnhub adapter', () => {
     (_u, _q, res) => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-  const provider = (timeoutMs = 2000) => new FinnhubPriceProvider({ apiUrl: base, apiKey: 'test-key', timeoutMs, clock: new FakeClock() });
+  const calendar = shippedData().marketCalendar;
+  const provider = (timeoutMs = 2000, clock = new FakeClock()) =>
+    new FinnhubPriceProvider({ apiUrl: base, apiKey: 'test-key', timeoutMs, clock, calendar });
 
   test("maps our symbols to Finnhub's", () => {
     assert.equal(finnhubSymbol('BTC-USD'), 'BINANCE:BTCUSDT');
@@ -83,7 +86,7 @@ describe('Finnhub adapter', () => {
   });
 
   test('a refused connection is a provider failure', async () => {
-    const dead = new FinnhubPriceProvider({ apiUrl: 'http://127.0.0.1:1/api/v1', apiKey: 'k', timeoutMs: 1000, clock: new FakeClock() });
+    const dead = new FinnhubPriceProvider({ apiUrl: 'http://127.0.0.1:1/api/v1', apiKey: 'k', timeoutMs: 1000, clock: new FakeClock(), calendar });
     await assert.rejects(dead.quote('AAPL'), PriceUnavailableError);
   });
 
@@ -102,5 +105,59 @@ describe('Finnhub adapter', () => {
     await assert.rejects(provider().history('ZZZZ', '1d'), UnknownTickerError);
     handler = json(200, { s: 'ok', t: [1], c: [] });
     await assert.rejects(provider().history('AAPL', '1d'), PriceUnavailableError);
+  });
+
+  describe("the price at a past instant (a league's end)", () => {
+    const asked: URLSearchParams[] = [];
+    const candles =
+      (t: number[], c: number[]): Handler =>
+      (u, _q, res) => {
+        asked.push(u.searchParams);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ s: 'ok', t, c, o: c, h: c, l: c, v: c }));
+      };
+
+    test('while the market trades: the close of the last minute finished by the instant', async () => {
+      // Monday 2 March 2026, 15:00:30 UTC (10:00:30 in New York): the minute from 14:59 finished, the one from 15:00 had not.
+      const at = Date.parse('2026-03-02T15:00:30Z');
+      const s = at / 1000 - 30;
+      asked.length = 0;
+      handler = candles([s - 120, s - 60, s], [230, 231, 232]);
+      assert.equal(await provider(2000, new FakeClock(at + 60_000)).priceAt('AAPL', at), 231);
+      assert.equal(seen.at(-1)?.path, '/api/v1/stock/candle');
+      assert.equal(asked[0].get('resolution'), '1');
+      assert.equal(asked[0].get('to'), String(Math.floor(at / 1000)));
+      assert.equal(asked[0].get('from'), String(Math.floor(at / 1000) - 3600));
+    });
+
+    test('a stock outside market hours: the minutes before the last close', async () => {
+      // Saturday 7 March 2026: the last close was Friday 6 March, 16:00 New York time (21:00 UTC).
+      const at = Date.parse('2026-03-07T12:00:00Z');
+      const close = Date.parse('2026-03-06T21:00:00Z') / 1000;
+      asked.length = 0;
+      handler = candles([close - 120, close - 60], [240, 241]);
+      assert.equal(await provider(2000, new FakeClock(at)).priceAt('AAPL', at), 241);
+      assert.equal(asked[0].get('to'), String(close));
+    });
+
+    test('crypto trades around the clock: the instant itself', async () => {
+      const at = Date.parse('2026-03-07T12:00:00Z');
+      asked.length = 0;
+      handler = candles([at / 1000 - 60], [91_000]);
+      assert.equal(await provider(2000, new FakeClock(at)).priceAt('BTC-USD', at), 91_000);
+      assert.equal(seen.at(-1)?.path, '/api/v1/crypto/candle');
+      assert.equal(seen.at(-1)?.symbol, 'BINANCE:BTCUSDT');
+      assert.equal(asked[0].get('to'), String(at / 1000));
+    });
+
+    test('no trade in the hour before, a failure, or an instant ahead of the clock: unavailable', async () => {
+      const at = Date.parse('2026-03-02T15:00:00Z');
+      handler = json(200, { s: 'no_data' });
+      await assert.rejects(provider(2000, new FakeClock(at)).priceAt('AAPL', at), PriceUnavailableError);
+      handler = json(500, { error: 'down' });
+      await assert.rejects(provider(2000, new FakeClock(at)).priceAt('AAPL', at), PriceUnavailableError);
+      const before = seen.length;
+      await assert.rejects(provider(2000, new FakeClock(at)).priceAt('AAPL', at + 1000), PriceUnavailableError);
+      assert.equal(seen.length, before, 'the future is never asked for');
+    });
   });
 });

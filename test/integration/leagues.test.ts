@@ -362,9 +362,16 @@ forEachDialect('leagues', (dialect) => {
       assert.equal(items.find((i) => i.bet_id === cancelled)!.status, 'CANCELLED');
       assert.equal(items.length, 7);
 
-      // The end: MSFT at 360 marks the owner's SHORT at +10. Closing it afterwards changes nothing.
-      t.clock.set(Date.parse(league.ends_at) + 1000);
+      // At the end MSFT stands at 360, which marks the owner's SHORT at +10; the price a
+      // minute later, when the worker passes, is not the end's. Closing it afterwards changes nothing.
+      t.clock.set(Date.parse(league.ends_at) - 1000);
       setPrice('MSFT', 360);
+      t.clock.set(Date.parse(league.ends_at) + 60_000);
+      setPrice('MSFT', 300);
+      const ended = await board(null, league.id);
+      assert.equal(ended.status, 'ended');
+      assert.equal(ended.final, false);
+      assert.ok(Math.abs((rowOf(ended, owner.id).score as number) - 20) < 1e-9, "before the worker: already at the end instant's price");
       const steps = await runLeagueSteps(t.ctx);
       assert.equal(steps.settled >= 1, true);
       setPrice('MSFT', 200);
@@ -384,8 +391,9 @@ forEachDialect('leagues', (dialect) => {
           [gone.id, null],
         ],
       );
-      assert.ok(Math.abs(rowOf(final, owner.id).score as number) - 30 < 1e-9);
+      assert.ok(Math.abs((rowOf(final, owner.id).score as number) - 20) < 1e-9, 'AAPL +10 closed, MSFT SHORT +10 marked at the end');
       assert.equal(rowOf(final, owner.id).marked, 1);
+      assert.ok(Math.abs((rowOf(final, a.id).score as number) - 15) < 1e-9);
       // Frozen: another pass changes nothing.
       await runLeagueSteps(t.ctx);
       assert.deepEqual(await board(null, league.id), final);
@@ -394,24 +402,100 @@ forEachDialect('leagues', (dialect) => {
       assert.equal(page.settled_at, final.settled_at);
     });
 
-    test('an ended league whose open bet has no price yet waits for the next pass', async () => {
+    test('an ended league whose open bet has no price at the end yet waits for the next pass, then marks it at the end', async () => {
       const owner = await registerAndLogin(t.app, 'lo');
       setPrice('ETH-USD', 3000);
       const league = await create(owner, { rules: { instruments: 'crypto', min_closed_bets: 0, scoring: 'gain' } });
       t.clock.set(Date.parse(league.starts_at) + 1000);
       await open(owner, 'ETH-USD');
+      t.clock.set(Date.parse(league.ends_at) - 1000);
+      setPrice('ETH-USD', 3300);
       t.clock.set(Date.parse(league.ends_at) + 1000);
+      setPrice('ETH-USD', 6000);
       prices.failing.add('ETH-USD');
-      t.clock.advance(10 * 60_000);
       try {
-        await runLeagueSteps(t.ctx);
+        const steps = await runLeagueSteps(t.ctx);
+        assert.equal(steps.deferred, 1, "no stand-in price: the last known one is not the end's");
+        const waiting = await board(owner, league.id);
+        assert.equal(waiting.final, false);
+        assert.equal(waiting.status, 'ended');
+        assert.equal(waiting.rows[0].rank, null, 'unmarked until the price is known');
       } finally {
         prices.failing.delete('ETH-USD');
       }
-      // The price service falls back to the last known price: settled all the same, at that mark.
+      t.clock.advance(10 * 60_000);
+      const steps = await runLeagueSteps(t.ctx);
+      assert.equal(steps.settled, 1);
       const b = await board(owner, league.id);
       assert.equal(b.final, true);
       assert.equal(b.rows[0].marked, 1);
+      assert.ok(Math.abs(b.rows[0].score - 10) < 1e-9, '3000 → 3300 at the end, not the 6000 of the passes after it');
+      const proof = await call(owner, 'GET', `/leagues/${league.id}`);
+      assert.equal(proof.json().status, 'final');
+    });
+
+    test('the board is counted from tallies kept as bets finish, which always agree with a recount of the bets', async () => {
+      const owner = await registerAndLogin(t.app, 'lo');
+      const a = await registerAndLogin(t.app, 'la');
+      setPrice('AAPL', 100);
+      setPrice('BTC-USD', 50_000);
+      const league = await create(owner, { rules: { instruments: 'stocks', min_closed_bets: 1, scoring: 'skill' } });
+      const other = await create(a, { rules: { instruments: 'crypto', min_closed_bets: 1, scoring: 'gain' } });
+      await join(a, league.invite_code);
+      await join(owner, other.invite_code);
+      const before = await open(a, 'AAPL');
+      t.clock.set(Date.parse(league.starts_at) + 1000);
+      const bets: number[] = [];
+      for (const [i, ticker] of ['AAPL', 'MSFT', 'BTC-USD', 'AAPL'].entries()) {
+        setPrice(ticker, 100 + i);
+        bets.push(await open(a, ticker, i % 2 === 0 ? 'LONG' : 'SHORT'));
+      }
+      const cancelled = await open(owner, 'AAPL');
+      assert.equal((await call(owner, 'DELETE', `/bet/${cancelled}`)).statusCode, 200);
+      t.clock.advance(HOUR);
+      setPrice('AAPL', 120);
+      setPrice('MSFT', 90);
+      setPrice('SPY', 510);
+      for (const id of [before, ...bets.slice(0, 3)]) await close(a, id);
+      const tallies = await t.ctx.db
+        .selectFrom('league_members')
+        .select(['league_id', 'user_id', 'trades', 'cancels', 'gain_sum', 'alpha_n'])
+        .where('league_id', 'in', [league.id, other.id])
+        .orderBy('league_id')
+        .orderBy('user_id')
+        .execute();
+      const of = (l: number, u: number) => tallies.find((r) => r.league_id === l && r.user_id === u)!;
+      // The stock league: a's AAPL and MSFT bets in the window (not the one before it, not the crypto one), the owner's cancellation.
+      assert.equal(of(league.id, a.id).trades, 2);
+      assert.equal(of(league.id, a.id).alpha_n, 2, 'benchmark prices known at both ends');
+      assert.equal(of(league.id, owner.id).cancels, 1);
+      // The crypto league: a's BTC-USD bet only.
+      assert.equal(of(other.id, a.id).trades, 1);
+      assert.equal(of(other.id, owner.id).cancels, 0, 'an AAPL cancellation does not count in a crypto league');
+      // The board from tallies and open bets equals the rules' recount of every bet in the window.
+      const { computeBoard } = await import('../../src/domain/leagues.js');
+      const rows = await t.ctx.db.selectFrom('bets').selectAll().where('user_id', 'in', [owner.id, a.id]).execute();
+      const live = await board(owner, league.id);
+      const recount = computeBoard(
+        { instruments: 'stocks', min_closed_bets: 1, scoring: 'skill' },
+        { starts_at: Date.parse(league.starts_at), ends_at: Date.parse(league.ends_at) },
+        [owner.id, a.id].map((user_id) => ({ user_id, left_at: null })),
+        rows,
+        t.clock.now(),
+        new Map([
+          ['AAPL', 120],
+          ['SPY', 510],
+        ]),
+      );
+      for (const r of recount) {
+        const shown = live.rows.find((x: { user: { id: number } }) => x.user.id === r.user_id);
+        assert.equal(shown.trades, r.trades);
+        assert.equal(shown.marked, r.marked);
+        assert.equal(shown.cancels, r.cancels);
+        assert.equal(shown.rank, r.rank);
+        assert.ok(r.score === null ? shown.score === null : Math.abs(shown.score - r.score) < 1e-9, `${shown.score} vs ${r.score}`);
+      }
+      assert.equal(live.rows.find((x: { user: { id: number } }) => x.user.id === a.id).marked, 1, 'the last AAPL bet is open: marked');
     });
   });
 

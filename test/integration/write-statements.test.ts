@@ -56,8 +56,9 @@ forEachDialect('statements of a write', (dialect) => {
       const res = await call(u, 'POST', '/bet/close', { bet_id: betId });
       assert.equal(res.statusCode, 200, res.body);
     });
-    // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, day statistics
-    assert.equal(close.work.length, 6 + lock, close.work.join('\n'));
+    // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, day statistics, league tallies
+    assert.equal(close.work.length, 7 + lock, close.work.join('\n'));
+    assert.equal(close.work.filter((s) => /^update "league_members"/i.test(s)).length, 1, 'one statement for every league the bet counts in');
   });
 
   test('a follow: the follower (locked on PostgreSQL), then one insert holding the live-account and capacity checks; an unfollow: one delete, committed as a transaction', async () => {

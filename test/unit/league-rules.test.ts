@@ -5,7 +5,9 @@ import { extraLeaguesOf, parseLeagueExtras } from '../../src/domain/payments.js'
 import { boardHashOf, betsAtHead, encodeBoardDocument, leagueLeafHash, verifyLeagueProof } from '../../src/domain/league-record.js';
 import {
   betOutcome,
+  boardFromTallies,
   computeBoard,
+  EMPTY_TALLY,
   countsInstrument,
   effectiveStart,
   isEditable,
@@ -14,6 +16,7 @@ import {
   leagueStatus,
   oneYearAfter,
   standingText,
+  tallyDelta,
   tickersToMark,
   windowProblem,
 } from '../../src/domain/leagues.js';
@@ -176,6 +179,61 @@ describe('the board', () => {
     const rows = computeBoard(gainRules, league, [{ user_id: 1, left_at: start + 5 }], [bet({ user_id: 1 }), bet({ user_id: 1 })], end, NO_MARKS);
     assert.equal(rows[0].left, true);
     assert.equal(rows[0].rank, 1);
+  });
+  test("a finished bet's tally delta: closed adds its gain and alpha, cancelled a cancellation, open nothing", () => {
+    assert.deepEqual(tallyDelta(bet({ percentage_gain: 10, benchmark_entry: 100, benchmark_exit: 104 })), {
+      trades: 1,
+      cancels: 0,
+      gain_sum: 10,
+      alpha_n: 1,
+      alpha_sum: 6,
+      alpha_sq_sum: 36,
+    });
+    assert.deepEqual(tallyDelta(bet({ direction: 'SHORT', percentage_gain: 10, benchmark_entry: 100, benchmark_exit: 104 }))?.alpha_sum, 14);
+    assert.deepEqual(tallyDelta(bet({ percentage_gain: -3 })), { ...EMPTY_TALLY, trades: 1, gain_sum: -3 });
+    assert.deepEqual(tallyDelta(bet({ status: 'CANCELLED', percentage_gain: 0 })), { ...EMPTY_TALLY, cancels: 1 });
+    assert.equal(tallyDelta(bet({ status: 'OPEN', percentage_gain: null, closed_at: null })), null);
+  });
+  test('from tallies: the same board as counting every bet, open bets marked on top, finished ones never twice', () => {
+    const rules = { instruments: 'stocks' as const, min_closed_bets: 2, scoring: 'skill' as const };
+    const bets = [
+      bet({ user_id: 1, percentage_gain: 5, benchmark_entry: 100, benchmark_exit: 101 }),
+      bet({ user_id: 1, percentage_gain: -2, benchmark_entry: 100, benchmark_exit: 99 }),
+      bet({ user_id: 1, ticker: 'MSFT', status: 'OPEN', closed_at: null, percentage_gain: null, benchmark_entry: 100, benchmark_exit: null }),
+      bet({ user_id: 2, percentage_gain: 8, benchmark_entry: 100, benchmark_exit: 100 }),
+      bet({ user_id: 2, status: 'CANCELLED', percentage_gain: 0 }),
+      bet({ user_id: 2, ticker: 'BTC-USD', percentage_gain: 40 }),
+      // Closed after the end: open at the end, so marked.
+      bet({ user_id: 2, ticker: 'MSFT', closed_at: end + 10, percentage_gain: 1, benchmark_entry: 100 }),
+      bet({ user_id: 3, opened_at: start - 1, percentage_gain: 9 }),
+    ];
+    const marks = new Map([
+      ['MSFT', 110],
+      ['SPY', 103],
+    ]);
+    const counted = computeBoard(rules, league, members, bets, end, marks);
+    const tallies = members.map((m) => {
+      const t = { ...EMPTY_TALLY };
+      for (const b of bets) {
+        if (b.user_id !== m.user_id || b.opened_at < start || !countsInstrument(rules.instruments, b.ticker)) continue;
+        if (b.closed_at === null || b.closed_at > end) continue;
+        const d = tallyDelta(b)!;
+        for (const k of Object.keys(t) as Array<keyof typeof t>) t[k] += d[k];
+      }
+      return { ...m, ...t };
+    });
+    // The open ones as the board's query reads them (open at the end, in the window), plus a finished one it must not count again.
+    const open = bets.filter((b) => b.opened_at >= start && (b.closed_at === null || b.closed_at > end));
+    assert.deepEqual(boardFromTallies(rules, league, tallies, [...open, bets[0]], end, marks), counted);
+    assert.deepEqual(
+      counted.map((r) => [r.user_id, r.trades, r.marked, r.cancels]),
+      [
+        [2, 2, 1, 1],
+        [1, 3, 1, 0],
+        [3, 0, 0, 0],
+        [4, 0, 0, 0],
+      ],
+    );
   });
   test('standing texts name the rank or say unranked', () => {
     assert.match(

@@ -62,6 +62,9 @@ describe('price service', () => {
         quote: async () => {
           throw new TypeError('boom');
         },
+        priceAt: async () => {
+          throw new TypeError('boom');
+        },
       },
       clock,
       ttlMs: 0,
@@ -83,6 +86,28 @@ describe('price service', () => {
     assert.equal(marks.get('MSFT'), 400);
     assert.equal(marks.has('SPY'), false, 'never known');
     assert.equal(marks.has('NOPE'), false);
+  });
+
+  test('marks at a past instant: the price that stood then, kept once known; a failure is absent (no stand-in) and asked again', async () => {
+    const { provider, clock, prices } = service({ ttlMs: 1000 });
+    provider.followClock(clock);
+    const end = clock.now();
+    provider.set('AAPL', 110);
+    clock.advance(60_000);
+    provider.set('AAPL', 150);
+    await prices.current('AAPL');
+    provider.failing.add('MSFT');
+    const first = await prices.marksAt(['AAPL', 'AAPL', 'MSFT', 'NOPE'], end);
+    assert.deepEqual([...first], [['AAPL', 110]], 'the end instant, not the last known price');
+    assert.equal(provider.pastCalls, 3);
+    provider.failing.delete('MSFT');
+    const second = await prices.marksAt(['AAPL', 'MSFT'], end);
+    assert.deepEqual([...second].sort(), [
+      ['AAPL', 110],
+      ['MSFT', 400],
+    ]);
+    assert.equal(provider.pastCalls, 4, 'AAPL at that instant was kept; MSFT asked again');
+    assert.equal((await prices.marksAt(['AAPL'], clock.now() + 1000)).has('AAPL'), false, 'never ahead of the clock');
   });
 
   test('history: shared for a minute, failures not kept', async () => {

@@ -32,7 +32,7 @@ describe('price snapshots', () => {
       ['AAPL', 'MSFT', 'BTC-USD', 'SPY'],
     );
     const bare = new CachedPriceService({
-      provider: { name: 'bare', quote: async () => 1 },
+      provider: { name: 'bare', quote: async () => 1, priceAt: async () => 1 },
       clock: new FakeClock(),
       ttlMs: 0,
       store: new MemoryPriceStore(),

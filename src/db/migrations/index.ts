@@ -16,6 +16,7 @@ import * as m0016 from './0016_user_notices.js';
 import * as m0017 from './0017_email.js';
 import * as m0018 from './0018_leagues.js';
 import * as m0019 from './0019_local_cancellations.js';
+import * as m0020 from './0020_league_tallies.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0017_email': m0017,
   '0018_leagues': m0018,
   '0019_local_cancellations': m0019,
+  '0020_league_tallies': m0020,
 };

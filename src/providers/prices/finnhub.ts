@@ -4,7 +4,7 @@
 // directory is the shipped universe (instrument-universe.ts): Finnhub's own
 // symbol lists are per exchange and far larger than a browsing page needs.
 import type { InstrumentInfo } from '../../domain/instruments.js';
-import { isCryptoTicker } from '../../domain/market-calendar.js';
+import { isCryptoTicker, type MarketCalendar } from '../../domain/market-calendar.js';
 import type { Clock } from '../../lib/clock.js';
 import { UNIVERSE_INSTRUMENTS } from './instrument-universe.js';
 import { HISTORY_RANGES } from './simulated-market.js';
@@ -15,6 +15,8 @@ export interface FinnhubOptions {
   apiKey: string;
   timeoutMs: number;
   clock: Clock;
+  /** NYSE hours: a stock's price at an instant outside them is the price at the last close. */
+  calendar: MarketCalendar;
 }
 
 /** Our symbols in Finnhub's spelling: crypto pairs quote on Binance against USDT. */
@@ -24,6 +26,9 @@ export function finnhubSymbol(ticker: string): string {
 }
 
 const RESOLUTION: Record<HistoryRange, string> = { '1d': '5', '5d': '30', '1m': '60', '3m': 'D', '1y': 'D' };
+const MINUTE_S = 60;
+/** How far back the minute candles before an instant are asked for (a quiet crypto pair may skip minutes). */
+const PRICE_AT_LOOKBACK_S = 3600;
 
 export class FinnhubPriceProvider implements PriceProvider {
   readonly name = 'finnhub';
@@ -80,22 +85,47 @@ export class FinnhubPriceProvider implements PriceProvider {
   async history(ticker: string, range: HistoryRange): Promise<PricePoint[]> {
     const to = Math.floor(this.opts.clock.now() / 1000);
     const from = to - Math.floor(HISTORY_RANGES[range].span / 1000);
+    const points = await this.candles(ticker, RESOLUTION[range], from, to);
+    if (points.length === 0) throw new UnknownTickerError(ticker);
+    return points.map((p) => ({ t: p.start * 1000, price: p.close }));
+  }
+
+  /**
+   * The close of the last minute candle finished by the instant; for a stock,
+   * the instant is first moved back to the last moment the market was open
+   * (the price stands still while it is closed). A candle still running at
+   * the instant is used only when none before it finished.
+   */
+  async priceAt(ticker: string, at: number): Promise<number> {
+    if (at > this.opts.clock.now()) throw new PriceUnavailableError(ticker, 'an instant in the future');
+    const market = isCryptoTicker(ticker) ? at : this.opts.calendar.marketTime(at);
+    const to = Math.floor(market / 1000);
+    const candles = (await this.candles(ticker, '1', to - PRICE_AT_LOOKBACK_S, to)).filter((c) => c.start <= to);
+    const finished = candles.filter((c) => c.start + MINUTE_S <= to);
+    const last = finished.at(-1) ?? candles.at(-1);
+    if (!last) throw new PriceUnavailableError(ticker, `no trade in the hour before ${new Date(market).toISOString()}`);
+    return last.close;
+  }
+
+  /** Candles (start in epoch seconds, close) oldest first; none when Finnhub has no data in the range. */
+  private async candles(ticker: string, resolution: string, from: number, to: number): Promise<Array<{ start: number; close: number }>> {
     const path = isCryptoTicker(ticker) ? '/crypto/candle' : '/stock/candle';
     const body = (await this.get(ticker, path, {
       symbol: finnhubSymbol(ticker),
-      resolution: RESOLUTION[range],
+      resolution,
       from: String(from),
       to: String(to),
     })) as { s?: unknown; t?: unknown; c?: unknown } | null;
-    if (body?.s === 'no_data') throw new UnknownTickerError(ticker);
+    if (body?.s === 'no_data') return [];
     const { t, c } = body ?? {};
     if (body?.s !== 'ok' || !Array.isArray(t) || !Array.isArray(c) || t.length !== c.length) {
       throw new PriceUnavailableError(ticker, 'malformed body');
     }
-    return t.map((sec, i) => {
-      const price = c[i];
-      if (typeof sec !== 'number' || typeof price !== 'number') throw new PriceUnavailableError(ticker, 'malformed body');
-      return { t: sec * 1000, price };
+    const out = t.map((sec, i) => {
+      const close = c[i];
+      if (typeof sec !== 'number' || typeof close !== 'number') throw new PriceUnavailableError(ticker, 'malformed body');
+      return { start: sec, close };
     });
+    return out.sort((a, b) => a.start - b.start);
   }
 }

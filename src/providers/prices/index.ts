@@ -12,7 +12,13 @@ export function createPriceProvider(config: Config, clock: Clock, marketSeed: st
   const p = config.prices;
   if (p.provider === 'finnhub') {
     if (!p.finnhubApiKey) throw new Error('PRICE_PROVIDER=finnhub needs FINNHUB_API_KEY');
-    return new FinnhubPriceProvider({ apiUrl: p.finnhubApiUrl, apiKey: p.finnhubApiKey, timeoutMs: p.timeoutMs, clock });
+    return new FinnhubPriceProvider({
+      apiUrl: p.finnhubApiUrl,
+      apiKey: p.finnhubApiKey,
+      timeoutMs: p.timeoutMs,
+      clock,
+      calendar: config.marketCalendar,
+    });
   }
   return new SimulatedPriceProvider(clock, config.marketCalendar, marketSeed);
 }

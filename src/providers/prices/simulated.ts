@@ -5,7 +5,7 @@ import { isCryptoTicker, type MarketCalendar } from '../../domain/market-calenda
 import type { Clock } from '../../lib/clock.js';
 import { UNIVERSE_INSTRUMENTS } from './instrument-universe.js';
 import { SIMULATED_UNIVERSE, SimulatedMarket } from './simulated-market.js';
-import { type HistoryRange, type PricePoint, type PriceProvider, type QuoteSnapshot, UnknownTickerError } from './types.js';
+import { type HistoryRange, type PricePoint, type PriceProvider, PriceUnavailableError, type QuoteSnapshot, UnknownTickerError } from './types.js';
 
 export class SimulatedPriceProvider implements PriceProvider {
   readonly name = 'simulated';
@@ -32,6 +32,13 @@ export class SimulatedPriceProvider implements PriceProvider {
 
   async quote(ticker: string): Promise<number> {
     return this.market.price(this.symbol(ticker), this.clock.now());
+  }
+
+  /** The walk at that instant (for a stock outside market hours it stands at the last close); never ahead of the clock. */
+  async priceAt(ticker: string, at: number): Promise<number> {
+    const symbol = this.symbol(ticker);
+    if (at > this.clock.now()) throw new PriceUnavailableError(ticker, 'an instant in the future');
+    return this.market.price(symbol, at);
   }
 
   /** The price now, dated when it was made: now for crypto and open markets, else the last close (the price stands still since). */

@@ -49,6 +49,12 @@ export interface PriceProvider {
   snapshot?(ticker: string): Promise<QuoteSnapshot>;
   /** Current price; throws UnknownTickerError or PriceUnavailableError. */
   quote(ticker: string): Promise<number>;
+  /**
+   * The price at a past instant (epoch ms, not after now): for a stock outside
+   * market hours, the last price before it. Same errors as quote; an instant
+   * in the future is PriceUnavailableError (nobody may learn a price ahead).
+   */
+  priceAt(ticker: string, at: number): Promise<number>;
   /** Chart points over a range ending now, oldest first; same errors as quote. */
   history?(ticker: string, range: HistoryRange): Promise<PricePoint[]>;
 }
@@ -62,6 +68,12 @@ export interface PriceService {
    * is absent when none is known.
    */
   marks(tickers: string[]): Promise<Map<string, number>>;
+  /**
+   * Marks at a past instant (a league's end), one provider call per distinct
+   * ticker, kept once known (a past price does not change); a ticker whose
+   * call fails is absent (no stand-in: a later call tries again).
+   */
+  marksAt(tickers: string[], at: number): Promise<Map<string, number>>;
   /** Chart points (uncached); throws like current(), PriceUnavailableError when the provider has none. */
   history?(ticker: string, range: HistoryRange): Promise<PricePoint[]>;
   /** The provider's instrument directory (empty when it has none). */

@@ -1,0 +1,22 @@
+// Keeps each membership's tally (docs/leagues.md): a bet that finishes is
+// added, in its own transaction, to its owner's tally in every league it
+// counts in, so a board reads sums and the few bets still open, never every
+// bet in the window.
+import type { Db } from '../db/database.js';
+import { tallyDelta } from '../domain/leagues.js';
+import { isCryptoTicker } from '../domain/market-calendar.js';
+import { addToTallies } from '../repositories/leagues.js';
+import type { BetEvent } from './bet-events.js';
+
+export function leagueTalliesListener() {
+  return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
+    if (kind === 'opened') return;
+    const delta = tallyDelta(bet);
+    if (!delta) return;
+    await addToTallies(
+      trx,
+      { user_id: bet.user_id, opened_at: bet.opened_at, closed_at: bet.closed_at ?? at, crypto: isCryptoTicker(bet.ticker) },
+      delta,
+    );
+  };
+}
