@@ -81,7 +81,8 @@ const runs = positive('runs', values.runs, quick ? 1 : 3);
 const warmupS = quick ? 0 : Math.min(2, durationS);
 const loginConnections = quick ? 2 : 16;
 // Long enough for the full run's backlog of a write scenario (the followed trader's notices); a smoke run does not wait for it.
-const drainMaxS = quick ? 2 : 600;
+// Long enough to measure the outbox's delivery rate; what it leaves is dropped (bench/lib/fanout.ts).
+const drainMaxS = quick ? 2 : 120;
 const fanOutOpens = quick ? 1 : 5;
 const pgbenchScale = quick ? 1 : 10;
 const traderTotal = traderCount(connections, quick);

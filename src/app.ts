@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import type { AppContext, AppDeps } from './context.js';
 import { openDatabase } from './db/database.js';
 import { installAuth } from './http/auth.js';
+import { BROTLI_OPTIONS, COMPRESS_THRESHOLD, ENCODINGS } from './http/compression.js';
 import { installCrossSiteProtection } from './http/cross-site.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installGracefulClose } from './http/graceful-close.js';
@@ -263,7 +264,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // order of the onRoute hooks that added them, so the stored answer is the
     // plain one and a replay is compressed afresh. The web app's files come
     // precompressed from the build (src/http/web-app.ts) and are left as they are.
-    await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], globalDecompression: false });
+    await app.register(compress, {
+      threshold: COMPRESS_THRESHOLD,
+      encodings: [...ENCODINGS],
+      brotliOptions: BROTLI_OPTIONS,
+      globalDecompression: false,
+    });
     await installOpenApi(app);
 
     await app.register(discoveryRoutes);

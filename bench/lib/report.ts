@@ -220,6 +220,7 @@ export function medianMeasured(runs: Measured[]): Measured {
             seconds: medianOrNull(outboxes.map((o) => o.seconds)),
             pendingAtStart: median(outboxes.map((o) => o.pendingAtStart)),
             pendingLeft: Math.max(...outboxes.map((o) => o.pendingLeft)),
+            waitedS: median(outboxes.map((o) => o.waitedS ?? 0)),
           },
         }
       : {}),
@@ -276,10 +277,15 @@ export function resultLine(r: ScenarioResult): string {
 
 function outboxText(o: Drained): string {
   if (o.pendingAtStart === 0) return 'nothing pending';
-  return o.seconds === null
-    ? `${num(o.pendingAtStart)} notices pending after the run, ${num(o.pendingLeft)} still pending at the deadline`
-    : `${num(o.pendingAtStart)} notices pending after the run, delivered in ${num(o.seconds, 1)} s` +
-        (o.seconds > 0 ? ` (${num(o.pendingAtStart / o.seconds)} a second)` : '');
+  if (o.seconds === null) {
+    const delivered = o.pendingAtStart - o.pendingLeft;
+    const rate = o.waitedS ? ` (${num(delivered / o.waitedS)} a second)` : '';
+    return `${num(o.pendingAtStart)} notices pending after the run, ${num(delivered)} delivered in ${num(o.waitedS ?? 0, 1)} s${rate}, the ${num(o.pendingLeft)} left then dropped`;
+  }
+  return (
+    `${num(o.pendingAtStart)} notices pending after the run, delivered in ${num(o.seconds, 1)} s` +
+    (o.seconds > 0 ? ` (${num(o.pendingAtStart / o.seconds)} a second)` : '')
+  );
 }
 
 /** The service thread's share of a core and its CPU per unit, e.g. "91 %, 215 µs a pair (hello world 13.9)". */

@@ -1,13 +1,45 @@
 // Answers that are the same for every caller and may be a second old (the
 // shared answers of src/services/shared-answers.ts) say so, so a proxy in front
-// of several instances (deploy/nginx/) can answer a burst of them itself.
-import type { FastifyReply } from 'fastify';
+// of several instances (deploy/nginx/) can answer a burst of them itself. Their
+// bytes (the JSON and each compressed form) are made once per answer object,
+// which the shared cache keeps for at most SHARED_ANSWER_TTL_MS, instead of
+// being serialized and compressed again for every request.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SHARED_ANSWER_TTL_MS } from '../services/shared-answers.js';
+import { COMPRESS_THRESHOLD, compressText, type Encoding, preferredEncoding } from './compression.js';
 
 const SHARED_FOR_A_MOMENT = `public, max-age=${Math.ceil(SHARED_ANSWER_TTL_MS / 1000)}`;
 
-/** Marks a successful answer as shareable (an error thrown before this is never marked); returns the answer. */
-export function shareBriefly<T>(reply: FastifyReply, answer: T): T {
+interface EncodedAnswer {
+  json: string;
+  br?: Buffer;
+  gzip?: Buffer;
+}
+
+// Keyed by the answer object itself: an entry lives exactly as long as the
+// shared cache (or the request, for an answer made afresh) holds its object.
+// Each kind of answer is sent by one route, so one serialization fits it.
+const encodedAnswers = new WeakMap<object, EncodedAnswer>();
+
+/**
+ * Sends a successful answer everyone reads alike, marked as shareable (an
+ * error thrown before this is never marked): serialized by the route's
+ * response schema and compressed as the client accepts, both at most once
+ * per answer object.
+ */
+export function sendShared(request: FastifyRequest, reply: FastifyReply, answer: object): FastifyReply {
   reply.header('cache-control', SHARED_FOR_A_MOMENT);
-  return answer;
+  let encoded = encodedAnswers.get(answer);
+  if (!encoded) {
+    encoded = { json: reply.serialize(answer) as string };
+    encodedAnswers.set(answer, encoded);
+  }
+  reply.type('application/json; charset=utf-8');
+  if (encoded.json.length < COMPRESS_THRESHOLD) return reply.send(encoded.json);
+  reply.header('vary', 'accept-encoding');
+  const encoding: Encoding | null = preferredEncoding(request.headers['accept-encoding']);
+  if (encoding === null) return reply.send(encoded.json);
+  encoded[encoding] ??= compressText(encoding, encoded.json);
+  reply.header('content-encoding', encoding);
+  return reply.send(encoded[encoding]);
 }

@@ -148,18 +148,22 @@ export async function listOpenBets(db: Db, userId: number): Promise<BetRow[]> {
   return rows.sort((a, b) => b.opened_at - a.opened_at || b.id - a.id);
 }
 
-/** CLOSED and CANCELLED bets (exactly those with an exit time), newest exit first, through bets_user_closed_idx. */
+/**
+ * CLOSED and CANCELLED bets (exactly those with an exit time), newest exit
+ * first: the page's ids from bets_user_closed_idx alone (an index-only read,
+ * however deep the offset), then only those rows from the table.
+ */
 export async function listFinishedBets(db: Db, userId: number, limit: number, offset: number): Promise<BetRow[]> {
-  return db
+  const page = db
     .selectFrom('bets')
-    .selectAll()
+    .select('id')
     .where('user_id', '=', userId)
     .where('closed_at', 'is not', null)
     .orderBy('closed_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)
-    .offset(offset)
-    .execute();
+    .offset(offset);
+  return db.selectFrom('bets').selectAll().where('id', 'in', page).orderBy('closed_at', 'desc').orderBy('id', 'desc').execute();
 }
 
 export async function countFinishedBets(db: Db, userId: number): Promise<number> {

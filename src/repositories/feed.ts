@@ -9,9 +9,11 @@ type FeedValues = { limit: number; offset: number; depth: number } & Record<`u${
 /**
  * One page of the bets of n users by latest event. Each user is its own
  * branch reading at most offset+limit entries of bets_user_event_idx in
- * order, so the cost follows the page depth and the number of users, never
- * the size of their whole history. The statement's text depends only on n,
- * so it is built and compiled once per n (src/db/prepared.ts).
+ * order, and only that index (id and time: an index-only read), so the cost
+ * follows the page depth and the number of users, never the size of their
+ * whole history; only the page's own rows are then read from the table. The
+ * statement's text depends only on n, so it is built and compiled once per n
+ * (src/db/prepared.ts).
  */
 function feedQueryFor(n: number) {
   return prepared((db, v: FeedValues) => {
@@ -20,19 +22,26 @@ function feedQueryFor(n: number) {
         .selectFrom((eb) =>
           eb
             .selectFrom('bets')
-            .selectAll()
+            .select(['id', 'last_event_at'])
             .where('user_id', '=', v[`u${i}`])
             .orderBy('last_event_at', 'desc')
             .orderBy('id', 'desc')
             .limit(v.depth)
             .as('b'),
         )
-        .selectAll(),
+        .select(['b.id', 'b.last_event_at']),
     );
     const [first, ...rest] = branches;
     if (!first) throw new Error('a feed query needs at least one user');
     const union = rest.reduce((acc, b) => acc.unionAll(b), first);
-    return db.selectFrom(union.as('feed')).selectAll().orderBy('last_event_at', 'desc').orderBy('id', 'desc').limit(v.limit).offset(v.offset);
+    const page = db
+      .selectFrom(union.as('feed'))
+      .select('feed.id')
+      .orderBy('feed.last_event_at', 'desc')
+      .orderBy('feed.id', 'desc')
+      .limit(v.limit)
+      .offset(v.offset);
+    return db.selectFrom('bets').selectAll().where('id', 'in', page).orderBy('last_event_at', 'desc').orderBy('id', 'desc');
   });
 }
 

@@ -11,7 +11,7 @@ import { changeFollow, followedIds } from '../services/follows.js';
 import { publicProfile } from '../services/profiles.js';
 import { findUsers } from '../services/user-search.js';
 import { SEARCH_MAX_RESULTS } from '../domain/search.js';
-import { shareBriefly } from '../http/cache-control.js';
+import { sendShared } from '../http/cache-control.js';
 import { authenticatedWrite, publicRateLimit } from '../http/route-options.js';
 
 export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -110,7 +110,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      return shareBriefly(reply, await publicProfile(ctx, request.params.user_id, request.query));
+      return sendShared(request, reply, await publicProfile(ctx, request.params.user_id, request.query));
     },
   );
 };

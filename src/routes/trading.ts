@@ -22,7 +22,7 @@ import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, r
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { leaderboard } from '../services/rankings.js';
-import { shareBriefly } from '../http/cache-control.js';
+import { sendShared } from '../http/cache-control.js';
 import { authenticatedWrite, publicRateLimit } from '../http/route-options.js';
 import { LeaderboardQuerySchema, TOP_ROWS } from '../schemas/rankings.js';
 
@@ -89,7 +89,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      return shareBriefly(reply, await betDetail(ctx, request.params.bet_id));
+      return sendShared(request, reply, await betDetail(ctx, request.params.bet_id));
     },
   );
 
@@ -214,7 +214,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      return shareBriefly(reply, await leaderboard(ctx, request.query));
+      return sendShared(request, reply, await leaderboard(ctx, request.query));
     },
   );
 };

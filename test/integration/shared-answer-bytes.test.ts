@@ -1,0 +1,73 @@
+// Shared answers (the leaderboard, public profiles) are serialized and
+// compressed once per answer, not once per request: every encoding a client
+// may ask for carries the same JSON, as the route's schema serializes it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { preferredEncoding } from '../../src/http/compression.js';
+import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
+import { forEachDialect } from '../helpers/db.js';
+
+test('Accept-Encoding is negotiated as @fastify/compress does: brotli first, q-values, q=0 refuses, * and x-gzip', () => {
+  assert.equal(preferredEncoding('br, gzip'), 'br');
+  assert.equal(preferredEncoding('gzip, deflate, br'), 'br');
+  assert.equal(preferredEncoding('gzip'), 'gzip');
+  assert.equal(preferredEncoding('br;q=0.5, gzip'), 'gzip');
+  assert.equal(preferredEncoding('br;q=0, gzip;q=0'), null);
+  assert.equal(preferredEncoding('identity'), null);
+  assert.equal(preferredEncoding('x-gzip'), 'gzip');
+  assert.equal(preferredEncoding('*'), 'gzip');
+  assert.equal(preferredEncoding(undefined), null);
+});
+
+forEachDialect('shared answer bytes', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect);
+  });
+  after(() => t.close());
+
+  test('plain, brotli and gzip answers of the leaderboard and a profile decode to the same JSON; small answers are sent plain', async () => {
+    // Enough closed bets for answers above the 1 KB compression threshold.
+    for (let i = 0; i < 20; i++) {
+      const u = await registerAndLogin(t.app, 'sb');
+      const opened = await t.app.inject({
+        method: 'POST',
+        url: '/bet/open',
+        headers: { cookie: u.cookie },
+        payload: { ticker: 'AAPL', direction: 'LONG' },
+      });
+      assert.equal(opened.statusCode, 200, opened.body);
+      const closed = await t.app.inject({
+        method: 'POST',
+        url: '/bet/close',
+        headers: { cookie: u.cookie },
+        payload: { bet_id: opened.json().bet_id },
+      });
+      assert.equal(closed.statusCode, 200, closed.body);
+    }
+    const someone = (await t.app.inject({ method: 'GET', url: '/leaderboard' })).json()[0].id;
+    for (const url of ['/leaderboard', '/leaderboard?period=7d', `/user/${someone}/public`]) {
+      const plain = await t.app.inject({ method: 'GET', url });
+      assert.equal(plain.statusCode, 200, url);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.match(String(plain.headers['content-type']), /^application\/json/);
+      const json = plain.json();
+      const br = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'br, gzip' } });
+      const gz = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      if (plain.body.length < 1024) {
+        assert.equal(br.headers['content-encoding'], undefined, url);
+        continue;
+      }
+      assert.equal(br.headers['content-encoding'], 'br', url);
+      assert.equal(br.headers.vary, 'accept-encoding');
+      assert.equal(br.headers['cache-control'], 'public, max-age=1');
+      assert.deepEqual(JSON.parse(brotliDecompressSync(br.rawPayload).toString()), json, url);
+      assert.equal(gz.headers['content-encoding'], 'gzip', url);
+      assert.deepEqual(JSON.parse(gunzipSync(gz.rawPayload).toString()), json, url);
+      assert.equal(Number(br.headers['content-length']), br.rawPayload.length);
+    }
+    // The leaderboard is above the threshold here, so the loop above compared compressed answers.
+    assert.ok((await t.app.inject({ method: 'GET', url: '/leaderboard' })).body.length >= 1024);
+  });
+});
