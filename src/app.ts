@@ -17,7 +17,7 @@ import { installGracefulClose } from './http/graceful-close.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installLoopbackRedirect } from './http/loopback.js';
 import { clientErrorHandler, httpServerFactory } from './http/server.js';
-import { logSerializers } from './http/logging.js';
+import { logDestination, logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
 import { installResponseHeaders } from './http/response-headers.js';
 import { installSecurityHeaders } from './http/security-headers.js';
@@ -98,14 +98,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const redis =
     deps.redis !== undefined ? deps.redis : config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
 
+  const logStream = deps.logger === false ? null : logDestination();
   const options: FastifyServerOptions = {
     logger:
-      deps.logger === false
+      logStream === null
         ? false
         : {
             level: config.logLevel,
             redact: { paths: REDACT, censor: '[redacted]' },
             serializers: logSerializers,
+            stream: logStream,
             ...(typeof deps.logger === 'object' ? deps.logger : {}),
           },
     bodyLimit: config.bodyLimitBytes,
@@ -237,6 +239,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       await leagueWorker?.stop();
       if (ownsRedis && redis) redis.disconnect();
       if (ownsDatabase) await database.close();
+      // What the log buffer holds is written before close resolves (main.ts exits right after).
+      if (logStream) await new Promise<void>((resolve) => logStream.flush(() => resolve()));
     });
 
     for (const schema of sharedSchemas) app.addSchema(schema);

@@ -2,6 +2,7 @@
 // secret tokens never get there), no values of secret-looking query
 // parameters, and no path parameters that a route declares secret.
 import type { FastifyRequest } from 'fastify';
+import pino from 'pino';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -73,3 +74,19 @@ export const logSerializers = {
     };
   },
 };
+
+/**
+ * Where request logs go: standard output, written asynchronously in chunks
+ * of at least 4 KiB and at least every quarter second. Written synchronously,
+ * a pipe whose reader lags (any log collector, now and then) answers EAGAIN,
+ * on which pino's writer sleeps 100 ms on the event loop: every request in
+ * flight waits. Asynchronously a lagging reader only grows the buffer (up to
+ * 16 MiB, then lines are dropped rather than memory spent), and a line costs
+ * no system call of its own. pino writes what is buffered when the process
+ * exits; the app's close flushes it too.
+ */
+export type LogDestination = ReturnType<typeof pino.destination>;
+
+export function logDestination(): LogDestination {
+  return pino.destination({ dest: 1, sync: false, minLength: 4096, maxLength: 16 * 1024 * 1024, periodicFlush: 250 });
+}
