@@ -189,8 +189,9 @@ export const leagueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getLeagueBoard',
         summary: "A league's board: rank, member, score, counted trades, cancel rate; final and frozen after the end",
         description:
-          `${PRIVATE_404} While the league runs, open bets are marked at current prices and the board is shared for at most a second; ` +
-          'once settled after the end it is frozen (`final`, with `settled_at`).',
+          `${PRIVATE_404} Counted from each member's tally of finished bets plus the bets still open. While the league runs, ` +
+          'open bets are marked at current prices and the board is shared for at most a second; from the end on they are ' +
+          "marked at the end instant's price (`ended`), and once settled the board is frozen (`final`, with `settled_at`).",
         security: PUBLIC,
         params: IdParams,
         response: { 200: ref(LeagueBoardSchema), ...errorResponses(400, 404, 429) },
