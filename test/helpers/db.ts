@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe } from 'node:test';
+import { type Kysely, Migrator } from 'kysely';
 import pg from 'pg';
+import { migrations } from '../../src/db/migrations/index.js';
 import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/database.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? null;
@@ -59,4 +61,15 @@ export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: nu
     await c.query(`drop schema if exists ${schema} cascade`);
     await c.end();
   });
+}
+
+/** Applies the app's migrations up to and including `name` only: a backfill test writes rows as they were before the next one. */
+export async function migrateTestDatabaseTo(handle: TestDatabase, name: string): Promise<void> {
+  const migrator = new Migrator({
+    db: handle.db as unknown as Kysely<unknown>,
+    ...(handle.pgSchema ? { migrationTableSchema: handle.pgSchema } : {}),
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
 }

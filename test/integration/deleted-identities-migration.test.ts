@@ -2,22 +2,15 @@
 // values deletion now writes, and touches no live account, whatever its name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
 import { migrateToLatest } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { deletedIdentity } from '../../src/domain/accounts.js';
-import { forEachDialect, openTestDatabase } from '../helpers/db.js';
+import { forEachDialect, migrateTestDatabaseTo, openTestDatabase } from '../helpers/db.js';
 
 forEachDialect('0014_deleted_identities', (dialect) => {
   test('deleted rows take deleted:<id>; live ones, deleted_<n> names included, stay as they are', async () => {
     const handle = await openTestDatabase(dialect);
     try {
-      const migrator = new Migrator({
-        db: handle.db as unknown as Kysely<unknown>,
-        ...(handle.pgSchema ? { migrationTableSchema: handle.pgSchema } : {}),
-        provider: { getMigrations: async () => migrations },
-      });
-      assert.equal((await migrator.migrateTo('0013_chat_updates')).error, undefined);
+      await migrateTestDatabaseTo(handle, '0013_chat_updates');
       const db = handle.db;
       const insert = async (username: string, email: string, deleted: boolean) =>
         Number(

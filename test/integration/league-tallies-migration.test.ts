@@ -3,22 +3,16 @@
 // the upgrade counts them: the same sums the rules count from the bets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { computeBoard, type LeagueBet } from '../../src/domain/leagues.js';
-import { forEachDialect, openTestDatabase } from '../helpers/db.js';
+import { forEachDialect, migrateTestDatabaseTo, openTestDatabase } from '../helpers/db.js';
 
 forEachDialect('0020_league_tallies backfill', (dialect) => {
   test('finished bets in the window on counted instruments become tallies; open, early, late and excluded ones do not', async () => {
     const handle = await openTestDatabase(dialect);
     try {
-      const migrator = new Migrator({
-        db: handle.db as unknown as Kysely<unknown>,
-        ...(handle.pgSchema ? { migrationTableSchema: handle.pgSchema } : {}),
-        provider: { getMigrations: async () => migrations },
-      });
-      assert.equal((await migrator.migrateTo('0019_local_cancellations')).error, undefined);
+      await migrateTestDatabaseTo(handle, '0019_local_cancellations');
       const db = handle.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
       const user = async (name: string) =>
         Number(

@@ -2,6 +2,7 @@
 // and security cases; what counts on the board; the frozen final board.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { computeBoard } from '../../src/domain/leagues.js';
 import { upsertLink } from '../../src/repositories/chat-links.js';
 import { runLeagueSteps } from '../../src/services/league-notices.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
@@ -473,7 +474,6 @@ forEachDialect('leagues', (dialect) => {
       assert.equal(of(other.id, a.id).trades, 1);
       assert.equal(of(other.id, owner.id).cancels, 0, 'an AAPL cancellation does not count in a crypto league');
       // The board from tallies and open bets equals the rules' recount of every bet in the window.
-      const { computeBoard } = await import('../../src/domain/leagues.js');
       const rows = await t.ctx.db.selectFrom('bets').selectAll().where('user_id', 'in', [owner.id, a.id]).execute();
       const live = await board(owner, league.id);
       const recount = computeBoard(

@@ -2,22 +2,15 @@
 // every window counts the whole history (those bets have no benchmark, no alpha).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import { forEachDialect, openTestDatabase } from '../helpers/db.js';
+import { forEachDialect, migrateTestDatabaseTo, openTestDatabase } from '../helpers/db.js';
 
 forEachDialect('0012_rankings backfill', (dialect) => {
   test('closed bets become per-user per-UTC-day rows; cancelled and open bets do not', async () => {
     const handle = await openTestDatabase(dialect);
     try {
-      const migrator = new Migrator({
-        db: handle.db as unknown as Kysely<unknown>,
-        ...(handle.pgSchema ? { migrationTableSchema: handle.pgSchema } : {}),
-        provider: { getMigrations: async () => migrations },
-      });
-      const before = await migrator.migrateTo('0011_record');
-      assert.equal(before.error, undefined);
+      await migrateTestDatabaseTo(handle, '0011_record');
       // The tables as they were before 0012: no benchmark columns yet.
       const db = handle.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
       const user = await db
