@@ -19,7 +19,7 @@ export async function startInProcessServer(clock: FakeClock): Promise<InProcessS
   await ensureWebBuilt();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const database: TestDatabase = await openTestDatabase('sqlite');
+  const database: TestDatabase = await openTestDatabase('sqlite', { migrated: true });
   const config = loadConfig({
     NODE_ENV: 'development',
     PUBLIC_URL: baseUrl,

@@ -1,9 +1,10 @@
 // Isolated databases for tests: a fresh SQLite file each, and (when
 // TEST_DATABASE_URL names a PostgreSQL server) a fresh schema each.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe } from 'node:test';
 import { type Kysely, Migrator } from 'kysely';
 import pg from 'pg';
@@ -13,6 +14,14 @@ import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/da
 export const PG_URL = process.env.TEST_DATABASE_URL ?? null;
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? null;
 export const PG_SKIP = 'TEST_DATABASE_URL is not set: PostgreSQL tests skipped (set it to run them)';
+
+/**
+ * Which dialects this run covers (scripts/run-tests.mjs sets it per tier: npm test
+ * runs SQLite, npm run test:servers runs PostgreSQL); both when unset.
+ */
+const DIALECTS = new Set((process.env.TEST_DIALECTS ?? 'sqlite,postgres').split(','));
+const SQLITE_SKIP = 'SQLite suites run in npm test; this tier runs PostgreSQL';
+const PG_TIER_SKIP = 'PostgreSQL suites run in npm run test:servers';
 
 export interface TestDatabase extends DatabaseHandle {
   /** The DATABASE_URL-style address of this database (for child processes). */
@@ -33,17 +42,39 @@ function testDatabase(handle: DatabaseHandle, url: string, cleanUp: () => Promis
 
 /** Runs the suite once per dialect; PostgreSQL is skipped, visibly, without TEST_DATABASE_URL. */
 export function forEachDialect(name: string, suite: (dialect: Dialect) => void): void {
-  describe(`${name} [sqlite]`, () => suite('sqlite'));
-  if (PG_URL) describe(`${name} [postgres]`, () => suite('postgres'));
+  if (DIALECTS.has('sqlite')) describe(`${name} [sqlite]`, () => suite('sqlite'));
+  else describe(`${name} [sqlite]`, { skip: SQLITE_SKIP }, () => {});
+  if (!DIALECTS.has('postgres')) describe(`${name} [postgres]`, { skip: PG_TIER_SKIP }, () => {});
+  else if (PG_URL) describe(`${name} [postgres]`, () => suite('postgres'));
   else describe(`${name} [postgres]`, { skip: PG_SKIP }, () => {});
 }
 
-export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: number; onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
+export interface TestDatabaseOptions {
+  pgPoolSize?: number;
+  onQuery?: (sql: string) => void;
+  /**
+   * Start from a database with every migration applied. On SQLite that is a
+   * copy of a template migrated once per migration set (see migratedTemplate),
+   * instead of twenty migrations on a fresh file per test app.
+   */
+  migrated?: boolean;
+  /**
+   * Keep the production durability settings (synchronous=FULL). Other test
+   * databases run with synchronous=OFF: a test's data never has to survive a
+   * power loss, and an fsync per commit is most of a write's time. The tests
+   * of durability and commits ask for this.
+   */
+  durable?: boolean;
+}
+
+export async function openTestDatabase(dialect: Dialect, opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const id = randomBytes(6).toString('hex');
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bets-test-'));
     const file = path.join(dir, `${id}.db`);
+    if (opts.migrated) fs.copyFileSync(await migratedTemplate(), file);
     const handle = openDatabase({ dialect: 'sqlite', path: file }, { onQuery: opts.onQuery });
+    if (!opts.durable) handle.sqlite?.pragma('synchronous = OFF');
     return testDatabase(handle, `sqlite:${file}`, async () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   if (!PG_URL) throw new Error(PG_SKIP);
@@ -61,6 +92,36 @@ export async function openTestDatabase(dialect: Dialect, opts: { pgPoolSize?: nu
     await c.query(`drop schema if exists ${schema} cascade`);
     await c.end();
   });
+}
+
+let template: Promise<string> | null = null;
+
+/**
+ * A SQLite file with every migration applied, made once per set of migrations
+ * and shared by the test processes of a run (and later runs): its name is a
+ * hash of the migrations' sources, and it is written under another name and
+ * renamed, so a process never copies a half-made template.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
+    const hash = createHash('sha256');
+    for (const f of fs.readdirSync(dir).sort()) hash.update(f).update(fs.readFileSync(path.join(dir, f)));
+    const file = path.join(os.tmpdir(), `bets-test-template-${hash.digest('hex').slice(0, 16)}.db`);
+    if (fs.existsSync(file)) return file;
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const handle = openDatabase({ dialect: 'sqlite', path: partial });
+    handle.sqlite?.pragma('synchronous = OFF');
+    try {
+      await handle.migrate();
+    } finally {
+      // Closing the last connection checkpoints the WAL into the file and removes it.
+      await handle.close();
+    }
+    fs.renameSync(partial, file);
+    return file;
+  })();
+  return template;
 }
 
 /** Applies the app's migrations up to and including `name` only: a backfill test writes rows as they were before the next one. */

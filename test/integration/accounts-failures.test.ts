@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { forEachDialect } from '../helpers/db.js';
-import { createTestApp, PASSWORD, registerAndLogin, uniqueName } from '../helpers/app.js';
+import { createTestApp, PASSWORD, registerAndLogInThroughApi, uniqueName } from '../helpers/app.js';
 
 forEachDialect('accounts: database failure and https cookies', (dialect) => {
   test('register: a database error → 500 Error with no internals', async () => {
@@ -22,7 +22,7 @@ forEachDialect('accounts: database failure and https cookies', (dialect) => {
   test('with an https PUBLIC_URL the session cookie is Secure', async () => {
     const t = await createTestApp(dialect, { config: { publicUrl: 'https://bets.example', webUrl: 'https://bets.example/app/' } });
     try {
-      const u = await registerAndLogin(t.app);
+      const u = await registerAndLogInThroughApi(t.app);
       const res = await t.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: PASSWORD } });
       const c = res.cookies.find((x) => x.name === 'auth_token');
       assert.equal(c?.secure, true);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { forEachDialect } from '../helpers/db.js';
-import { cookieFrom, createTestApp, PASSWORD, registerAndLogin, type TestApp, uniqueName } from '../helpers/app.js';
+import { cookieFrom, createTestApp, PASSWORD, registerAndLogInThroughApi, type TestApp, uniqueName } from '../helpers/app.js';
 
 forEachDialect('accounts and sessions', (dialect) => {
   let t: TestApp;
@@ -57,7 +57,7 @@ forEachDialect('accounts and sessions', (dialect) => {
   });
 
   test('register: 409 for a taken username (any case) or email (any case)', async () => {
-    const u = await registerAndLogin(t.app);
+    const u = await registerAndLogInThroughApi(t.app);
     const again = await post('/register', { username: u.username.toUpperCase(), email: `${uniqueName()}@x.test`, password: PASSWORD });
     assert.equal(again.statusCode, 409);
     assert.deepEqual(again.json(), { error: 'Username already exists' });
@@ -92,7 +92,7 @@ forEachDialect('accounts and sessions', (dialect) => {
   });
 
   test('login: unknown email and wrong password give the same 401', async () => {
-    const u = await registerAndLogin(t.app);
+    const u = await registerAndLogInThroughApi(t.app);
     const wrong = await post('/login', { email: u.email, password: `${PASSWORD}!` });
     const unknown = await post('/login', { email: `${uniqueName()}@nowhere.test`, password: PASSWORD });
     assert.equal(wrong.statusCode, 401);
@@ -116,7 +116,7 @@ forEachDialect('accounts and sessions', (dialect) => {
   });
 
   test('logout deletes the session: an old copy of the cookie stops working', async () => {
-    const u = await registerAndLogin(t.app);
+    const u = await registerAndLogInThroughApi(t.app);
     assert.equal((await me(u.cookie)).statusCode, 200);
     const out = await post('/logout', undefined, u.cookie);
     assert.equal(out.statusCode, 200);
@@ -136,7 +136,7 @@ forEachDialect('accounts and sessions', (dialect) => {
   });
 
   test('passwords are stored as argon2id hashes', async () => {
-    const u = await registerAndLogin(t.app);
+    const u = await registerAndLogInThroughApi(t.app);
     const row = await t.ctx.db.selectFrom('users').select('password_hash').where('id', '=', u.id).executeTakeFirstOrThrow();
     assert.match(row.password_hash, /^\$argon2id\$v=19\$/);
     assert.match(row.password_hash, /m=19456/);

@@ -8,7 +8,7 @@ import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 describe('SQLite group commit', () => {
   let d: TestDatabase;
   before(async () => {
-    d = await openTestDatabase('sqlite');
+    d = await openTestDatabase('sqlite', { durable: true });
     await d.migrate();
   });
   after(() => d.close());

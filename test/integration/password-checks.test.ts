@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { testConfig } from '../../src/config.js';
 import { forEachDialect } from '../helpers/db.js';
-import { createTestApp, PASSWORD, registerAndLogin, type TestApp, uniqueName } from '../helpers/app.js';
+import { createTestApp, PASSWORD, registerAndLogInThroughApi, type TestApp, uniqueName } from '../helpers/app.js';
 import { GatedHashing, settled } from '../helpers/fake-hashing.js';
 
 const FREE_FAILURES = 3;
@@ -54,7 +54,7 @@ forEachDialect('password checks', (dialect) => {
 
   describe('throttled like /login', () => {
     test('POST /me/password: wrong current passwords get 403, then 429 with Retry-After; failures add up with /login', async () => {
-      const u = await registerAndLogin(t.app);
+      const u = await registerAndLogInThroughApi(t.app);
       const ip = '10.20.0.1';
       for (let i = 0; i < FREE_FAILURES; i++) assert.equal((await changePassword(u.cookie, `wrong guess ${i} at it`, ip)).statusCode, 403);
       const refused = await changePassword(u.cookie, PASSWORD, ip);
@@ -66,7 +66,7 @@ forEachDialect('password checks', (dialect) => {
     });
 
     test('DELETE /me: wrong passwords get 403, then 429; the account stays until the right one after the wait', async () => {
-      const u = await registerAndLogin(t.app);
+      const u = await registerAndLogInThroughApi(t.app);
       const ip = '10.21.0.1';
       for (let i = 0; i < FREE_FAILURES; i++) assert.equal((await deleteMe(u.cookie, `wrong guess ${i} at it`, ip)).statusCode, 403);
       const refused = await deleteMe(u.cookie, PASSWORD, ip);
@@ -79,13 +79,13 @@ forEachDialect('password checks', (dialect) => {
     });
 
     test('guesses spread over many addresses: past the per-account ceiling every new address waits; the owner’s known address does not', async () => {
-      const u = await registerAndLogin(t.app); // signs in from 127.0.0.1: a known address for the account
+      const u = await registerAndLogInThroughApi(t.app); // signs in from 127.0.0.1: a known address for the account
       for (let i = 0; i < ACCOUNT_FREE_FAILURES; i++) assert.equal((await login(u.email, `wrong guess ${i} at it`, `10.22.0.${i}`)).statusCode, 401);
       const stranger = await login(u.email, PASSWORD, '10.22.1.1');
       assert.equal(stranger.statusCode, 429, 'even with the right password, a new address waits');
       assert.match(String(stranger.headers['retry-after']), /^\d+$/);
       assert.equal((await login(u.email, PASSWORD)).statusCode, 200, 'the owner, from where they signed in before');
-      const other = await registerAndLogin(t.app);
+      const other = await registerAndLogInThroughApi(t.app);
       assert.equal((await login(other.email, PASSWORD, '10.22.1.1')).statusCode, 200, 'another account is not affected');
       t.clock.advance(60_000);
       assert.equal((await login(u.email, PASSWORD, '10.22.1.1')).statusCode, 200, 'the wait is bounded');
@@ -111,7 +111,7 @@ forEachDialect('password checks', (dialect) => {
     }
 
     test('a flood from one address is refused beyond its share (429) while a login from another address for another account is admitted', async () => {
-      const owner = await registerAndLogin(t.app);
+      const owner = await registerAndLogInThroughApi(t.app);
       const ip = '10.30.0.1';
       const { refused, all } = await flood(
         Array.from({ length: 12 }, (_, i) => () => login(`${uniqueName()}@nowhere.test`, `guess number ${i} here`, ip)),
@@ -127,8 +127,8 @@ forEachDialect('password checks', (dialect) => {
     });
 
     test('a flood against one account from many addresses is refused beyond its share; another account is admitted', async () => {
-      const victim = await registerAndLogin(t.app);
-      const owner = await registerAndLogin(t.app);
+      const victim = await registerAndLogInThroughApi(t.app);
+      const owner = await registerAndLogInThroughApi(t.app);
       const { refused, all } = await flood(
         Array.from({ length: 10 }, (_, i) => () => login(victim.email, `guess number ${i} here`, `10.31.0.${i}`)),
         PER_CLIENT,
@@ -142,7 +142,7 @@ forEachDialect('password checks', (dialect) => {
     });
 
     test('a flood from many addresses fills the queue: beyond the bound, 503 with Retry-After at once (legitimate logins too)', async () => {
-      const owner = await registerAndLogin(t.app);
+      const owner = await registerAndLogInThroughApi(t.app);
       const bound = CONCURRENCY + MAX_WAITING;
       const { refused, all } = await flood(
         Array.from({ length: 25 }, (_, i) => () => login(`${uniqueName()}@nowhere.test`, `guess number ${i} here`, `10.32.0.${i}`)),

@@ -9,7 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import type { Revocation } from '../../src/services/sessions.js';
-import { registerAndLogin } from '../helpers/app.js';
+import { registerAndLogInThroughApi } from '../helpers/app.js';
 import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
 import { TestSmtpServer, tokenOf } from '../helpers/smtp.js';
 
@@ -21,7 +21,7 @@ forEachDialect('password reset across instances', (dialect) => {
   const clients: Redis[] = [];
 
   before(async () => {
-    database = await openTestDatabase(dialect);
+    database = await openTestDatabase(dialect, { migrated: true });
     smtp = await new TestSmtpServer().start();
   });
   after(async () => {
@@ -48,7 +48,7 @@ forEachDialect('password reset across instances', (dialect) => {
     test('a reset through one instance ends every session of the account on the other', async () => {
       const a = await instance();
       const b = await instance();
-      const u = await registerAndLogin(a);
+      const u = await registerAndLogInThroughApi(a);
       const me = (app: FastifyInstance) => app.inject({ method: 'GET', url: '/me', headers: { cookie: u.cookie } }).then((r) => r.statusCode);
       assert.equal(await me(b), 200, 'cached as live on b');
       assert.equal((await a.inject({ method: 'POST', url: '/password/forgot', payload: { email: u.email } })).statusCode, 202);

@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { NO_BUS_SESSION_CACHE_MS, type Revocation } from '../../src/services/sessions.js';
-import { cookieFrom, PASSWORD, registerAndLogin } from '../helpers/app.js';
+import { cookieFrom, PASSWORD, registerAndLogInThroughApi } from '../helpers/app.js';
 import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
 
 forEachDialect('sessions across instances', (dialect) => {
@@ -20,7 +20,7 @@ forEachDialect('sessions across instances', (dialect) => {
   const clients: Redis[] = [];
 
   before(async () => {
-    database = await openTestDatabase(dialect);
+    database = await openTestDatabase(dialect, { migrated: true });
   });
   after(async () => {
     for (const app of apps) await app.close();
@@ -46,7 +46,7 @@ forEachDialect('sessions across instances', (dialect) => {
     test('logout on one instance: refused there at once, on the other once the message arrives', async () => {
       const a = await instance(true);
       const b = await instance(true);
-      const u = await registerAndLogin(a);
+      const u = await registerAndLogInThroughApi(a);
       // Both instances have seen the session live: it is cached on each.
       assert.equal(await me(a, u.cookie), 200);
       assert.equal(await me(b, u.cookie), 200);
@@ -61,7 +61,7 @@ forEachDialect('sessions across instances', (dialect) => {
     test("a password change ends the user's other sessions on every instance; the one that changed it stays", async () => {
       const a = await instance(true);
       const b = await instance(true);
-      const u = await registerAndLogin(a);
+      const u = await registerAndLogInThroughApi(a);
       const login = await a.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: PASSWORD } });
       const other = cookieFrom(login);
       assert.equal(await me(b, u.cookie), 200);
@@ -83,7 +83,7 @@ forEachDialect('sessions across instances', (dialect) => {
   test('without Redis another instance accepts an ended session for at most the cache lifetime', async () => {
     const a = await instance(false);
     const b = await instance(false);
-    const u = await registerAndLogin(a);
+    const u = await registerAndLogInThroughApi(a);
     assert.equal(await me(b, u.cookie), 200);
     assert.equal((await a.inject({ method: 'POST', url: '/logout', headers: { cookie: u.cookie } })).statusCode, 200);
     assert.equal(await me(a, u.cookie), 401);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { findLiveSession } from '../../src/repositories/sessions.js';
 import { forEachDialect } from '../helpers/db.js';
-import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
+import { createTestApp, registerAndLogInThroughApi, type TestApp } from '../helpers/app.js';
 
 forEachDialect('session lookup', (dialect) => {
   let t: TestApp;
@@ -14,7 +14,7 @@ forEachDialect('session lookup', (dialect) => {
   after(() => t.close());
 
   test('finds a live session, not an expired or unknown one', async () => {
-    const u = await registerAndLogin(t.app);
+    const u = await registerAndLogInThroughApi(t.app);
     const row = await t.ctx.db.selectFrom('sessions').selectAll().where('user_id', '=', u.id).executeTakeFirstOrThrow();
     assert.equal((await findLiveSession(t.ctx.db, row.id, row.expires_at - 1))?.user_id, u.id);
     assert.equal(await findLiveSession(t.ctx.db, row.id, row.expires_at), undefined);

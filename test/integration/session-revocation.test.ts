@@ -2,7 +2,7 @@
 // (its token's signature is then known to the token cache; the session row decides).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createTestApp, PASSWORD, registerAndLogin, type TestApp } from '../helpers/app.js';
+import { createTestApp, PASSWORD, registerAndLogInThroughApi, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 
 forEachDialect('session revocation after use', (dialect) => {
@@ -20,7 +20,7 @@ forEachDialect('session revocation after use', (dialect) => {
   };
 
   test('logout ends a session that was just used', async () => {
-    const u = await registerAndLogin(t.app, 'rv');
+    const u = await registerAndLogInThroughApi(t.app, 'rv');
     assert.equal((await me(u.cookie)).statusCode, 200);
     assert.equal((await me(u.cookie)).statusCode, 200);
     assert.equal((await t.app.inject({ method: 'POST', url: '/logout', headers: { cookie: u.cookie } })).statusCode, 200);
@@ -28,7 +28,7 @@ forEachDialect('session revocation after use', (dialect) => {
   });
 
   test('a password change ends the other sessions, used or not, and keeps its own', async () => {
-    const u = await registerAndLogin(t.app, 'rv');
+    const u = await registerAndLogInThroughApi(t.app, 'rv');
     const used = await loginAgain(u.email);
     const unused = await loginAgain(u.email);
     assert.equal((await me(used)).statusCode, 200);
@@ -45,7 +45,7 @@ forEachDialect('session revocation after use', (dialect) => {
   });
 
   test('deleting the account ends every session of it', async () => {
-    const u = await registerAndLogin(t.app, 'rv');
+    const u = await registerAndLogInThroughApi(t.app, 'rv');
     const other = await loginAgain(u.email);
     assert.equal((await me(other)).statusCode, 200);
     assert.equal((await me(u.cookie)).statusCode, 200);
@@ -56,7 +56,7 @@ forEachDialect('session revocation after use', (dialect) => {
   });
 
   test('a session past its expiry ends though it was cached', async () => {
-    const u = await registerAndLogin(t.app, 'rv');
+    const u = await registerAndLogInThroughApi(t.app, 'rv');
     assert.equal((await me(u.cookie)).statusCode, 200);
     t.clock.advance(t.ctx.config.sessionTtlSeconds * 1000 + 1);
     assert.equal((await me(u.cookie)).statusCode, 401);

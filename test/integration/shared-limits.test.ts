@@ -17,7 +17,7 @@ describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
   let a: FastifyInstance;
   let b: FastifyInstance;
   before(async () => {
-    database = await openTestDatabase('sqlite');
+    database = await openTestDatabase('sqlite', { migrated: true });
     redis = new Redis(REDIS_URL!);
     const config = testConfig({
       rateLimits: { enabled: true, authPerMinute: 1000, loginFailuresBeforeDelay: 2, publicPerMinute: 1000, writesPerMinute: 1000 },

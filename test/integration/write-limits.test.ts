@@ -122,7 +122,7 @@ describe('write limits shared through Redis by two instances', { skip: REDIS_URL
   let a: FastifyInstance;
   let b: FastifyInstance;
   before(async () => {
-    database = await openTestDatabase('sqlite');
+    database = await openTestDatabase('sqlite', { migrated: true });
     redis = new Redis(REDIS_URL!);
     const config = testConfig(limits(2));
     const clock = new FakeClock();
