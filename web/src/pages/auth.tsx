@@ -2,8 +2,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { ApiError, api, call } from '../api/client';
+import { useMe } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
-import { meKey, useMe } from '../lib/auth';
 import { fieldErrors } from '../lib/field-errors';
 import { MIN_PASSWORD, registerErrorField, type SignUpField, signUpProblems } from '../lib/sign-up';
 
@@ -25,7 +26,7 @@ export function LoginPage() {
     mutationFn: () => call(api.POST('/login', { body: { email, password } })),
     onSuccess: (user) => {
       queryClient.clear();
-      queryClient.setQueryData(meKey, user);
+      queryClient.setQueryData(queryKeys.me, user);
       navigate(safeNext(params.get('next')), { replace: true });
     },
   });
@@ -116,7 +117,7 @@ export function RegisterPage() {
         return;
       }
       queryClient.clear();
-      queryClient.setQueryData(meKey, user);
+      queryClient.setQueryData(queryKeys.me, user);
       navigate(safeNext(next), { replace: true });
     },
   });

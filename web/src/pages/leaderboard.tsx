@@ -1,11 +1,9 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { useLeaderboard, useMe, useStanding } from '../api/queries';
 import { Gain } from '../components/gain';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { WindowControls } from '../components/window-controls';
-import { useMe } from '../lib/auth';
 import { countOf } from '../lib/format';
 import { LEADERBOARD_PAGE, MAX_OFFSET, useOffset } from '../lib/paging';
 import { type Period, PERIOD_LABELS, parseWindow, useWindowParams, type WindowParams, writeWindow } from '../lib/window-params';
@@ -21,30 +19,8 @@ export function LeaderboardPage() {
   // Pages start at multiples of the page size, so a rank's page is where it is expected.
   const offset = rawOffset - (rawOffset % LEADERBOARD_PAGE);
   const period = win.period === 'all' ? null : win.period;
-  const board = useQuery({
-    queryKey: ['leaderboard', period, win.minTrades, offset],
-    queryFn: () =>
-      call(
-        api.GET('/leaderboard', {
-          params: {
-            query: {
-              ...(period ? { period } : {}),
-              ...(win.minTrades ? { min_trades: win.minTrades } : {}),
-              // The first page is SPEC's plain top 100.
-              ...(offset > 0 ? { limit: LEADERBOARD_PAGE, offset } : {}),
-            },
-          },
-        }),
-      ),
-    placeholderData: keepPreviousData,
-    refetchInterval: 30_000,
-  });
-  const standing = useQuery({
-    queryKey: ['leaderboard', 'standing', win.minTrades],
-    queryFn: () => call(api.GET('/me/standing', { params: { query: win.minTrades ? { min_trades: win.minTrades } : {} } })),
-    enabled: Boolean(me.data),
-    refetchInterval: 30_000,
-  });
+  const board = useLeaderboard(period, win.minTrades, offset);
+  const standing = useStanding(win.minTrades, { enabled: Boolean(me.data), refetchInterval: 30_000 });
   const mine = standing.data?.windows.find((w) => w.period === (period ?? 'all'));
   const shown = board.data?.length ?? 0;
   const onThisPage = mine?.rank != null && mine.rank > offset && mine.rank <= offset + shown;

@@ -1,11 +1,10 @@
 import { Link } from 'react-router-dom';
+import { useMe, usePortfolio } from '../api/queries';
 import { BetActions, BetResultBanner, useBetMutations } from '../components/bet-actions';
 import { Gain } from '../components/gain';
-import { usePortfolio } from '../components/layout';
 import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { StatsSummary } from '../components/trader-stats';
-import { useMe } from '../lib/auth';
 import { countOf, formatDateTime } from '../lib/format';
 
 export function PortfolioPage() {

@@ -1,10 +1,9 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import { api, call, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
+import { useMe, useRankings } from '../api/queries';
 import { Gain } from '../components/gain';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { WindowControls } from '../components/window-controls';
-import { useMe } from '../lib/auth';
 import { countOf, formatPoints } from '../lib/format';
 import { PERIOD_LABELS, PERIODS, useWindowParams, type WindowParams } from '../lib/window-params';
 
@@ -58,13 +57,7 @@ export function RankingsPage() {
   const [win, setWin] = useWindowParams(DEFAULTS);
   const period = win.period ?? '90d';
   const minTrades = win.minTrades ?? 1;
-  const rankings = useQuery({
-    // The answer depends on the session (the caller's own row).
-    queryKey: ['rankings', period, minTrades, me.data?.id ?? null],
-    queryFn: () => call(api.GET('/rankings', { params: { query: { period, min_trades: minTrades } } })),
-    placeholderData: keepPreviousData,
-    refetchInterval: 60_000,
-  });
+  const rankings = useRankings(period, minTrades, me.data?.id ?? null);
   const data = rankings.data;
   const myId = me.data?.id;
   const inTop = data?.rows.some((r) => r.id === myId) ?? false;

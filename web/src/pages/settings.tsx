@@ -1,10 +1,11 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api, ApiError, call, errorMessage } from '../api/client';
+import { useInvalidate, useMe, useMyEmail, useNoticeSettings } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
 import { ErrorState, Loading } from '../components/status';
-import { meKey, useMe } from '../lib/auth';
 import { MIN_PASSWORD } from './auth';
 
 export function SettingsPage() {
@@ -25,13 +26,9 @@ export function SettingsPage() {
   );
 }
 
-function useMyEmail() {
-  return useQuery({ queryKey: ['my-email'], queryFn: () => call(api.GET('/me/email')) });
-}
-
 /** The address, whether it is verified (a new link on demand), and a change confirmed from the new address. */
 function EmailCard() {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const state = useMyEmail();
   const [newEmail, setNewEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -42,7 +39,7 @@ function EmailCard() {
     onSuccess: () => {
       setPassword('');
       setTouched(false);
-      void queryClient.invalidateQueries({ queryKey: ['my-email'] });
+      invalidate(queryKeys.myEmail);
     },
   });
   const errors = splitError(change.error, 'password', 'email');
@@ -146,13 +143,13 @@ const zones = (): string[] => {
 function NoticeSettingsCard() {
   const queryClient = useQueryClient();
   const email = useMyEmail();
-  const settings = useQuery({ queryKey: ['notice-settings'], queryFn: () => call(api.GET('/me/notice-settings')) });
+  const settings = useNoticeSettings();
   const [draft, setDraft] = useState<null | { email_notices: 'off' | 'each' | 'digest'; digest_hour: number; time_zone: string }>(null);
   const save = useMutation({
     mutationFn: (body: { email_notices: 'off' | 'each' | 'digest'; digest_hour: number; time_zone: string }) =>
       call(api.PUT('/me/notice-settings', { body })),
     onSuccess: (saved) => {
-      queryClient.setQueryData(['notice-settings'], saved);
+      queryClient.setQueryData(queryKeys.noticeSettings, saved);
       setDraft(null);
     },
   });
@@ -363,7 +360,7 @@ function DeleteCard() {
       // Leave the page that needs a session first, then forget everything of the account.
       navigate('/login?deleted=1', { replace: true });
       queryClient.clear();
-      queryClient.setQueryData(meKey, null);
+      queryClient.setQueryData(queryKeys.me, null);
     },
   });
   const errors = splitError(remove.error, 'password', null);
