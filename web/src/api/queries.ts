@@ -14,6 +14,9 @@ import { queryKeys } from './query-keys';
 /** What a caller may set besides the key and the request (for a resource read two ways). */
 type Tweaks<T> = Omit<UseQueryOptions<T, Error, T, QueryKey>, 'queryKey' | 'queryFn'>;
 
+/** A page of a list that grows while it is shown: polled, and the page before stays on screen while the next loads. */
+const LIVE_PAGE = { refetchInterval: 15_000, placeholderData: keepPreviousData } as const;
+
 /** Marks every query under each prefix stale; those on screen fetch again. */
 export function useInvalidate() {
   const queryClient = useQueryClient();
@@ -98,8 +101,7 @@ export function useNotifications(offset: number) {
   return useQuery({
     queryKey: queryKeys.notifications.page(offset),
     queryFn: () => call(api.GET('/notifications', { params: { query: { limit: PAGE_SIZE, offset } } })),
-    refetchInterval: 15_000,
-    placeholderData: keepPreviousData,
+    ...LIVE_PAGE,
   });
 }
 
@@ -138,8 +140,7 @@ export function useFeed(offset: number) {
   return useQuery({
     queryKey: queryKeys.feed.page(offset),
     queryFn: () => call(api.GET('/feed', { params: { query: { limit: PAGE_SIZE, offset } } })),
-    refetchInterval: 15_000,
-    placeholderData: keepPreviousData,
+    ...LIVE_PAGE,
   });
 }
 
@@ -155,8 +156,7 @@ export function useProfile(userId: number, offset: number) {
   return useQuery({
     queryKey: queryKeys.profile(userId, offset),
     queryFn: () => call(api.GET('/user/{user_id}/public', { params: { path: { user_id: userId }, query: { limit: PAGE_SIZE, offset } } })),
-    placeholderData: keepPreviousData,
-    refetchInterval: 15_000,
+    ...LIVE_PAGE,
   });
 }
 

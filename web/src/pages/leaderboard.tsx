@@ -3,6 +3,7 @@ import { useLeaderboard, useMe, useStanding } from '../api/queries';
 import { Gain } from '../components/gain';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { type Column, TableHead } from '../components/table-cells';
 import { WindowControls } from '../components/window-controls';
 import { countOf } from '../lib/format';
 import { LEADERBOARD_PAGE, MAX_OFFSET, useOffset } from '../lib/paging';
@@ -11,6 +12,7 @@ import { type Period, PERIOD_LABELS, parseWindow, useWindowParams, type WindowPa
 // No period: SPEC's all-time board; `period=all` in a link means the same board.
 const DEFAULTS: WindowParams = { period: null, minTrades: null };
 const PERIOD_BUTTONS: readonly (Period | null)[] = ['7d', '30d', '90d', '365d', null];
+const COLUMNS: readonly Column[] = [['#', true], ['Trader'], ['Score', true], ['Trades', true]];
 
 export function LeaderboardPage() {
   const me = useMe();
@@ -75,20 +77,7 @@ export function LeaderboardPage() {
       )}
       {board.data && board.data.length > 0 && (
         <table className={`table ${board.isPlaceholderData ? 'stale' : ''}`} data-testid="leaderboard-table" aria-busy={board.isPlaceholderData}>
-          <thead>
-            <tr>
-              <th scope="col" className="right">
-                #
-              </th>
-              <th scope="col">Trader</th>
-              <th scope="col" className="right">
-                Score
-              </th>
-              <th scope="col" className="right">
-                Trades
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={COLUMNS} />
           <tbody>
             {board.data.map((u, i) => (
               <tr key={u.id} className={u.id === me.data?.id ? 'row-me' : undefined}>

@@ -8,11 +8,14 @@ import { useInvalidate, useLeague, useLeagueBoard, useLeagueFeed, useMe } from '
 import { afterMembershipChange, queryKeys } from '../api/query-keys';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { Empty, ErrorState, LimitMessage, Loading } from '../components/status';
+import { type Column, TableHead } from '../components/table-cells';
 import { formatDateTime, formatPoints, formatPrice, formatRate } from '../lib/format';
 import { rulesText, STATUS_LABELS } from './leagues';
 
 type League = Schemas['League'];
 type BoardRow = Schemas['LeagueBoardRow'];
+
+const BOARD_COLUMNS: readonly Column[] = [['#', true], ['Member'], ['Score', true], ['Trades', true], ['Cancel rate', true]];
 
 /** The invite link as a visitor opens it: the app's own address, whatever WEB_URL is. */
 export function inviteLink(code: string): string {
@@ -39,23 +42,7 @@ function Board({ id, myId, scoring }: { id: number; myId: number | null; scoring
         <Empty>No members yet.</Empty>
       ) : (
         <table className="table responsive league-board" data-testid="league-board">
-          <thead>
-            <tr>
-              <th scope="col" className="right">
-                #
-              </th>
-              <th scope="col">Member</th>
-              <th scope="col" className="right">
-                Score
-              </th>
-              <th scope="col" className="right">
-                Trades
-              </th>
-              <th scope="col" className="right">
-                Cancel rate
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={BOARD_COLUMNS} />
           <tbody>
             {data.rows.map((r) => {
               const me = r.user.id === myId;

@@ -3,8 +3,9 @@ import { ApiError } from '../api/client';
 import { useMe, useProfile, useUserRecord } from '../api/queries';
 import { FollowButton } from '../components/follow-button';
 import { HistoryTable, Pager } from '../components/history-table';
-import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
+import { PORTFOLIO_COLUMNS, PortfolioCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { TableHead } from '../components/table-cells';
 import { TraderStats } from '../components/trader-stats';
 import { countOf } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
@@ -46,11 +47,7 @@ function Profile({ userId }: { userId: number }) {
         <Empty>No open bets.</Empty>
       ) : (
         <table className="table responsive" data-testid="profile-portfolio">
-          <thead>
-            <tr>
-              <PortfolioHeadCells />
-            </tr>
-          </thead>
+          <TableHead columns={PORTFOLIO_COLUMNS} />
           <tbody>
             {portfolio.map((b) => (
               <tr key={b.id}>

@@ -3,20 +3,14 @@ import type { Schemas } from '../api/client';
 import { useMe, useRankings } from '../api/queries';
 import { Gain } from '../components/gain';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { type Column, TableHead } from '../components/table-cells';
 import { WindowControls } from '../components/window-controls';
 import { countOf, formatPoints } from '../lib/format';
 import { PERIOD_LABELS, PERIODS, useWindowParams, type WindowParams } from '../lib/window-params';
 
 type RankingRow = Schemas['RankingRow'];
 
-const COLUMNS = [
-  ['#', true],
-  ['Trader', false],
-  ['Skill', true],
-  ['Mean alpha', true],
-  ['Trades', true],
-  ['Total gain', true],
-] as const;
+const COLUMNS: readonly Column[] = [['#', true], ['Trader'], ['Skill', true], ['Mean alpha', true], ['Trades', true], ['Total gain', true]];
 
 const DEFAULTS: WindowParams = { period: '90d', minTrades: null };
 
@@ -88,15 +82,7 @@ export function RankingsPage() {
           <caption className="sr-only">
             Top traders by skill, {PERIOD_LABELS[data.period]}, at least {countOf(data.min_trades, 'trade')}
           </caption>
-          <thead>
-            <tr>
-              {COLUMNS.map(([label, right]) => (
-                <th key={label} scope="col" className={right ? 'right' : undefined}>
-                  {label}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <TableHead columns={COLUMNS} />
           <tbody>
             {data.rows.map((r) => (
               <Row key={r.id} row={r} me={r.id === myId} />

@@ -4,9 +4,9 @@ import { useNavigate } from 'react-router-dom';
 import { api, ApiError, call, errorMessage } from '../api/client';
 import { useInvalidate, useMe, useMyEmail, useNoticeSettings } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
-import { Field } from '../components/field';
+import { EmailField, FormError, NewPasswordFields, PasswordField } from '../components/form-fields';
 import { ErrorState, Loading } from '../components/status';
-import { MIN_PASSWORD } from './auth';
+import { MIN_PASSWORD } from '../lib/sign-up';
 
 export function SettingsPage() {
   const me = useMe();
@@ -81,11 +81,7 @@ function EmailCard() {
               A new link is on its way to {state.data.email}.
             </p>
           )}
-          {resend.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(resend.error)}
-            </p>
-          )}
+          {resend.isError && <FormError>{errorMessage(resend.error)}</FormError>}
           {state.data.pending_email && (
             <p className="alert alert-info" role="status" data-testid="email-pending">
               Waiting for you to confirm {state.data.pending_email} with the link sent there.
@@ -94,31 +90,21 @@ function EmailCard() {
         </>
       )}
       <form onSubmit={submit} noValidate className="narrow-form" aria-label="Change email address">
-        <Field
+        <EmailField
           label="New email address"
-          type="email"
           name="new-email"
-          autoComplete="email"
-          required
           value={newEmail}
           onChange={(e) => setNewEmail(e.target.value)}
           error={touched && newEmail.trim() === '' ? 'Enter the new address.' : (conflict ?? errors.email)}
         />
-        <Field
+        <PasswordField
           label="Password"
-          type="password"
           name="email-password"
-          autoComplete="current-password"
-          required
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           error={touched && password === '' ? 'Enter your password.' : errors.password}
         />
-        {!conflict && errors.form && (
-          <p className="alert alert-error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        {!conflict && errors.form && <FormError>{errors.form}</FormError>}
         {change.isSuccess && (
           <p className="alert alert-ok" role="status">
             Confirm the change with the link sent to the new address. Your current address was told.
@@ -224,11 +210,7 @@ function NoticeSettingsCard() {
               </div>
             </>
           )}
-          {save.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(save.error)}
-            </p>
-          )}
+          {save.isError && <FormError>{errorMessage(save.error)}</FormError>}
           {save.isSuccess && draft === null && (
             <p className="alert alert-ok" role="status" data-testid="notice-settings-saved">
               Saved.
@@ -299,43 +281,23 @@ function PasswordCard() {
     <section className="card" aria-labelledby="password-heading">
       <h2 id="password-heading">Change password</h2>
       <form onSubmit={submit} noValidate className="narrow-form">
-        <Field
+        <PasswordField
           label="Current password"
-          type="password"
           name="current-password"
-          autoComplete="current-password"
-          required
           value={current}
           onChange={(e) => setCurrent(e.target.value)}
           error={touched && current === '' ? 'Enter your current password.' : errors.current}
         />
-        <Field
-          label="New password"
-          type="password"
-          name="new-password"
-          autoComplete="new-password"
-          required
-          minLength={MIN_PASSWORD}
+        <NewPasswordFields
           value={next}
-          onChange={(e) => setNext(e.target.value)}
-          hint={`At least ${MIN_PASSWORD} characters (${next.length}/${MIN_PASSWORD}).`}
-          error={touched && short ? `The password needs at least ${MIN_PASSWORD} characters.` : errors.next}
+          onChange={setNext}
+          repeat={repeat}
+          onRepeat={setRepeat}
+          checked={touched}
+          error={errors.next}
+          mismatch="The two new passwords differ."
         />
-        <Field
-          label="New password again"
-          type="password"
-          name="repeat-password"
-          autoComplete="new-password"
-          required
-          value={repeat}
-          onChange={(e) => setRepeat(e.target.value)}
-          error={touched && !short && differs ? 'The two new passwords differ.' : null}
-        />
-        {errors.form && (
-          <p className="alert alert-error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        {errors.form && <FormError>{errors.form}</FormError>}
         {change.isSuccess && (
           <p className="alert alert-ok" role="status" data-testid="password-changed">
             Password changed. Every other session was signed out; you stay signed in here.
@@ -384,22 +346,15 @@ function DeleteCard() {
           <p className="alert alert-warn" role="alert">
             Enter your password to confirm. Download your history first if you want to keep it.
           </p>
-          <Field
+          <PasswordField
             label="Password"
-            type="password"
             name="delete-password"
-            autoComplete="current-password"
-            required
             autoFocus
             value={password}
             onChange={(e) => setPassword(e.target.value)}
             error={errors.password}
           />
-          {errors.form && (
-            <p className="alert alert-error" role="alert">
-              {errors.form}
-            </p>
-          )}
+          {errors.form && <FormError>{errors.form}</FormError>}
           <div className="actions">
             <button type="submit" className="btn btn-danger" disabled={remove.isPending || password === ''}>
               {remove.isPending ? 'Deleting…' : 'Delete my account permanently'}
