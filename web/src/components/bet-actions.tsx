@@ -1,6 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type MouseEvent, useEffect, useRef, useState } from 'react';
 import { api, callWrite, type PortfolioBet } from '../api/client';
+import { useInvalidate } from '../api/queries';
+import { afterBetChange } from '../api/query-keys';
 import { useActionKeys } from '../lib/action-keys';
 import { formatCountdown, formatGain, formatPrice } from '../lib/format';
 import { useNow } from '../lib/use-now';
@@ -13,12 +15,9 @@ export type BetResult =
   | { kind: 'error'; error: unknown };
 
 export function useBetMutations() {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const [result, setResult] = useState<BetResult | null>(null);
-  const refresh = () => {
-    for (const key of ['portfolio', 'history', 'leaderboard', 'bet', 'me', 'stats', 'rankings', 'record'])
-      void queryClient.invalidateQueries({ queryKey: [key] });
-  };
+  const refresh = () => invalidate(...afterBetChange);
   const keys = useActionKeys();
   const close = useMutation({
     mutationFn: (id: number) =>

@@ -1,9 +1,8 @@
 // A bet's entries in its owner's verifiable record, and the proof that the
 // chain head is in the day's published Merkle root, checked in the browser.
-import { useQuery } from '@tanstack/react-query';
-import { api, call } from '../api/client';
+import { useRecordCheck, useRecordDay, useRecordHead, useUserRecord } from '../api/queries';
 import { formatDateTime } from '../lib/format';
-import { canVerifyHere, checkBetRecord, type RecordCheck, type RecordEntry, shortHash, type UserRecord, verdictOf } from '../lib/record-proof';
+import { canVerifyHere, type RecordCheck, type RecordEntry, shortHash, type UserRecord, verdictOf } from '../lib/record-proof';
 import { ErrorState, Loading } from './status';
 
 const KIND: Record<RecordEntry['event']['kind'], string> = { opened: 'Opened', closed: 'Closed', cancelled: 'Cancelled', settled: 'Settled' };
@@ -22,30 +21,14 @@ const seqList = (entries: RecordEntry[]) => entries.map((e) => `#${e.seq}`).join
 const dayOf = (iso: string) => iso.slice(0, 10);
 
 export function BetRecord({ betId, userId, username }: { betId: number; userId: number; username: string }) {
-  const record = useQuery({
-    queryKey: ['record', 'user', userId],
-    queryFn: () => call(api.GET('/record/user/{user_id}', { params: { path: { user_id: userId } } })),
-    refetchInterval: 30_000,
-  });
+  const record = useUserRecord(userId, { refetchInterval: 30_000 });
   const proofDate = record.data?.proof?.date ?? null;
   // The day's root as published on its own: the proof must reach that very root.
-  const day = useQuery({
-    queryKey: ['record', 'day', proofDate],
-    queryFn: () => call(api.GET('/record/days/{date}', { params: { path: { date: proofDate! } } })),
-    enabled: proofDate !== null,
-    staleTime: Infinity,
-  });
-  const head = useQuery({ queryKey: ['record', 'head'], queryFn: () => call(api.GET('/record/head')), staleTime: 60_000 });
+  const day = useRecordDay(proofDate);
+  const head = useRecordHead();
   const verifiable = canVerifyHere();
   const ready = record.data !== undefined && (proofDate === null || day.data !== undefined);
-  const last = record.data?.entries.at(-1)?.hash ?? null;
-  const check = useQuery({
-    queryKey: ['record', 'check', betId, userId, last, record.data?.proof?.root ?? null, day.data?.root ?? null],
-    queryFn: () => checkBetRecord(record.data!, betId, day.data?.root),
-    enabled: ready && verifiable,
-    staleTime: Infinity,
-    retry: false,
-  });
+  const check = useRecordCheck(betId, userId, record.data, day.data?.root, ready && verifiable);
 
   return (
     <section className="card record-card" aria-labelledby="record-heading" data-testid="bet-record">

@@ -1,11 +1,12 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { api, callWrite } from '../api/client';
+import { useFollowing, useInvalidate } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { useActionKeys } from '../lib/action-keys';
-import { useFollowing } from './layout';
 import { LimitMessage } from './status';
 
 export function FollowButton({ userId, username }: { userId: number; username: string }) {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const following = useFollowing();
   const isFollowing = following.data?.includes(userId) ?? false;
   const keys = useActionKeys();
@@ -13,10 +14,7 @@ export function FollowButton({ userId, username }: { userId: number; username: s
     mutationFn: (action: 'follow' | 'unfollow') =>
       callWrite(keys.keyFor([action, userId]), (header) => api.POST('/follow', { params: { header }, body: { followed_id: userId, action } })),
     onSettled: (_data, _error, action) => keys.settled([action, userId]),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['following'] });
-      void queryClient.invalidateQueries({ queryKey: ['feed'] });
-    },
+    onSuccess: () => invalidate(queryKeys.following, queryKeys.feed.all),
   });
   if (following.isPending)
     return (

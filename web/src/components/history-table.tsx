@@ -1,49 +1,24 @@
-import { Link } from 'react-router-dom';
 import type { ClosedBet } from '../api/client';
-import { formatDateTime, formatPrice } from '../lib/format';
-import { DirectionTag, Gain, StatusTag } from './gain';
+import { formatDateTime } from '../lib/format';
+import { StatusTag } from './gain';
+import { BetCells, type Column, GainCell, PriceCell, TableHead } from './table-cells';
+
+const COLUMNS: readonly Column[] = [['Ticker'], ['Direction'], ['Status'], ['Entry', true], ['Exit', true], ['Gain', true], ['Closed']];
 
 export function HistoryTable({ bets, testId }: { bets: ClosedBet[]; testId?: string }) {
   return (
     <table className="table responsive" data-testid={testId}>
-      <thead>
-        <tr>
-          <th scope="col">Ticker</th>
-          <th scope="col">Direction</th>
-          <th scope="col">Status</th>
-          <th scope="col" className="right">
-            Entry
-          </th>
-          <th scope="col" className="right">
-            Exit
-          </th>
-          <th scope="col" className="right">
-            Gain
-          </th>
-          <th scope="col">Closed</th>
-        </tr>
-      </thead>
+      <TableHead columns={COLUMNS} />
       <tbody>
         {bets.map((b) => (
           <tr key={b.id}>
-            <td data-label="Ticker">
-              <Link to={`/bet/${b.id}`}>{b.ticker}</Link>
-            </td>
-            <td data-label="Direction">
-              <DirectionTag direction={b.direction} />
-            </td>
+            <BetCells bet={b} />
             <td data-label="Status">
               <StatusTag status={b.status ?? 'CLOSED'} />
             </td>
-            <td data-label="Entry" className="right num">
-              {formatPrice(b.entry_price)}
-            </td>
-            <td data-label="Exit" className="right num">
-              {formatPrice(b.exit_price)}
-            </td>
-            <td data-label="Gain" className="right">
-              <Gain value={b.percentage_gain} />
-            </td>
+            <PriceCell column="Entry" price={b.entry_price} />
+            <PriceCell column="Exit" price={b.exit_price} />
+            <GainCell column="Gain" gain={b.percentage_gain} />
             <td data-label="Closed">{formatDateTime(b.exit_date)}</td>
           </tr>
         ))}

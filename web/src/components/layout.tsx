@@ -1,11 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api, call, type User } from '../api/client';
-import { useMe } from '../lib/auth';
+import { useFollowing, useMe, usePortfolio, useUnreadNotices } from '../api/queries';
 import { usePageHeading } from '../lib/page-heading';
 import { ErrorState, Loading } from './status';
-import { useUnreadNotices } from '../lib/unread-notices';
 
 const NAV = [
   { to: '/markets', label: 'Markets', auth: true },
@@ -18,14 +17,6 @@ const NAV = [
   { to: '/notifications', label: 'Notices', auth: true },
   { to: '/plans', label: 'Plans', auth: false },
 ];
-
-export function usePortfolio(enabled = true) {
-  return useQuery({ queryKey: ['portfolio'], queryFn: () => call(api.GET('/portfolio')), refetchInterval: 5000, enabled });
-}
-
-export function useFollowing(enabled = true) {
-  return useQuery({ queryKey: ['following'], queryFn: () => call(api.GET('/following')), enabled });
-}
 
 /** Open bets used / bet_capacity and follows used / follow_capacity. */
 export function Capacities({ user }: { user: User }) {

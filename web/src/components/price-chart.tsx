@@ -1,10 +1,10 @@
 // A price chart (TradingView lightweight-charts) that follows the page theme.
-import { useQuery } from '@tanstack/react-query';
 import { AreaSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useLocation } from 'react-router-dom';
-import { fetchPriceHistory, type HistoryRange, type PricePoint } from '../api/charts';
+import type { HistoryRange, PricePoint } from '../api/charts';
 import { ApiError } from '../api/client';
+import { usePriceHistory } from '../api/queries';
 import { cssVar, useThemedChart } from '../lib/chart-theme';
 import { formatDateTime, formatPrice } from '../lib/format';
 import { ErrorState, Loading } from './status';
@@ -33,12 +33,7 @@ interface Props {
 
 export function PriceChart({ ticker, since, until, entryPrice, initialRange = '1d' }: Props) {
   const [range, setRange] = useState<HistoryRange>(initialRange);
-  const history = useQuery({
-    queryKey: ['price-history', ticker, range],
-    queryFn: () => fetchPriceHistory(ticker, range),
-    refetchInterval: 30_000,
-    retry: false,
-  });
+  const history = usePriceHistory(ticker, range);
   return (
     <PriceChartView
       ticker={ticker}

@@ -1,13 +1,15 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { api, callWrite } from '../api/client';
+import { useInvalidate } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { useActionKeys } from '../lib/action-keys';
 import { formatPrice } from '../lib/format';
 import { LimitMessage } from './status';
 
 /** Open the same bet (tail) or the opposite one (fade) as the caller. */
 export function TailFade({ betId, ticker }: { betId: number; ticker: string }) {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const keys = useActionKeys();
   const copy = useMutation({
     mutationFn: (mode: 'tail' | 'fade') =>
@@ -16,7 +18,7 @@ export function TailFade({ betId, ticker }: { betId: number; ticker: string }) {
         return mode === 'tail' ? api.POST('/bet/{bet_id}/tail', params) : api.POST('/bet/{bet_id}/fade', params);
       }),
     onSettled: (_data, _error, mode) => keys.settled([mode, betId]),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['portfolio'] }),
+    onSuccess: () => invalidate(queryKeys.portfolio),
   });
   return (
     <div className="tail-fade">

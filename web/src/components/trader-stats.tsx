@@ -1,9 +1,9 @@
 // A trader's statistics (GET /user/{id}/stats) and their cumulative-gain curve.
-import { useQuery } from '@tanstack/react-query';
 import { BaselineSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { api, call, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
+import { useTraderStats } from '../api/queries';
 import { cssVar, useThemedChart } from '../lib/chart-theme';
 import { gainCurvePoints } from '../lib/curve';
 import { countOf, formatDuration, formatGain, formatPoints, formatRate } from '../lib/format';
@@ -11,14 +11,6 @@ import { Gain } from './gain';
 import { Empty, ErrorState, Loading } from './status';
 
 export type TraderStatsData = Schemas['TraderStats'];
-
-export function useTraderStats(userId: number) {
-  return useQuery({
-    queryKey: ['stats', userId],
-    queryFn: () => call(api.GET('/user/{user_id}/stats', { params: { path: { user_id: userId } } })),
-    refetchInterval: 30_000,
-  });
-}
 
 function Stat({ id, label, children, sub }: { id: string; label: string; children: ReactNode; sub?: ReactNode }) {
   return (

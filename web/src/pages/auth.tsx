@@ -2,12 +2,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { ApiError, api, call } from '../api/client';
+import { useMe } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
-import { meKey, useMe } from '../lib/auth';
+import { EmailField, FormError, lengthHint, PASSPHRASE_TIP, PasswordField } from '../components/form-fields';
 import { fieldErrors } from '../lib/field-errors';
 import { MIN_PASSWORD, registerErrorField, type SignUpField, signUpProblems } from '../lib/sign-up';
-
-export { MIN_PASSWORD };
 
 function safeNext(next: string | null): string {
   // Only paths inside the app: never an open redirect.
@@ -25,7 +25,7 @@ export function LoginPage() {
     mutationFn: () => call(api.POST('/login', { body: { email, password } })),
     onSuccess: (user) => {
       queryClient.clear();
-      queryClient.setQueryData(meKey, user);
+      queryClient.setQueryData(queryKeys.me, user);
       navigate(safeNext(params.get('next')), { replace: true });
     },
   });
@@ -49,22 +49,10 @@ export function LoginPage() {
         </p>
       )}
       <form onSubmit={submit} noValidate>
-        <Field
-          label="Email"
-          type="email"
-          name="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={errors.fields.email}
-        />
-        <Field
+        <EmailField value={email} onChange={(e) => setEmail(e.target.value)} error={errors.fields.email} />
+        <PasswordField
           label="Password"
-          type="password"
           name="password"
-          autoComplete="current-password"
-          required
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           error={errors.fields.password}
@@ -73,9 +61,7 @@ export function LoginPage() {
           <Link to="/forgot-password">Forgot password?</Link>
         </p>
         {errors.form && (
-          <p className="alert alert-error" role="alert">
-            {login.error && 'status' in login.error && login.error.status === 401 ? 'Wrong email or password.' : errors.form}
-          </p>
+          <FormError>{login.error && 'status' in login.error && login.error.status === 401 ? 'Wrong email or password.' : errors.form}</FormError>
         )}
         <button type="submit" className="btn btn-primary" disabled={login.isPending}>
           {login.isPending ? 'Logging in…' : 'Log in'}
@@ -116,7 +102,7 @@ export function RegisterPage() {
         return;
       }
       queryClient.clear();
-      queryClient.setQueryData(meKey, user);
+      queryClient.setQueryData(queryKeys.me, user);
       navigate(safeNext(next), { replace: true });
     },
   });
@@ -152,37 +138,18 @@ export function RegisterPage() {
           hint="3 to 30 letters, digits or _"
           error={problem('username')}
         />
-        <Field
-          label="Email"
-          type="email"
-          name="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={problem('email')}
-        />
-        <Field
+        <EmailField value={email} onChange={(e) => setEmail(e.target.value)} error={problem('email')} />
+        <PasswordField
           label="Password"
-          type="password"
           name="password"
           autoComplete="new-password"
-          required
           minLength={MIN_PASSWORD}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
-          hint={
-            <span className={touched && short ? 'gain-down' : undefined}>
-              At least {MIN_PASSWORD} characters ({password.length}/{MIN_PASSWORD}). A passphrase of a few words works well.
-            </span>
-          }
+          hint={<span className={touched && short ? 'gain-down' : undefined}>{`${lengthHint(password.length)} ${PASSPHRASE_TIP}`}</span>}
           error={problem('password')}
         />
-        {other.form && (
-          <p className="alert alert-error" role="alert">
-            {other.form}
-          </p>
-        )}
+        {other.form && <FormError>{other.form}</FormError>}
         <button type="submit" className="btn btn-primary" disabled={register.isPending}>
           {register.isPending ? 'Creating…' : 'Create account'}
         </button>

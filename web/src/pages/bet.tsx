@@ -1,13 +1,11 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { rangeCovering } from '../api/charts';
-import { api, call } from '../api/client';
+import { useBet, useMe } from '../api/queries';
 import { BetRecord } from '../components/bet-record';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { PriceChart } from '../components/price-chart';
 import { ErrorState, Loading } from '../components/status';
 import { TailFade } from '../components/tail-fade';
-import { useMe } from '../lib/auth';
 import { formatDateTime, formatPrice } from '../lib/format';
 import { NotFoundPage } from './not-found';
 
@@ -15,12 +13,7 @@ export function BetPage() {
   const { id } = useParams();
   const betId = Number(id);
   const me = useMe();
-  const bet = useQuery({
-    queryKey: ['bet', betId],
-    queryFn: () => call(api.GET('/bet/{bet_id}', { params: { path: { bet_id: betId } } })),
-    enabled: Number.isInteger(betId) && betId > 0,
-    refetchInterval: 10_000,
-  });
+  const bet = useBet(betId);
   if (!Number.isInteger(betId) || betId <= 0) return <NotFoundPage />;
   if (bet.isPending || bet.isError) {
     return (

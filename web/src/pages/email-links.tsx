@@ -1,7 +1,8 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { api, call, errorMessage } from '../api/client';
+import { errorMessage } from '../api/client';
+import { useEmailLink, useInvalidate } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { Loading } from '../components/status';
 
 /**
@@ -12,22 +13,11 @@ import { Loading } from '../components/status';
 function EmailLinkPage({ kind }: { kind: 'verify' | 'confirm' }) {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
-  const queryClient = useQueryClient();
-  const result = useQuery({
-    queryKey: ['email-link', kind, token],
-    queryFn: () =>
-      call(
-        kind === 'verify' ? api.GET('/email/verify', { params: { query: { token } } }) : api.GET('/email/confirm', { params: { query: { token } } }),
-      ),
-    enabled: token !== '',
-    retry: false,
-    staleTime: Number.POSITIVE_INFINITY,
-    gcTime: Number.POSITIVE_INFINITY,
-    refetchOnWindowFocus: false,
-  });
+  const invalidate = useInvalidate();
+  const result = useEmailLink(kind, token);
   useEffect(() => {
-    if (result.isSuccess) void queryClient.invalidateQueries({ queryKey: ['my-email'] });
-  }, [result.isSuccess, queryClient]);
+    if (result.isSuccess) invalidate(queryKeys.myEmail);
+  }, [result.isSuccess, invalidate]);
   const title = kind === 'verify' ? 'Verify your email address' : 'Confirm your new email address';
   return (
     <div className="auth-card">

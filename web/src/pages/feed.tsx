@@ -1,14 +1,13 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { api, call, type FeedItem } from '../api/client';
+import type { FeedItem } from '../api/client';
+import { useFeed, useMe, useUserSearch } from '../api/queries';
 import { Field } from '../components/field';
 import { FollowButton } from '../components/follow-button';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { TailFade } from '../components/tail-fade';
-import { useMe } from '../lib/auth';
 import { formatDateTime, formatPrice } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
 import { useDebounced } from '../lib/use-debounced';
@@ -27,11 +26,7 @@ function UserSearch() {
   const me = useMe();
   const [q, setQ] = useState('');
   const term = useDebounced(q.trim(), 300);
-  const results = useQuery({
-    queryKey: ['user-search', term],
-    queryFn: () => call(api.GET('/users/search', { params: { query: { q: term } } })),
-    enabled: term.length > 0,
-  });
+  const results = useUserSearch(term);
   return (
     <section className="card" aria-labelledby="search-heading">
       <h2 id="search-heading">Find traders</h2>
@@ -65,12 +60,7 @@ function UserSearch() {
 
 function Feed() {
   const [offset, setOffset] = useOffset();
-  const feed = useQuery({
-    queryKey: ['feed', offset],
-    queryFn: () => call(api.GET('/feed', { params: { query: { limit: PAGE_SIZE, offset } } })),
-    refetchInterval: 15_000,
-    placeholderData: keepPreviousData,
-  });
+  const feed = useFeed(offset);
   return (
     <section aria-labelledby="feed-heading">
       <h2 id="feed-heading">Activity of traders you follow</h2>

@@ -1,28 +1,17 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { useHistory, useHistoryTotal, useMe, useStanding } from '../api/queries';
 import { Gain } from '../components/gain';
 import { HistoryTable, Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
-import { useMe } from '../lib/auth';
 import { LEADERBOARD_PAGE, PAGE_SIZE, useOffset } from '../lib/paging';
 
 export function HistoryPage() {
   const me = useMe();
   const [offset, setOffset] = useOffset();
-  const history = useQuery({
-    queryKey: ['history', offset],
-    queryFn: () => call(api.GET('/history', { params: { query: { limit: PAGE_SIZE, offset } } })),
-    placeholderData: keepPreviousData,
-  });
-  const userId = me.data?.id ?? 0;
-  const total = useQuery({
-    queryKey: ['history', 'total', userId],
-    queryFn: () => call(api.GET('/user/{user_id}/public', { params: { path: { user_id: userId }, query: { limit: 1, offset: 0 } } })),
-    enabled: userId > 0,
-  });
+  const history = useHistory(offset);
+  const total = useHistoryTotal(me.data?.id ?? 0);
   // The caller's own standing: the leaderboard lists only its top rows.
-  const standing = useQuery({ queryKey: ['leaderboard', 'standing'], queryFn: () => call(api.GET('/me/standing')) });
+  const standing = useStanding(null);
   const mine = standing.data?.windows.find((w) => w.period === 'all');
   const pending = standing.isPending ? '…' : '—';
 

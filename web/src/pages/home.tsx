@@ -1,12 +1,10 @@
 // The app's root. A visitor finds the front door: what the service is, the
 // live top 10 of the leaderboard, and the ways in (sign up, log in). A
 // signed-in user goes straight to their portfolio.
-import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate, useLocation } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { useMe, useTopTraders } from '../api/queries';
 import { Gain } from '../components/gain';
 import { Empty, ErrorState, Loading } from '../components/status';
-import { useMe } from '../lib/auth';
 import { countOf } from '../lib/format';
 import { SITE_NAME } from '../lib/page-heading';
 
@@ -61,11 +59,7 @@ function FrontDoor() {
 
 /** The leaderboard's first rows, refreshed as it changes. */
 function TopTraders() {
-  const board = useQuery({
-    queryKey: ['leaderboard', 'front', TOP],
-    queryFn: () => call(api.GET('/leaderboard', { params: { query: { limit: TOP } } })),
-    refetchInterval: 30_000,
-  });
+  const board = useTopTraders(TOP);
   return (
     <section className="card front-board" aria-labelledby="front-board-heading">
       <h2 id="front-board-heading">Top {TOP} traders now</h2>

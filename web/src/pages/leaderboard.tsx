@@ -1,11 +1,10 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
-import { api, call } from '../api/client';
+import { useLeaderboard, useMe, useStanding } from '../api/queries';
 import { Gain } from '../components/gain';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { type Column, TableHead } from '../components/table-cells';
 import { WindowControls } from '../components/window-controls';
-import { useMe } from '../lib/auth';
 import { countOf } from '../lib/format';
 import { LEADERBOARD_PAGE, MAX_OFFSET, useOffset } from '../lib/paging';
 import { type Period, PERIOD_LABELS, parseWindow, useWindowParams, type WindowParams, writeWindow } from '../lib/window-params';
@@ -13,6 +12,7 @@ import { type Period, PERIOD_LABELS, parseWindow, useWindowParams, type WindowPa
 // No period: SPEC's all-time board; `period=all` in a link means the same board.
 const DEFAULTS: WindowParams = { period: null, minTrades: null };
 const PERIOD_BUTTONS: readonly (Period | null)[] = ['7d', '30d', '90d', '365d', null];
+const COLUMNS: readonly Column[] = [['#', true], ['Trader'], ['Score', true], ['Trades', true]];
 
 export function LeaderboardPage() {
   const me = useMe();
@@ -21,30 +21,8 @@ export function LeaderboardPage() {
   // Pages start at multiples of the page size, so a rank's page is where it is expected.
   const offset = rawOffset - (rawOffset % LEADERBOARD_PAGE);
   const period = win.period === 'all' ? null : win.period;
-  const board = useQuery({
-    queryKey: ['leaderboard', period, win.minTrades, offset],
-    queryFn: () =>
-      call(
-        api.GET('/leaderboard', {
-          params: {
-            query: {
-              ...(period ? { period } : {}),
-              ...(win.minTrades ? { min_trades: win.minTrades } : {}),
-              // The first page is SPEC's plain top 100.
-              ...(offset > 0 ? { limit: LEADERBOARD_PAGE, offset } : {}),
-            },
-          },
-        }),
-      ),
-    placeholderData: keepPreviousData,
-    refetchInterval: 30_000,
-  });
-  const standing = useQuery({
-    queryKey: ['leaderboard', 'standing', win.minTrades],
-    queryFn: () => call(api.GET('/me/standing', { params: { query: win.minTrades ? { min_trades: win.minTrades } : {} } })),
-    enabled: Boolean(me.data),
-    refetchInterval: 30_000,
-  });
+  const board = useLeaderboard(period, win.minTrades, offset);
+  const standing = useStanding(win.minTrades, { enabled: Boolean(me.data), refetchInterval: 30_000 });
   const mine = standing.data?.windows.find((w) => w.period === (period ?? 'all'));
   const shown = board.data?.length ?? 0;
   const onThisPage = mine?.rank != null && mine.rank > offset && mine.rank <= offset + shown;
@@ -99,20 +77,7 @@ export function LeaderboardPage() {
       )}
       {board.data && board.data.length > 0 && (
         <table className={`table ${board.isPlaceholderData ? 'stale' : ''}`} data-testid="leaderboard-table" aria-busy={board.isPlaceholderData}>
-          <thead>
-            <tr>
-              <th scope="col" className="right">
-                #
-              </th>
-              <th scope="col">Trader</th>
-              <th scope="col" className="right">
-                Score
-              </th>
-              <th scope="col" className="right">
-                Trades
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={COLUMNS} />
           <tbody>
             {board.data.map((u, i) => (
               <tr key={u.id} className={u.id === me.data?.id ? 'row-me' : undefined}>

@@ -1,12 +1,13 @@
 // The invite link (/leagues/join/{code}): anyone sees the league's name and
 // rules; a visitor signs up or logs in and comes back here with ?join=1,
 // which joins at once and lands in the league.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, Navigate, useParams, useSearchParams } from 'react-router-dom';
 import { api, call } from '../api/client';
+import { useInvalidate, useLeagueInvite, useMe } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
-import { useMe } from '../lib/auth';
 import { formatDateTime } from '../lib/format';
 import { rulesText, STATUS_LABELS } from './leagues';
 
@@ -14,15 +15,11 @@ export function LeagueJoinPage() {
   const code = useParams().code ?? '';
   const [params] = useSearchParams();
   const me = useMe();
-  const queryClient = useQueryClient();
-  const found = useQuery({
-    queryKey: ['league-invite', code],
-    queryFn: () => call(api.GET('/leagues', { params: { query: { code, limit: 1, offset: 0 } } })),
-    enabled: /^[A-Za-z0-9]{6,32}$/.test(code),
-  });
+  const invalidate = useInvalidate();
+  const found = useLeagueInvite(code);
   const join = useMutation({
     mutationFn: () => call(api.POST('/leagues/join', { body: { code } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['leagues'] }),
+    onSuccess: () => invalidate(queryKeys.leagues.all),
   });
   const league = found.data?.leagues[0];
   const user = me.data ?? null;

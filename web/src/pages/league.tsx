@@ -1,17 +1,21 @@
 // One league: rules, members, the invite link, the board with the caller's
 // row highlighted, and the members' bets (docs/leagues.md).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { api, call, type Schemas } from '../api/client';
+import { useInvalidate, useLeague, useLeagueBoard, useLeagueFeed, useMe } from '../api/queries';
+import { afterMembershipChange, queryKeys } from '../api/query-keys';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { Empty, ErrorState, LimitMessage, Loading } from '../components/status';
-import { useMe } from '../lib/auth';
+import { type Column, TableHead } from '../components/table-cells';
 import { formatDateTime, formatPoints, formatPrice, formatRate } from '../lib/format';
 import { rulesText, STATUS_LABELS } from './leagues';
 
 type League = Schemas['League'];
 type BoardRow = Schemas['LeagueBoardRow'];
+
+const BOARD_COLUMNS: readonly Column[] = [['#', true], ['Member'], ['Score', true], ['Trades', true], ['Cancel rate', true]];
 
 /** The invite link as a visitor opens it: the app's own address, whatever WEB_URL is. */
 export function inviteLink(code: string): string {
@@ -19,11 +23,7 @@ export function inviteLink(code: string): string {
 }
 
 function Board({ id, myId, scoring }: { id: number; myId: number | null; scoring: string }) {
-  const board = useQuery({
-    queryKey: ['league-board', id],
-    queryFn: () => call(api.GET('/leagues/{id}/board', { params: { path: { id } } })),
-    refetchInterval: (q) => (q.state.data?.final ? false : 15_000),
-  });
+  const board = useLeagueBoard(id);
   if (board.isPending) return <Loading />;
   if (board.isError) return <ErrorState error={board.error} retry={() => void board.refetch()} />;
   const data = board.data;
@@ -42,23 +42,7 @@ function Board({ id, myId, scoring }: { id: number; myId: number | null; scoring
         <Empty>No members yet.</Empty>
       ) : (
         <table className="table responsive league-board" data-testid="league-board">
-          <thead>
-            <tr>
-              <th scope="col" className="right">
-                #
-              </th>
-              <th scope="col">Member</th>
-              <th scope="col" className="right">
-                Score
-              </th>
-              <th scope="col" className="right">
-                Trades
-              </th>
-              <th scope="col" className="right">
-                Cancel rate
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={BOARD_COLUMNS} />
           <tbody>
             {data.rows.map((r) => {
               const me = r.user.id === myId;
@@ -95,10 +79,7 @@ function Board({ id, myId, scoring }: { id: number; myId: number | null; scoring
 }
 
 function Feed({ id }: { id: number }) {
-  const feed = useQuery({
-    queryKey: ['league-feed', id],
-    queryFn: () => call(api.GET('/leagues/{id}/feed', { params: { path: { id }, query: { limit: 50, offset: 0 } } })),
-  });
+  const feed = useLeagueFeed(id);
   if (feed.isPending) return <Loading />;
   if (feed.isError) return <ErrorState error={feed.error} />;
   return (
@@ -128,13 +109,9 @@ function Feed({ id }: { id: number }) {
 }
 
 function Membership({ league, myId }: { league: League; myId: number }) {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const navigate = useNavigate();
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ['league', league.id] });
-    void queryClient.invalidateQueries({ queryKey: ['league-board', league.id] });
-    void queryClient.invalidateQueries({ queryKey: ['leagues'] });
-  };
+  const refresh = () => invalidate(...afterMembershipChange(league.id));
   const path = { params: { path: { id: league.id } } };
   const leave = useMutation({ mutationFn: () => call(api.POST('/leagues/{id}/leave', path)), onSuccess: refresh });
   const rotate = useMutation({ mutationFn: () => call(api.POST('/leagues/{id}/code', path)), onSuccess: refresh });
@@ -145,7 +122,7 @@ function Membership({ league, myId }: { league: League; myId: number }) {
   const del = useMutation({
     mutationFn: () => call(api.DELETE('/leagues/{id}', path)),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['leagues'] });
+      invalidate(queryKeys.leagues.all);
       navigate('/leagues');
     },
   });
@@ -243,18 +220,11 @@ function Membership({ league, myId }: { league: League; myId: number }) {
 export function LeaguePage() {
   const id = Number(useParams().id);
   const me = useMe();
-  const queryClient = useQueryClient();
-  const league = useQuery({
-    queryKey: ['league', id, me.data?.id ?? null],
-    queryFn: () => call(api.GET('/leagues/{id}', { params: { path: { id } } })),
-    enabled: Number.isInteger(id) && id > 0,
-  });
+  const invalidate = useInvalidate();
+  const league = useLeague(id, me.data?.id ?? null);
   const join = useMutation({
     mutationFn: () => call(api.POST('/leagues/{id}/join', { params: { path: { id } } })),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['league', id] });
-      void queryClient.invalidateQueries({ queryKey: ['league-board', id] });
-    },
+    onSuccess: () => invalidate(queryKeys.league.of(id), queryKeys.leagueBoard(id)),
   });
   if (!Number.isInteger(id) || id <= 0) return <ErrorState error={new Error('No such league')} />;
   if (league.isPending) return <Loading />;

@@ -1,12 +1,13 @@
 // Leagues: the caller's leagues and public ones open to join, and the form
 // that creates one (docs/leagues.md).
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { api, call, type Schemas } from '../api/client';
+import { useInvalidate, useLeagues, useMe } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
 import { Empty, ErrorState, LimitMessage, Loading } from '../components/status';
-import { useMe } from '../lib/auth';
 import { formatDateTime } from '../lib/format';
 
 export type LeagueSummary = Schemas['LeagueSummary'];
@@ -63,7 +64,7 @@ function toLocalInput(t: number): string {
 
 function CreateLeagueForm({ onDone }: { onDone: () => void }) {
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [startsAt, setStartsAt] = useState(() => toLocalInput(Date.now() + 3_600_000));
@@ -89,7 +90,7 @@ function CreateLeagueForm({ onDone }: { onDone: () => void }) {
         }),
       ),
     onSuccess: (league) => {
-      void queryClient.invalidateQueries({ queryKey: ['leagues'] });
+      invalidate(queryKeys.leagues.all);
       onDone();
       navigate(`/leagues/${league.id}`);
     },
@@ -178,11 +179,7 @@ export function LeaguesPage() {
   const me = useMe();
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
-  const leagues = useQuery({
-    queryKey: ['leagues', me.data?.id ?? null, offset],
-    queryFn: () => call(api.GET('/leagues', { params: { query: { limit: PAGE, offset } } })),
-    placeholderData: keepPreviousData,
-  });
+  const leagues = useLeagues(me.data?.id ?? null, offset, PAGE);
   const data = leagues.data;
   const mine = data?.leagues.filter((l) => l.is_member) ?? [];
   const open = data?.leagues.filter((l) => !l.is_member) ?? [];

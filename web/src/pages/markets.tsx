@@ -1,9 +1,11 @@
-import { keepPreviousData, type UseQueryResult, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type UseQueryResult, useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { HistoryRange } from '../api/charts';
 import { api, ApiError, callWrite, type Direction } from '../api/client';
-import { fetchInstrumentChart, type Instrument, searchInstruments } from '../api/instruments';
+import type { Instrument, searchInstruments } from '../api/instruments';
+import { useInstrumentChart, useInstruments, useInvalidate } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
 import { PriceChartView } from '../components/price-chart';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
@@ -20,13 +22,7 @@ export function MarketsPage() {
   const ticker = (params.get('ticker') ?? '').toUpperCase();
   const [input, setInput] = useState(params.get('q') ?? '');
   const q = useDebounced(input.trim(), 250);
-  const results = useQuery({
-    queryKey: ['instruments', q],
-    queryFn: () => searchInstruments(q, LIST_SIZE),
-    placeholderData: keepPreviousData,
-    refetchInterval: 30_000,
-    retry: false,
-  });
+  const results = useInstruments(q, LIST_SIZE);
 
   const choose = (symbol: string) => setParams(input.trim() ? { ticker: symbol, q: input.trim() } : { ticker: symbol });
 
@@ -137,14 +133,7 @@ function MarketLine({ instrument }: { instrument: Instrument }) {
 
 function TickerPanel({ ticker }: { ticker: string }) {
   const [range, setRange] = useState<HistoryRange>('1d');
-  // One answer for the headline and the chart: the chart's last point is the quote shown above it.
-  const snapshot = useQuery({
-    queryKey: ['instrument', ticker, range],
-    queryFn: () => fetchInstrumentChart(ticker, range),
-    placeholderData: keepPreviousData,
-    refetchInterval: 15_000,
-    retry: false,
-  });
+  const snapshot = useInstrumentChart(ticker, range);
   const instrument = snapshot.data?.instrument;
   const quote = instrument?.quote ?? null;
   return (
@@ -182,7 +171,7 @@ function TickerPanel({ ticker }: { ticker: string }) {
 }
 
 function OpenBetForm({ ticker }: { ticker: string }) {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const [direction, setDirection] = useState<Direction>('LONG');
   const [targetDate, setTargetDate] = useState('');
   const today = todayUtc();
@@ -191,7 +180,7 @@ function OpenBetForm({ ticker }: { ticker: string }) {
     mutationFn: (body: { ticker: string; direction: Direction; target_date?: string }) =>
       callWrite(keys.keyFor(['open', body]), (header) => api.POST('/bet/open', { params: { header }, body })),
     onSettled: (_data, _error, body) => keys.settled(['open', body]),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['portfolio'] }),
+    onSuccess: () => invalidate(queryKeys.portfolio),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,7 +1,9 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link } from 'react-router-dom';
 import { api, call, callWrite } from '../api/client';
+import { useChatStatus, useInvalidate, useNotifications } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { useActionKeys } from '../lib/action-keys';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
@@ -19,24 +21,19 @@ export function NotificationsPage() {
 }
 
 function ChatLink() {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const keys = useActionKeys();
   const linkCode = useMutation({
     mutationFn: () => callWrite(keys.keyFor('link-code'), (header) => api.POST('/chat/link-code', { params: { header } })),
     onSettled: () => keys.settled('link-code'),
   });
   const waiting = linkCode.isSuccess;
-  const status = useQuery({
-    queryKey: ['chat-status'],
-    queryFn: () => call(api.GET('/chat/status')),
-    // While a code is out, poll until the messaging side confirms the link.
-    refetchInterval: (q) => (waiting && !q.state.data?.linked ? 2000 : false),
-  });
+  const status = useChatStatus(waiting);
   const unlink = useMutation({
     mutationFn: () => call(api.POST('/chat/unlink')),
     onSuccess: () => {
       linkCode.reset();
-      void queryClient.invalidateQueries({ queryKey: ['chat-status'] });
+      invalidate(queryKeys.chatStatus);
     },
   });
   const linked = status.data?.linked === true;
@@ -91,15 +88,10 @@ function ChatLink() {
 function NoticeList() {
   const queryClient = useQueryClient();
   const [offset, setOffset] = useOffset();
-  const notices = useQuery({
-    queryKey: ['notifications', offset],
-    queryFn: () => call(api.GET('/notifications', { params: { query: { limit: PAGE_SIZE, offset } } })),
-    refetchInterval: 15_000,
-    placeholderData: keepPreviousData,
-  });
+  const notices = useNotifications(offset);
   const markRead = useMutation({
     mutationFn: (until: string) => call(api.POST('/notifications/read', { body: { until } })),
-    onSuccess: (state) => queryClient.setQueryData(['notifications-unread'], state),
+    onSuccess: (state) => queryClient.setQueryData(queryKeys.notifications.unread, state),
   });
   // Seen means read: the newest notice on screen moves the marker (never back, so a repeat changes nothing).
   const newestUnread = notices.data?.find((n) => !n.read)?.created_at ?? null;

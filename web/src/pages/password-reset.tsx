@@ -2,8 +2,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api, call, errorMessage } from '../api/client';
-import { Field } from '../components/field';
-import { MIN_PASSWORD } from '../lib/sign-up';
+import { EmailField, FormError, NewPasswordFields, PASSPHRASE_TIP } from '../components/form-fields';
+import { MESSAGES, MIN_PASSWORD } from '../lib/sign-up';
 
 /** "Forgot password?": asks for a reset link; the answer is the same whether or not the address has an account. */
 export function ForgotPasswordPage() {
@@ -26,21 +26,8 @@ export function ForgotPasswordPage() {
       ) : (
         <form onSubmit={submit} noValidate>
           <p className="muted">Enter the email address of your account. We send it a link to choose a new password.</p>
-          <Field
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={touched && empty ? 'Enter your email address.' : null}
-          />
-          {forgot.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(forgot.error)}
-            </p>
-          )}
+          <EmailField value={email} onChange={(e) => setEmail(e.target.value)} error={touched && empty ? MESSAGES.emailEmpty : null} />
+          {forgot.isError && <FormError>{errorMessage(forgot.error)}</FormError>}
           <button type="submit" className="btn btn-primary" disabled={forgot.isPending}>
             {forgot.isPending ? 'Sending…' : 'Send the link'}
           </button>
@@ -92,32 +79,19 @@ export function ResetPasswordPage() {
         </p>
       ) : (
         <form onSubmit={submit} noValidate>
-          <Field
-            label="New password"
-            type="password"
-            name="new-password"
-            autoComplete="new-password"
-            required
-            minLength={MIN_PASSWORD}
+          <NewPasswordFields
             value={next}
-            onChange={(e) => setNext(e.target.value)}
-            hint={`At least ${MIN_PASSWORD} characters (${next.length}/${MIN_PASSWORD}). A passphrase of a few words works well.`}
-            error={touched && short ? `The password needs at least ${MIN_PASSWORD} characters.` : null}
-          />
-          <Field
-            label="New password again"
-            type="password"
-            name="repeat-password"
-            autoComplete="new-password"
-            required
-            value={repeat}
-            onChange={(e) => setRepeat(e.target.value)}
-            error={touched && !short && differs ? 'The two passwords differ.' : null}
+            onChange={setNext}
+            repeat={repeat}
+            onRepeat={setRepeat}
+            checked={touched}
+            tip={PASSPHRASE_TIP}
+            mismatch="The two passwords differ."
           />
           {reset.isError && (
-            <p className="alert alert-error" role="alert">
+            <FormError>
               {errorMessage(reset.error)}. <Link to="/forgot-password">Ask for a new link</Link>.
-            </p>
+            </FormError>
           )}
           <button type="submit" className="btn btn-primary" disabled={reset.isPending}>
             {reset.isPending ? 'Saving…' : 'Set the new password'}

@@ -1,11 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api, ApiError, call, callWrite, type Plan } from '../api/client';
+import { useInvalidate, useMe, usePlans } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
 import { useActionKeys } from '../lib/action-keys';
 import { Capacities } from '../components/layout';
 import { Empty, ErrorState, Loading } from '../components/status';
-import { meKey, useMe } from '../lib/auth';
 import { formatMoney } from '../lib/format';
 
 const PER: Record<Plan['interval'], string> = { day: 'day', week: 'week', month: 'month', year: 'year' };
@@ -27,7 +28,7 @@ export function PlansPage() {
 
 function PlanList() {
   const me = useMe();
-  const plans = useQuery({ queryKey: ['plans'], queryFn: () => call(api.GET('/api/pay/plans')) });
+  const plans = usePlans();
   const keys = useActionKeys();
   const checkout = useGoTo(
     (price_id: string) =>
@@ -117,7 +118,7 @@ function PlanList() {
  * applies once the provider confirms it, so the page waits for /me to show it.
  */
 export function BillingReturnPage() {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const me = useMe();
   const before = useRef<{ bets: number; follows: number; sub: string | null } | null>(null);
   if (before.current === null && me.data) {
@@ -126,12 +127,12 @@ export function BillingReturnPage() {
   const confirmed = Boolean(me.data?.pay_subscription_id);
   useEffect(() => {
     if (confirmed) {
-      void queryClient.invalidateQueries({ queryKey: ['portfolio'] });
+      invalidate(queryKeys.portfolio);
       return;
     }
-    const id = setInterval(() => void queryClient.invalidateQueries({ queryKey: meKey }), 2000);
+    const id = setInterval(() => invalidate(queryKeys.me), 2000);
     return () => clearInterval(id);
-  }, [confirmed, queryClient]);
+  }, [confirmed, invalidate]);
   const cancelled = /cancel/i.test(window.location.pathname + window.location.search) && !/success/i.test(window.location.search);
 
   if (me.isPending) return <Loading />;

@@ -1,11 +1,11 @@
 import { Link } from 'react-router-dom';
+import { useMe, usePortfolio } from '../api/queries';
 import { BetActions, BetResultBanner, useBetMutations } from '../components/bet-actions';
 import { Gain } from '../components/gain';
-import { usePortfolio } from '../components/layout';
-import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
+import { PORTFOLIO_COLUMNS, PortfolioCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { TableHead } from '../components/table-cells';
 import { StatsSummary } from '../components/trader-stats';
-import { useMe } from '../lib/auth';
 import { countOf, formatDateTime } from '../lib/format';
 
 export function PortfolioPage() {
@@ -47,16 +47,13 @@ export function PortfolioPage() {
       )}
       {portfolio.data && portfolio.data.length > 0 && (
         <table className="table responsive" data-testid="portfolio-table">
-          <thead>
-            <tr>
-              <PortfolioHeadCells />
-              <th scope="col">Target</th>
-              <th scope="col">Opened</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={PORTFOLIO_COLUMNS}>
+            <th scope="col">Target</th>
+            <th scope="col">Opened</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </TableHead>
           <tbody>
             {portfolio.data.map((bet) => (
               <tr key={bet.id} data-testid={`bet-row-${bet.id}`}>

@@ -1,12 +1,12 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router-dom';
-import { api, ApiError, call } from '../api/client';
+import { ApiError } from '../api/client';
+import { useMe, useProfile, useUserRecord } from '../api/queries';
 import { FollowButton } from '../components/follow-button';
 import { HistoryTable, Pager } from '../components/history-table';
-import { PortfolioCells, PortfolioHeadCells } from '../components/portfolio-cells';
+import { PORTFOLIO_COLUMNS, PortfolioCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { TableHead } from '../components/table-cells';
 import { TraderStats } from '../components/trader-stats';
-import { useMe } from '../lib/auth';
 import { countOf } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
 import { NotFoundPage } from './not-found';
@@ -21,12 +21,7 @@ export function ProfilePage() {
 function Profile({ userId }: { userId: number }) {
   const me = useMe();
   const [offset, setOffset] = useOffset();
-  const profile = useQuery({
-    queryKey: ['profile', userId, offset],
-    queryFn: () => call(api.GET('/user/{user_id}/public', { params: { path: { user_id: userId }, query: { limit: PAGE_SIZE, offset } } })),
-    placeholderData: keepPreviousData,
-    refetchInterval: 15_000,
-  });
+  const profile = useProfile(userId, offset);
   if (profile.isError && profile.error instanceof ApiError && profile.error.status === 404) return <GoneProfile userId={userId} />;
   if (profile.isPending || profile.isError) {
     return (
@@ -52,11 +47,7 @@ function Profile({ userId }: { userId: number }) {
         <Empty>No open bets.</Empty>
       ) : (
         <table className="table responsive" data-testid="profile-portfolio">
-          <thead>
-            <tr>
-              <PortfolioHeadCells />
-            </tr>
-          </thead>
+          <TableHead columns={PORTFOLIO_COLUMNS} />
           <tbody>
             {portfolio.map((b) => (
               <tr key={b.id}>
@@ -86,11 +77,7 @@ function Profile({ userId }: { userId: number }) {
  * in the public record under its id only (GET /record/user answers for it).
  */
 function GoneProfile({ userId }: { userId: number }) {
-  const record = useQuery({
-    queryKey: ['record', 'user', userId],
-    queryFn: () => call(api.GET('/record/user/{user_id}', { params: { path: { user_id: userId } } })),
-    retry: false,
-  });
+  const record = useUserRecord(userId, { retry: false });
   if (record.isPending) return <Loading />;
   if (record.isError) return <NotFoundPage />;
   const bets = record.data.bets;

@@ -1,23 +1,16 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import { api, call, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
+import { useMe, useRankings } from '../api/queries';
 import { Gain } from '../components/gain';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { type Column, TableHead } from '../components/table-cells';
 import { WindowControls } from '../components/window-controls';
-import { useMe } from '../lib/auth';
 import { countOf, formatPoints } from '../lib/format';
 import { PERIOD_LABELS, PERIODS, useWindowParams, type WindowParams } from '../lib/window-params';
 
 type RankingRow = Schemas['RankingRow'];
 
-const COLUMNS = [
-  ['#', true],
-  ['Trader', false],
-  ['Skill', true],
-  ['Mean alpha', true],
-  ['Trades', true],
-  ['Total gain', true],
-] as const;
+const COLUMNS: readonly Column[] = [['#', true], ['Trader'], ['Skill', true], ['Mean alpha', true], ['Trades', true], ['Total gain', true]];
 
 const DEFAULTS: WindowParams = { period: '90d', minTrades: null };
 
@@ -58,13 +51,7 @@ export function RankingsPage() {
   const [win, setWin] = useWindowParams(DEFAULTS);
   const period = win.period ?? '90d';
   const minTrades = win.minTrades ?? 1;
-  const rankings = useQuery({
-    // The answer depends on the session (the caller's own row).
-    queryKey: ['rankings', period, minTrades, me.data?.id ?? null],
-    queryFn: () => call(api.GET('/rankings', { params: { query: { period, min_trades: minTrades } } })),
-    placeholderData: keepPreviousData,
-    refetchInterval: 60_000,
-  });
+  const rankings = useRankings(period, minTrades, me.data?.id ?? null);
   const data = rankings.data;
   const myId = me.data?.id;
   const inTop = data?.rows.some((r) => r.id === myId) ?? false;
@@ -95,15 +82,7 @@ export function RankingsPage() {
           <caption className="sr-only">
             Top traders by skill, {PERIOD_LABELS[data.period]}, at least {countOf(data.min_trades, 'trade')}
           </caption>
-          <thead>
-            <tr>
-              {COLUMNS.map(([label, right]) => (
-                <th key={label} scope="col" className={right ? 'right' : undefined}>
-                  {label}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <TableHead columns={COLUMNS} />
           <tbody>
             {data.rows.map((r) => (
               <Row key={r.id} row={r} me={r.id === myId} />

@@ -1,11 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api, ApiError, call, errorMessage } from '../api/client';
-import { Field } from '../components/field';
+import { useInvalidate, useMe, useMyEmail, useNoticeSettings } from '../api/queries';
+import { queryKeys } from '../api/query-keys';
+import { EmailField, FormError, NewPasswordFields, PasswordField } from '../components/form-fields';
 import { ErrorState, Loading } from '../components/status';
-import { meKey, useMe } from '../lib/auth';
-import { MIN_PASSWORD } from './auth';
+import { MIN_PASSWORD } from '../lib/sign-up';
 
 export function SettingsPage() {
   const me = useMe();
@@ -25,13 +26,9 @@ export function SettingsPage() {
   );
 }
 
-function useMyEmail() {
-  return useQuery({ queryKey: ['my-email'], queryFn: () => call(api.GET('/me/email')) });
-}
-
 /** The address, whether it is verified (a new link on demand), and a change confirmed from the new address. */
 function EmailCard() {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const state = useMyEmail();
   const [newEmail, setNewEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -42,7 +39,7 @@ function EmailCard() {
     onSuccess: () => {
       setPassword('');
       setTouched(false);
-      void queryClient.invalidateQueries({ queryKey: ['my-email'] });
+      invalidate(queryKeys.myEmail);
     },
   });
   const errors = splitError(change.error, 'password', 'email');
@@ -84,11 +81,7 @@ function EmailCard() {
               A new link is on its way to {state.data.email}.
             </p>
           )}
-          {resend.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(resend.error)}
-            </p>
-          )}
+          {resend.isError && <FormError>{errorMessage(resend.error)}</FormError>}
           {state.data.pending_email && (
             <p className="alert alert-info" role="status" data-testid="email-pending">
               Waiting for you to confirm {state.data.pending_email} with the link sent there.
@@ -97,31 +90,21 @@ function EmailCard() {
         </>
       )}
       <form onSubmit={submit} noValidate className="narrow-form" aria-label="Change email address">
-        <Field
+        <EmailField
           label="New email address"
-          type="email"
           name="new-email"
-          autoComplete="email"
-          required
           value={newEmail}
           onChange={(e) => setNewEmail(e.target.value)}
           error={touched && newEmail.trim() === '' ? 'Enter the new address.' : (conflict ?? errors.email)}
         />
-        <Field
+        <PasswordField
           label="Password"
-          type="password"
           name="email-password"
-          autoComplete="current-password"
-          required
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           error={touched && password === '' ? 'Enter your password.' : errors.password}
         />
-        {!conflict && errors.form && (
-          <p className="alert alert-error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        {!conflict && errors.form && <FormError>{errors.form}</FormError>}
         {change.isSuccess && (
           <p className="alert alert-ok" role="status">
             Confirm the change with the link sent to the new address. Your current address was told.
@@ -146,13 +129,13 @@ const zones = (): string[] => {
 function NoticeSettingsCard() {
   const queryClient = useQueryClient();
   const email = useMyEmail();
-  const settings = useQuery({ queryKey: ['notice-settings'], queryFn: () => call(api.GET('/me/notice-settings')) });
+  const settings = useNoticeSettings();
   const [draft, setDraft] = useState<null | { email_notices: 'off' | 'each' | 'digest'; digest_hour: number; time_zone: string }>(null);
   const save = useMutation({
     mutationFn: (body: { email_notices: 'off' | 'each' | 'digest'; digest_hour: number; time_zone: string }) =>
       call(api.PUT('/me/notice-settings', { body })),
     onSuccess: (saved) => {
-      queryClient.setQueryData(['notice-settings'], saved);
+      queryClient.setQueryData(queryKeys.noticeSettings, saved);
       setDraft(null);
     },
   });
@@ -227,11 +210,7 @@ function NoticeSettingsCard() {
               </div>
             </>
           )}
-          {save.isError && (
-            <p className="alert alert-error" role="alert">
-              {errorMessage(save.error)}
-            </p>
-          )}
+          {save.isError && <FormError>{errorMessage(save.error)}</FormError>}
           {save.isSuccess && draft === null && (
             <p className="alert alert-ok" role="status" data-testid="notice-settings-saved">
               Saved.
@@ -302,43 +281,23 @@ function PasswordCard() {
     <section className="card" aria-labelledby="password-heading">
       <h2 id="password-heading">Change password</h2>
       <form onSubmit={submit} noValidate className="narrow-form">
-        <Field
+        <PasswordField
           label="Current password"
-          type="password"
           name="current-password"
-          autoComplete="current-password"
-          required
           value={current}
           onChange={(e) => setCurrent(e.target.value)}
           error={touched && current === '' ? 'Enter your current password.' : errors.current}
         />
-        <Field
-          label="New password"
-          type="password"
-          name="new-password"
-          autoComplete="new-password"
-          required
-          minLength={MIN_PASSWORD}
+        <NewPasswordFields
           value={next}
-          onChange={(e) => setNext(e.target.value)}
-          hint={`At least ${MIN_PASSWORD} characters (${next.length}/${MIN_PASSWORD}).`}
-          error={touched && short ? `The password needs at least ${MIN_PASSWORD} characters.` : errors.next}
+          onChange={setNext}
+          repeat={repeat}
+          onRepeat={setRepeat}
+          checked={touched}
+          error={errors.next}
+          mismatch="The two new passwords differ."
         />
-        <Field
-          label="New password again"
-          type="password"
-          name="repeat-password"
-          autoComplete="new-password"
-          required
-          value={repeat}
-          onChange={(e) => setRepeat(e.target.value)}
-          error={touched && !short && differs ? 'The two new passwords differ.' : null}
-        />
-        {errors.form && (
-          <p className="alert alert-error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        {errors.form && <FormError>{errors.form}</FormError>}
         {change.isSuccess && (
           <p className="alert alert-ok" role="status" data-testid="password-changed">
             Password changed. Every other session was signed out; you stay signed in here.
@@ -363,7 +322,7 @@ function DeleteCard() {
       // Leave the page that needs a session first, then forget everything of the account.
       navigate('/login?deleted=1', { replace: true });
       queryClient.clear();
-      queryClient.setQueryData(meKey, null);
+      queryClient.setQueryData(queryKeys.me, null);
     },
   });
   const errors = splitError(remove.error, 'password', null);
@@ -387,22 +346,15 @@ function DeleteCard() {
           <p className="alert alert-warn" role="alert">
             Enter your password to confirm. Download your history first if you want to keep it.
           </p>
-          <Field
+          <PasswordField
             label="Password"
-            type="password"
             name="delete-password"
-            autoComplete="current-password"
-            required
             autoFocus
             value={password}
             onChange={(e) => setPassword(e.target.value)}
             error={errors.password}
           />
-          {errors.form && (
-            <p className="alert alert-error" role="alert">
-              {errors.form}
-            </p>
-          )}
+          {errors.form && <FormError>{errors.form}</FormError>}
           <div className="actions">
             <button type="submit" className="btn btn-danger" disabled={remove.isPending || password === ''}>
               {remove.isPending ? 'Deleting…' : 'Delete my account permanently'}
