@@ -170,7 +170,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       config,
       database,
       db: database.db,
-      dialect: database.dialect,
       clock,
       passwords: new PasswordHasher(
         {

@@ -3,7 +3,7 @@
 import type { ProviderStatus } from './services/provider-status.js';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
-import type { Db, DatabaseHandle, Dialect } from './db/database.js';
+import type { Db, DatabaseHandle } from './db/database.js';
 import type { OutboxWorker } from './jobs/outbox.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics.js';
@@ -21,12 +21,10 @@ import type { SessionTokens } from './services/tokens.js';
 
 export interface AppContext {
   config: Config;
-  /** The database: transactions, onCommit, the dialect (src/db/database.ts). */
+  /** The database: transactions, row locks, onCommit (src/db/database.ts). */
   database: DatabaseHandle;
   /** database.db, for reads outside a transaction. */
   db: Db;
-  /** database.dialect. */
-  dialect: Dialect;
   clock: Clock;
   passwords: PasswordHasher;
   tokens: SessionTokens;

@@ -15,7 +15,6 @@ import {
   insertBetWithinCapacity,
   listFinishedBets,
   listOpenBets,
-  lockBetById,
 } from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
@@ -63,7 +62,7 @@ export async function openBet(
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return ctx.database.transaction(async (trx) => {
     // The user row lock serialises this user's opens, so the capacity check in the insert stays true until commit.
-    const opener = await lockPlanHolder(trx, ctx.dialect, userId);
+    const opener = await lockPlanHolder(trx, userId);
     if (!opener) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
     if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -158,7 +157,7 @@ export async function closeBet(ctx: AppContext, userId: number, betId: number): 
 
 export async function cancelBet(ctx: AppContext, userId: number, betId: number): Promise<CancelBetResponse> {
   return ctx.database.transaction(async (trx) => {
-    const bet = await lockBetById(trx, ctx.dialect, betId);
+    const bet = await ctx.database.lock(trx, 'bets', betId);
     if (!bet || bet.user_id !== userId) throw notFound('Bet not found');
     if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
     const now = ctx.clock.now();
@@ -184,7 +183,7 @@ export async function cancelBet(ctx: AppContext, userId: number, betId: number):
  */
 export async function settleBet(ctx: AppContext, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
   return ctx.database.transaction(async (trx) => {
-    const bet = await lockBetById(trx, ctx.dialect, betId, { skipLocked: true });
+    const bet = await ctx.database.lock(trx, 'bets', betId, { skipLocked: true });
     if (bet?.status !== 'OPEN') return undefined;
     return closeAt(ctx, trx, bet, exit, 'settlement');
   });

@@ -19,7 +19,7 @@ async function follow(ctx: AppContext, followerId: number, followedId: number): 
   await ctx.database.transaction(async (trx) => {
     // The follower's row lock serialises this user's follows (as for open
     // bets), so concurrent requests cannot all pass the capacity check.
-    const follower = await lockPlanHolder(trx, ctx.dialect, followerId);
+    const follower = await lockPlanHolder(trx, followerId);
     if (!follower) throw notFound('User not found');
     const limit = capacitiesOf(ctx.config.capacities, follower).follow_capacity;
     if (await insertFollowWithinCapacity(trx, followerId, followedId, ctx.clock.now(), limit)) return;

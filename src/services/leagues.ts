@@ -19,13 +19,12 @@ import {
   type LeagueListRow,
   type LeagueRow,
   listLeagues,
-  lockLeague,
   membersOf,
   membershipOf,
   updateLeague,
   updateMember,
 } from '../repositories/leagues.js';
-import { findUserById, lockUser } from '../repositories/users.js';
+import { findUserById } from '../repositories/users.js';
 import type { CreateLeagueRequest, League, LeagueList, LeagueListQuery, LeagueSummary, UpdateLeagueRequest } from '../schemas/leagues.js';
 import { dropLeagueAnswers } from './league-cache.js';
 
@@ -96,7 +95,7 @@ function leagueLimitOf(ctx: AppContext, user: { pay_price_id: string | null; pay
 
 /** Inside the caller's transaction, with the user's row locked: 403 LIMIT_REACHED at the limit. */
 async function checkLeagueCapacity(ctx: AppContext, trx: Db, userId: number): Promise<void> {
-  await lockUser(trx, ctx.dialect, userId);
+  await ctx.database.lock(trx, 'users', userId);
   const user = await findUserById(trx, userId);
   if (!user) throw notFound('User not found');
   const limit = leagueLimitOf(ctx, user);
@@ -173,7 +172,7 @@ export async function updateLeagueAs(ctx: AppContext, id: number, callerId: numb
   const { daily_standing, ...edits } = req;
   await ctx.database.transaction(async (trx) => {
     const { league, member } = await visibleLeague(trx, id, callerId);
-    const locked = (await lockLeague(trx, ctx.dialect, id)) ?? league;
+    const locked = (await ctx.database.lock(trx, 'leagues', id)) ?? league;
     if (daily_standing !== undefined) {
       if (!member) throw forbidden('Only members choose their daily standing');
       await updateMember(trx, id, callerId, { daily_standing: daily_standing ? 1 : 0 });
@@ -210,7 +209,7 @@ export async function updateLeagueAs(ctx: AppContext, id: number, callerId: numb
 /** The owner's league, in the caller's transaction: 404 when invisible, 403 to other members, 409 once started. */
 async function ownedBeforeStart(ctx: AppContext, trx: Db, id: number, callerId: number): Promise<LeagueRow> {
   await visibleLeague(trx, id, callerId);
-  const league = await lockLeague(trx, ctx.dialect, id);
+  const league = await ctx.database.lock(trx, 'leagues', id);
   if (!league) throw notFound(NOT_FOUND);
   if (league.owner_id !== callerId) throw forbidden('Only the owner may do this');
   if (!isEditable(league, ctx.clock.now())) throw conflict('The league has started');
@@ -251,7 +250,7 @@ export async function removeMember(ctx: AppContext, id: number, callerId: number
  */
 async function join(ctx: AppContext, league: LeagueRow, userId: number): Promise<League> {
   await ctx.database.transaction(async (trx) => {
-    const locked = await lockLeague(trx, ctx.dialect, league.id);
+    const locked = await ctx.database.lock(trx, 'leagues', league.id);
     if (!locked) throw notFound(NOT_FOUND);
     if (await membershipOf(trx, league.id, userId)) return;
     const problem = joinProblem(locked, ctx.clock.now(), await countMembers(trx, league.id));

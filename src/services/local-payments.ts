@@ -4,7 +4,6 @@
 // and a cancellation at the end of the paid period.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { lockUser } from '../repositories/users.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { type LocalCheckoutStore, localId } from '../providers/payments/local.js';
 import { periodEndAfter } from '../domain/plan-periods.js';
@@ -66,7 +65,7 @@ export async function confirmLocalCheckout(ctx: AppContext, userId: number, id: 
   const plan = view.plan;
   if (!plan) throw badRequest('This plan is no longer offered: start a new checkout');
   await ctx.database.transaction(async (trx) => {
-    await lockUser(trx, ctx.dialect, userId);
+    await ctx.database.lock(trx, 'users', userId);
     const user = await findUserById(trx, userId);
     if (!user) throw notFound('User not found');
     if (user.pay_subscription_id !== null) throw conflict('Already subscribed: manage the plan in the customer portal');
@@ -120,7 +119,7 @@ export async function localPortalView(ctx: AppContext, userId: number): Promise<
 
 /** The caller's subscription, locked for a change; 400 without one. */
 async function lockedSubscription(ctx: AppContext, trx: Db, userId: number) {
-  await lockUser(trx, ctx.dialect, userId);
+  await ctx.database.lock(trx, 'users', userId);
   const user = await findUserById(trx, userId);
   if (!user) throw notFound('User not found');
   if (user.pay_subscription_id === null) throw badRequest('No subscription to change');
@@ -182,7 +181,7 @@ export async function endDueLocalSubscriptions(ctx: AppContext): Promise<number>
   let ended = 0;
   for (const due of await listDueCancels(ctx.db, now)) {
     await ctx.database.transaction(async (trx) => {
-      await lockUser(trx, ctx.dialect, due.userId);
+      await ctx.database.lock(trx, 'users', due.userId);
       const again = await findScheduledCancel(trx, due.userId);
       if (!again || again.at > now) return;
       await deleteScheduledCancel(trx, due.userId);

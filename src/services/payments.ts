@@ -3,7 +3,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { lockUser } from '../repositories/users.js';
 import { nextSubscriptionColumns, type SubscriptionState } from '../domain/payments.js';
 import { AppError, badRequest, conflict, internal, notFound } from '../errors.js';
 import type { PaymentProvider } from '../providers/payments/types.js';
@@ -75,7 +74,7 @@ export async function openPortal(ctx: AppContext, log: Log, userId: number): Pro
  * never touched; capacity checks refuse only new ones.
  */
 export async function applySubscriptionState(ctx: AppContext, trx: Db, userId: number, state: SubscriptionState): Promise<boolean> {
-  if (!(await lockUser(trx, ctx.dialect, userId))) return false;
+  if (!(await ctx.database.lock(trx, 'users', userId))) return false;
   const user = await findUserById(trx, userId);
   if (!user) return false;
   const cols = nextSubscriptionColumns(user.pay_subscription_id, state);

@@ -18,7 +18,6 @@ import {
   userBetStates,
   userExists,
 } from '../repositories/record.js';
-import { holdUserLock } from '../repositories/users.js';
 import { boardLeavesOf, boardsToPublish, setBoardLeaf } from '../repositories/leagues.js';
 import { leagueLeafHash } from '../domain/league-record.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
@@ -31,7 +30,7 @@ const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 /** The bet-event listener: one chain entry per event, under the user's row lock (other users never wait), its head read after the lock is held. */
 export function recordListener(ctx: AppContext) {
   return async (trx: Db, { kind, bet, at, ownerLocked }: BetEvent): Promise<void> => {
-    if (!ownerLocked) await holdUserLock(trx, ctx.dialect, bet.user_id);
+    if (!ownerLocked) await ctx.database.holdLock(trx, 'users', bet.user_id);
     const last = await lastEntry(trx, bet.user_id);
     const seq = (last?.seq ?? 0) + 1;
     const prev = last?.hash ?? GENESIS;
