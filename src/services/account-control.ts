@@ -39,8 +39,7 @@ export async function deleteAccount(ctx: AppContext, who: Principal, ip: string,
   await confirmPassword(ctx, who, ip, password);
   await ctx.database.transaction(async (trx) => {
     await anonymiseUser(trx, who.userId, ctx.clock.now());
-    // Parts of the service holding more personal data (chat links, …) remove it in the same transaction.
-    for (const l of ctx.accountDeletionListeners) await l(trx, who.userId);
+    await ctx.events.emit(trx, 'accountDeleted', { userId: who.userId });
   });
   await ctx.sessions.revoke({ userId: who.userId });
 }

@@ -1,25 +1,18 @@
 // The bet lifecycle: open, close, cancel, automatic settlement; and the
 // caller's portfolio, history and the leaderboard. Every state change runs in
-// one transaction with its leaderboard update and the bet-event listeners.
+// one transaction with the betChanged event's handlers (src/services/wiring.ts).
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
-import {
-  addToLeaderboard,
-  findBetById,
-  finishOpenBet,
-  countOpenBets,
-  insertBetWithinCapacity,
-  listFinishedBets,
-  listOpenBets,
-} from '../repositories/bets.js';
+import { findBetById, finishOpenBet, countOpenBets, insertBetWithinCapacity, listFinishedBets, listOpenBets } from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
+import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
 
 export const LEADERBOARD_SIZE = 100;
@@ -42,15 +35,16 @@ export interface BetSource {
   kind: 'tail' | 'fade';
 }
 
-/** Runs inside the opening's transaction once the bet is in (a chat update's dedupe record, the reply to the chat). */
-export type OpenedHook = (trx: Db, opened: OpenBetResponse) => Promise<void>;
+/** What an opening answers, and what a chat that opened it by a button is told. */
+export const openedMessage = (bet: Pick<BetRow, 'direction' | 'ticker' | 'entry_price'>) =>
+  `Opened ${bet.direction} ${bet.ticker} at ${bet.entry_price}`;
 
 export async function openBet(
   ctx: AppContext,
   userId: number,
   req: OpenBetRequest,
   source?: BetSource,
-  within?: OpenedHook,
+  button?: BetEvent['button'],
 ): Promise<OpenBetResponse> {
   const ticker = tickerOrBadRequest(req.ticker);
   const targetDate = req.target_date ?? null;
@@ -90,10 +84,8 @@ export async function openBet(
       const open = await countOpenBets(trx, userId);
       throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
     }
-    await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: opener.username });
-    const opened = { message: `Opened ${bet.direction} ${ticker} at ${entryPrice}`, bet_id: bet.id, entry_price: entryPrice };
-    await within?.(trx, opened);
-    return opened;
+    await ctx.events.emit(trx, 'betChanged', { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: opener.username, button });
+    return { message: openedMessage(bet), bet_id: bet.id, entry_price: entryPrice };
   });
 }
 
@@ -105,8 +97,8 @@ export interface ExitPrices {
 
 /**
  * Ends an OPEN bet at a price (user close or settlement) inside trx: records
- * exit price, gain, time and the benchmark's exit price, adds to the
- * leaderboard, emits the event. Undefined when the bet is no longer OPEN.
+ * exit price, gain, time and the benchmark's exit price, emits the event
+ * (whose handlers add to the leaderboard). Undefined when the bet is no longer OPEN.
  */
 async function closeAt(
   ctx: AppContext,
@@ -126,8 +118,7 @@ async function closeAt(
     benchmark_exit: benchmark,
   });
   if (!closed) return undefined;
-  await addToLeaderboard(trx, closed.user_id, gain);
-  await ctx.betEvents.emit(trx, { kind: reason === 'user' ? 'closed' : 'settled', bet: closed, at: now });
+  await ctx.events.emit(trx, 'betChanged', { kind: reason === 'user' ? 'closed' : 'settled', bet: closed, at: now });
   return closed;
 }
 
@@ -172,7 +163,7 @@ export async function cancelBet(ctx: AppContext, userId: number, betId: number):
       close_reason: 'cancel',
     });
     if (!cancelled) throw badRequest('Bet is not open');
-    await ctx.betEvents.emit(trx, { kind: 'cancelled', bet: cancelled, at: now });
+    await ctx.events.emit(trx, 'betChanged', { kind: 'cancelled', bet: cancelled, at: now });
     return { message: `Cancelled ${cancelled.direction} ${cancelled.ticker}`, bet_id: cancelled.id };
   });
 }

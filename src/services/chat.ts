@@ -20,7 +20,9 @@ import {
 import { dropPendingOfChat, dropPendingOfUser, enqueueNotification } from '../repositories/notifications.js';
 import { claimUpdate, deleteUpdatesBefore, findUpdate, type UpdateKey } from '../repositories/chat-updates.js';
 import { findUserById } from '../repositories/users.js';
-import { type CopyKind, tailOrFadeOutcome } from './tail-fade.js';
+import { openedMessage } from './bets.js';
+import type { BetEvent } from './events.js';
+import { type CopyKind, copiedText, tailOrFadeOutcome } from './tail-fade.js';
 
 /** Telegram redelivers an update for up to a day; a week of keys is kept. */
 export const UPDATE_RETENTION_MS = 7 * 24 * 3600_000;
@@ -206,7 +208,7 @@ export async function handleTelegramUpdate(ctx: AppContext, update: Update): Pro
   }
   if (cb) {
     const chat: ChatAddress = { transport: 'telegram', chatId: String(cb.message?.chat.id ?? cb.from.id) };
-    const text = await pressButton(ctx, chat, cb.data ?? '', once);
+    const text = await pressButton(ctx, { chat, update: key }, cb.data ?? '');
     return text === null ? answerOf() : { callbackQueryId: cb.id, text };
   }
   return null;
@@ -222,25 +224,37 @@ export async function handleTelegramUpdateAndAnswer(ctx: AppContext, update: Upd
 
 const BUTTON = /^(tail|fade):(\d{1,15})$/;
 
+type Button = NonNullable<BetEvent['button']>;
+
+/** Records the press, once, with its answer, and says the answer in the chat; rolls the caller's transaction back when another delivery did. */
+async function answerPress(ctx: AppContext, trx: AppContext['db'], button: Button, userId: number, text: string): Promise<void> {
+  if (!(await onceFor(ctx, button.update)(trx, text))) throw new AlreadyHandled();
+  await reply(ctx, trx, button.chat, userId, text);
+}
+
+/** The betChanged handler for a bet opened by a chat's button: the press is answered in the opening's transaction. */
+export function buttonAnswerHandler(ctx: AppContext) {
+  return async (trx: AppContext['db'], { kind, bet, button }: BetEvent): Promise<void> => {
+    if (kind !== 'opened' || !button || !bet.source_kind) return;
+    await answerPress(ctx, trx, button, bet.user_id, copiedText(bet.source_kind, openedMessage(bet)));
+  };
+}
+
 /**
  * A Tail or Fade button under an opening notice: the tap is the linked user's
  * explicit instruction. The outcome is answered at once and also said in the
  * chat; the bet, the reply and the update's record commit together. Null when
  * another delivery of the update did it.
  */
-async function pressButton(ctx: AppContext, chat: ChatAddress, data: string, once: Once): Promise<string | null> {
+async function pressButton(ctx: AppContext, button: Button, data: string): Promise<string | null> {
   const m = BUTTON.exec(data);
   if (!m) return 'This button is no longer supported.';
-  const link = await findLinkOfChat(ctx.db, chat);
+  const link = await findLinkOfChat(ctx.db, button.chat);
   if (!link) return REPLIES.notLinked;
-  const record = async (trx: AppContext['db'], text: string) => {
-    if (!(await once(trx, text))) throw new AlreadyHandled();
-    await reply(ctx, trx, chat, link.user_id, text);
-  };
   try {
-    const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind, record);
+    const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind, button);
     // Refused: nothing was written, so the refusal is recorded (and said) on its own.
-    if (!outcome.recorded) await ctx.database.transaction((trx) => record(trx, outcome.text));
+    if (!outcome.recorded) await ctx.database.transaction((trx) => answerPress(ctx, trx, button, link.user_id, outcome.text));
     return outcome.text;
   } catch (err) {
     if (err instanceof AlreadyHandled) return null;

@@ -15,7 +15,6 @@ import { chainHeadsAt, claimSettlement, findLeague, type LeagueRow, membersAndOp
 import type { LeagueBoard, LeagueBoardDocument, LeagueFeed, LeagueProof } from '../schemas/leagues.js';
 import { visibleLeague } from './leagues.js';
 import { dayLeafHashes, dayOf, publishDay } from './record.js';
-import { boardCache, dropLeagueAnswers } from './league-cache.js';
 
 const iso = (t: number) => new Date(t).toISOString();
 const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, min_closed_bets: l.min_closed_bets, scoring: l.scoring });
@@ -87,8 +86,7 @@ export async function leagueBoard(ctx: AppContext, id: number, callerId: number 
       rows: doc.board.map((r) => withName(r, names)),
     };
   }
-  const answer = await boardCache(ctx).fetch(id, { context: () => liveBoard(ctx, league) });
-  return (answer as LeagueBoard | undefined) ?? liveBoard(ctx, league);
+  return ctx.sharedAnswers.leagueBoard(id, () => liveBoard(ctx, league));
 }
 
 export async function leagueFeed(ctx: AppContext, id: number, callerId: number | null, page: { limit: number; offset: number }): Promise<LeagueFeed> {
@@ -146,11 +144,10 @@ export async function settleLeague(
   const claimed = await ctx.database.transaction(async (trx) => {
     if (!(await claimSettlement(trx, league.id, now, { final_document: encoded, board_hash: boardHashOf(encoded) }))) return false;
     await inside(trx, settled);
+    await ctx.events.emit(trx, 'leagueChanged', { leagueId: league.id });
     return true;
   });
-  if (!claimed) return null;
-  dropLeagueAnswers(ctx, league.id);
-  return settled;
+  return claimed ? settled : null;
 }
 
 /**

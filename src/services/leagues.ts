@@ -26,7 +26,6 @@ import {
 } from '../repositories/leagues.js';
 import { findUserById } from '../repositories/users.js';
 import type { CreateLeagueRequest, League, LeagueList, LeagueListQuery, LeagueSummary, UpdateLeagueRequest } from '../schemas/leagues.js';
-import { dropLeagueAnswers } from './league-cache.js';
 
 const NOT_FOUND = 'League not found';
 const iso = (t: number) => new Date(t).toISOString();
@@ -167,6 +166,11 @@ export async function listLeaguesFor(ctx: AppContext, callerId: number | null, q
   return { leagues: rows.map((r) => toSummary(r, now)), total };
 }
 
+/** Tells the leagueChanged handlers, in the change's transaction (its board is dropped once it commits). */
+function changed(ctx: AppContext, trx: Db, leagueId: number): Promise<void> {
+  return ctx.events.emit(trx, 'leagueChanged', { leagueId });
+}
+
 /** Owner-only edits before the start; any member's own daily-standing choice at any time. */
 export async function updateLeagueAs(ctx: AppContext, id: number, callerId: number, req: UpdateLeagueRequest): Promise<League> {
   const { daily_standing, ...edits } = req;
@@ -177,7 +181,7 @@ export async function updateLeagueAs(ctx: AppContext, id: number, callerId: numb
       if (!member) throw forbidden('Only members choose their daily standing');
       await updateMember(trx, id, callerId, { daily_standing: daily_standing ? 1 : 0 });
     }
-    if (Object.keys(edits).length === 0) return;
+    if (Object.keys(edits).length === 0) return changed(ctx, trx, id);
     if (locked.owner_id !== callerId) throw forbidden('Only the owner edits the league');
     const now = ctx.clock.now();
     if (!isEditable(locked, now)) throw conflict('The league has started: its rules and window are fixed');
@@ -201,8 +205,8 @@ export async function updateLeagueAs(ctx: AppContext, id: number, callerId: numb
       starts_at: effectiveStart(window.starts_at, now),
       ends_at: window.ends_at,
     });
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
   return getLeague(ctx, id, callerId);
 }
 
@@ -220,8 +224,8 @@ export async function deleteLeagueAs(ctx: AppContext, id: number, callerId: numb
   await ctx.database.transaction(async (trx) => {
     await ownedBeforeStart(ctx, trx, id, callerId);
     await deleteLeague(trx, id);
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
 }
 
 export async function rotateCode(ctx: AppContext, id: number, callerId: number): Promise<{ invite_code: string }> {
@@ -239,8 +243,8 @@ export async function removeMember(ctx: AppContext, id: number, callerId: number
     if (userId === league.owner_id) throw badRequest('The owner cannot be removed; delete the league instead');
     if (!(await membershipOf(trx, id, userId))) throw notFound('Member not found');
     await deleteMember(trx, id, userId);
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
 }
 
 /**
@@ -252,13 +256,13 @@ async function join(ctx: AppContext, league: LeagueRow, userId: number): Promise
   await ctx.database.transaction(async (trx) => {
     const locked = await ctx.database.lock(trx, 'leagues', league.id);
     if (!locked) throw notFound(NOT_FOUND);
-    if (await membershipOf(trx, league.id, userId)) return;
+    if (await membershipOf(trx, league.id, userId)) return changed(ctx, trx, league.id);
     const problem = joinProblem(locked, ctx.clock.now(), await countMembers(trx, league.id));
     if (problem) throw conflict(problem.error);
     await checkLeagueCapacity(ctx, trx, userId);
     await insertMember(trx, league.id, userId, ctx.clock.now());
+    await changed(ctx, trx, league.id);
   });
-  dropLeagueAnswers(ctx, league.id);
   return getLeague(ctx, league.id, userId);
 }
 
@@ -288,6 +292,6 @@ export async function leaveLeague(ctx: AppContext, id: number, userId: number): 
       // Leaving twice keeps the first departure.
       if ((await membershipOf(trx, id, userId))?.left_at === null) await updateMember(trx, id, userId, { left_at: now });
     } else throw conflict('This league has ended');
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
 }

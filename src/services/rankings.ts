@@ -1,11 +1,11 @@
-// Leaderboard windows and the skill ranking, both served from the per-user
-// per-day aggregates, which a bet-event listener keeps in each close's and
-// settlement's own transaction.
+// Leaderboard windows and the skill ranking, served from the all-time and the
+// per-user per-day aggregates, which betChanged handlers keep in each close's
+// and settlement's own transaction.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { utcDate } from '../domain/market-calendar.js';
 import { alphaOf, compareRanked, type Period, skillOf, windowStartDay } from '../domain/rankings.js';
-import { leaderboardQuery } from '../repositories/bets.js';
+import { addToLeaderboard, leaderboardQuery } from '../repositories/bets.js';
 import {
   addToDayStats,
   allTimeUsersAhead,
@@ -18,13 +18,21 @@ import {
 } from '../repositories/rankings.js';
 import type { LeaderboardUser } from '../schemas/bets.js';
 import type { MyStandingResponse, RankingRow, RankingsResponse, StandingWindow } from '../schemas/rankings.js';
-import type { BetEvent } from './bet-events.js';
+import type { BetEvent } from './events.js';
 import { LEADERBOARD_SIZE } from './bets.js';
 
 export const RANKINGS_SIZE = 100;
 
-/** The bet-event listener: each close and settlement adds to its owner's row for the exit day; cancels never count. */
-export function rankingsListener() {
+/** The betChanged handler for SPEC's leaderboard: each close and settlement adds its gain to its owner's all-time row. */
+export function leaderboardHandler() {
+  return async (trx: Db, { kind, bet }: BetEvent): Promise<void> => {
+    if (kind !== 'closed' && kind !== 'settled') return;
+    await addToLeaderboard(trx, bet.user_id, bet.percentage_gain ?? 0);
+  };
+}
+
+/** The betChanged handler for the windows: each close and settlement adds to its owner's row for the exit day; cancels never count. */
+export function dayStatsHandler() {
   return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
     if (kind !== 'closed' && kind !== 'settled') return;
     const gain = bet.percentage_gain ?? 0;

@@ -21,14 +21,14 @@ import {
 import { boardLeavesOf, boardsToPublish, setBoardLeaf } from '../repositories/leagues.js';
 import { leagueLeafHash } from '../domain/league-record.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
-import type { BetEvent } from './bet-events.js';
+import type { BetEvent } from './events.js';
 
 const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 
-/** The bet-event listener: one chain entry per event, under the user's row lock (other users never wait), its head read after the lock is held. */
-export function recordListener(ctx: AppContext) {
+/** The betChanged handler: one chain entry per event, under the user's row lock (other users never wait), its head read after the lock is held. */
+export function recordHandler(ctx: AppContext) {
   return async (trx: Db, { kind, bet, at, ownerLocked }: BetEvent): Promise<void> => {
     if (!ownerLocked) await ctx.database.holdLock(trx, 'users', bet.user_id);
     const last = await lastEntry(trx, bet.user_id);
