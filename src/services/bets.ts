@@ -15,10 +15,13 @@ import { benchmarkPrice } from './benchmarks.js';
 import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
 
+/** What the bet lifecycle uses of the context: a service built without Fastify passes these. */
+export type BetDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'>;
+
 export const LEADERBOARD_SIZE = 100;
 
 /** A public view of one bet with its owner; 404 for a missing bet or a deleted owner. */
-export async function betDetail(ctx: AppContext, betId: number): Promise<BetDetail> {
+export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail> {
   const bet = await findBetById(ctx.db, betId);
   const owner = bet ? await findUserById(ctx.db, bet.user_id) : undefined;
   if (!bet || !owner) throw notFound('Bet not found');
@@ -40,7 +43,7 @@ export const openedMessage = (bet: Pick<BetRow, 'direction' | 'ticker' | 'entry_
   `Opened ${bet.direction} ${bet.ticker} at ${bet.entry_price}`;
 
 export async function openBet(
-  ctx: AppContext,
+  ctx: BetDeps,
   userId: number,
   req: OpenBetRequest,
   source?: BetSource,
@@ -101,7 +104,7 @@ export interface ExitPrices {
  * (whose handlers add to the leaderboard). Undefined when the bet is no longer OPEN.
  */
 async function closeAt(
-  ctx: AppContext,
+  ctx: BetDeps,
   trx: Db,
   bet: BetRow,
   { price, benchmark }: ExitPrices,
@@ -122,7 +125,7 @@ async function closeAt(
   return closed;
 }
 
-export async function closeBet(ctx: AppContext, userId: number, betId: number): Promise<CloseBetResponse> {
+export async function closeBet(ctx: BetDeps, userId: number, betId: number): Promise<CloseBetResponse> {
   // Read outside the transaction (the ticker decides the price to fetch); the update below decides whether it is still OPEN.
   const bet = await findBetById(ctx.db, betId);
   // SPEC: a missing bet and another user's bet are both 400 here, with one message.
@@ -146,7 +149,7 @@ export async function closeBet(ctx: AppContext, userId: number, betId: number): 
   };
 }
 
-export async function cancelBet(ctx: AppContext, userId: number, betId: number): Promise<CancelBetResponse> {
+export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Promise<CancelBetResponse> {
   return ctx.database.transaction(async (trx) => {
     const bet = await ctx.database.lock(trx, 'bets', betId);
     if (!bet || bet.user_id !== userId) throw notFound('Bet not found');
@@ -172,7 +175,7 @@ export async function cancelBet(ctx: AppContext, userId: number, betId: number):
  * Settles one due bet at a price, claiming it first: on PostgreSQL a row
  * another instance is settling is skipped (SKIP LOCKED), so no bet closes twice.
  */
-export async function settleBet(ctx: AppContext, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
+export async function settleBet(ctx: BetDeps, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
   return ctx.database.transaction(async (trx) => {
     const bet = await ctx.database.lock(trx, 'bets', betId, { skipLocked: true });
     if (bet?.status !== 'OPEN') return undefined;
@@ -180,14 +183,14 @@ export async function settleBet(ctx: AppContext, betId: number, exit: ExitPrices
   });
 }
 
-export async function portfolio(ctx: AppContext, userId: number): Promise<PortfolioBet[]> {
+export async function portfolio(ctx: BetDeps, userId: number): Promise<PortfolioBet[]> {
   const rows = await listOpenBets(ctx.db, userId);
   const marks = await ctx.prices.marks(rows.map((r) => r.ticker));
   const now = ctx.clock.now();
   return rows.map((r) => toPortfolioBet(r, marks.get(r.ticker), now));
 }
 
-export async function history(ctx: AppContext, userId: number, limit: number, offset: number): Promise<StatusBet[]> {
+export async function history(ctx: BetDeps, userId: number, limit: number, offset: number): Promise<StatusBet[]> {
   const rows = await listFinishedBets(ctx.db, userId, limit, offset);
   return rows.map(toClosedBet);
 }

@@ -16,6 +16,9 @@ import type { LeagueBoard, LeagueBoardDocument, LeagueFeed, LeagueProof } from '
 import { visibleLeague } from './leagues.js';
 import { dayLeafHashes, dayOf, publishDay } from './record.js';
 
+/** What league boards, feeds and proofs use of the context. */
+export type LeagueBoardDeps = Pick<AppContext, 'database' | 'db' | 'clock' | 'prices' | 'events' | 'sharedAnswers'>;
+
 const iso = (t: number) => new Date(t).toISOString();
 const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, min_closed_bets: l.min_closed_bets, scoring: l.scoring });
 
@@ -25,7 +28,7 @@ const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, mi
  * while it runs and at the prices of the end instant after it. `complete` is
  * false when a mark is missing (its bet stays unranked until one is known).
  */
-async function countAt(ctx: AppContext, league: LeagueRow, asOf: number) {
+async function countAt(ctx: LeagueBoardDeps, league: LeagueRow, asOf: number) {
   const rules = rulesOf(league);
   const { members, open } = await membersAndOpenBets(ctx.db, league, asOf);
   const tickers = tickersToMark(rules, league, open, asOf);
@@ -39,19 +42,19 @@ async function countAt(ctx: AppContext, league: LeagueRow, asOf: number) {
   };
 }
 
-async function countNow(ctx: AppContext, league: LeagueRow) {
+async function countNow(ctx: LeagueBoardDeps, league: LeagueRow) {
   const now = ctx.clock.now();
   const asOf = Math.min(now, league.ends_at);
   return { now, asOf, ...(await countAt(ctx, league, asOf)) };
 }
 
 /** The rows as counted now (the daily standing). */
-export async function currentBoard(ctx: AppContext, league: LeagueRow): Promise<BoardRow[]> {
+export async function currentBoard(ctx: LeagueBoardDeps, league: LeagueRow): Promise<BoardRow[]> {
   return (await countNow(ctx, league)).rows;
 }
 
 /** The board counted now (or at the end, once past it) from the members' bets, open bets marked at current prices. */
-async function liveBoard(ctx: AppContext, league: LeagueRow): Promise<LeagueBoard> {
+async function liveBoard(ctx: LeagueBoardDeps, league: LeagueRow): Promise<LeagueBoard> {
   const { now, asOf, rules, members, rows } = await countNow(ctx, league);
   const names = new Map(members.map((m) => [m.user_id, m.username]));
   return {
@@ -70,7 +73,7 @@ function withName(r: BoardRow | LeagueBoardDocument['board'][number], names: Map
   return { ...rest, rank: rest.rank, user: { id: user_id, username: names.get(user_id) ?? `deleted:${user_id}` } };
 }
 
-export async function leagueBoard(ctx: AppContext, id: number, callerId: number | null): Promise<LeagueBoard> {
+export async function leagueBoard(ctx: LeagueBoardDeps, id: number, callerId: number | null): Promise<LeagueBoard> {
   const { league } = await visibleLeague(ctx.db, id, callerId);
   if (league.final_document !== null && league.settled_at !== null) {
     const doc = JSON.parse(league.final_document) as LeagueBoardDocument;
@@ -89,7 +92,12 @@ export async function leagueBoard(ctx: AppContext, id: number, callerId: number 
   return ctx.sharedAnswers.leagueBoard(id, () => liveBoard(ctx, league));
 }
 
-export async function leagueFeed(ctx: AppContext, id: number, callerId: number | null, page: { limit: number; offset: number }): Promise<LeagueFeed> {
+export async function leagueFeed(
+  ctx: LeagueBoardDeps,
+  id: number,
+  callerId: number | null,
+  page: { limit: number; offset: number },
+): Promise<LeagueFeed> {
   const { league } = await visibleLeague(ctx.db, id, callerId);
   const ids = (await membersOf(ctx.db, id)).map((m) => m.user_id);
   const rows = await windowFeed(ctx.db, ids, league.starts_at, league.ends_at, page.limit, page.offset);
@@ -123,7 +131,7 @@ export interface SettledBoard {
  * first. `inside` runs in the settling transaction (the final-result notices).
  */
 export async function settleLeague(
-  ctx: AppContext,
+  ctx: LeagueBoardDeps,
   league: LeagueRow,
   inside: (trx: Db, settled: SettledBoard) => Promise<void> = async () => {},
 ): Promise<SettledBoard | null> {
@@ -155,7 +163,7 @@ export async function settleLeague(
  * hash, and the inclusion proof of its leaf in the Merkle root of the day it
  * was published in (the day it was settled, published once that day ends).
  */
-export async function leagueProof(ctx: AppContext, id: number, callerId: number | null): Promise<LeagueProof> {
+export async function leagueProof(ctx: LeagueBoardDeps, id: number, callerId: number | null): Promise<LeagueProof> {
   const { league: seen } = await visibleLeague(ctx.db, id, callerId);
   if (seen.final_document === null || seen.settled_at === null || seen.board_hash === null) {
     throw notFound('A league has a proof once it has ended and its final board is settled');

@@ -27,6 +27,9 @@ import {
 import { findUserById } from '../repositories/users.js';
 import type { CreateLeagueRequest, League, LeagueList, LeagueListQuery, LeagueSummary, UpdateLeagueRequest } from '../schemas/leagues.js';
 
+/** What leagues use of the context: a service built without Fastify passes these. */
+export type LeagueDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'events'>;
+
 const NOT_FOUND = 'League not found';
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -64,7 +67,7 @@ export async function visibleLeague(db: Db, id: number, callerId: number | null)
   return { league, member };
 }
 
-async function detailOf(ctx: AppContext, db: Db, league: LeagueRow, callerId: number | null): Promise<League> {
+async function detailOf(ctx: LeagueDeps, db: Db, league: LeagueRow, callerId: number | null): Promise<League> {
   const members = await membersOf(db, league.id);
   const mine = callerId === null ? undefined : members.find((m) => m.user_id === callerId);
   const owner = members.find((m) => m.user_id === league.owner_id)?.username ?? (await ownerName(db, league.owner_id));
@@ -88,12 +91,12 @@ async function ownerName(db: Db, ownerId: number): Promise<string> {
 }
 
 /** The most leagues not yet ended this user may be in: LEAGUE_LIMIT plus the plan's extra_leagues. */
-function leagueLimitOf(ctx: AppContext, user: { pay_price_id: string | null; pay_subscription_status: string | null }): number {
+function leagueLimitOf(ctx: LeagueDeps, user: { pay_price_id: string | null; pay_subscription_status: string | null }): number {
   return ctx.config.leagueLimit + extraLeaguesOf(user, ctx.config.leagueExtras);
 }
 
 /** Inside the caller's transaction, with the user's row locked: 403 LIMIT_REACHED at the limit. */
-async function checkLeagueCapacity(ctx: AppContext, trx: Db, userId: number): Promise<void> {
+async function checkLeagueCapacity(ctx: LeagueDeps, trx: Db, userId: number): Promise<void> {
   await ctx.database.lock(trx, 'users', userId);
   const user = await findUserById(trx, userId);
   if (!user) throw notFound('User not found');
@@ -109,7 +112,7 @@ function parseInstant(value: string, field: string): number {
   return t;
 }
 
-export async function createLeague(ctx: AppContext, ownerId: number, req: CreateLeagueRequest): Promise<League> {
+export async function createLeague(ctx: LeagueDeps, ownerId: number, req: CreateLeagueRequest): Promise<League> {
   const now = ctx.clock.now();
   const window = { starts_at: parseInstant(req.starts_at, 'starts_at'), ends_at: parseInstant(req.ends_at, 'ends_at') };
   const problem = windowProblem(window, now);
@@ -143,14 +146,14 @@ export async function createLeague(ctx: AppContext, ownerId: number, req: Create
   return getLeague(ctx, id, ownerId);
 }
 
-export async function getLeague(ctx: AppContext, id: number, callerId: number | null): Promise<League> {
+export async function getLeague(ctx: LeagueDeps, id: number, callerId: number | null): Promise<League> {
   const { league } = await visibleLeague(ctx.db, id, callerId);
   return detailOf(ctx, ctx.db, league, callerId);
 }
 
 const toSummary = (r: LeagueListRow, now: number) => summaryOf(r, r.owner_name, r.member_count, r.is_member === 1, now);
 
-export async function listLeaguesFor(ctx: AppContext, callerId: number | null, q: LeagueListQuery): Promise<LeagueList> {
+export async function listLeaguesFor(ctx: LeagueDeps, callerId: number | null, q: LeagueListQuery): Promise<LeagueList> {
   const now = ctx.clock.now();
   if (q.code !== undefined) {
     const league = await findLeagueByCode(ctx.db, q.code);
@@ -167,12 +170,12 @@ export async function listLeaguesFor(ctx: AppContext, callerId: number | null, q
 }
 
 /** Tells the leagueChanged handlers, in the change's transaction (its board is dropped once it commits). */
-function changed(ctx: AppContext, trx: Db, leagueId: number): Promise<void> {
+function changed(ctx: LeagueDeps, trx: Db, leagueId: number): Promise<void> {
   return ctx.events.emit(trx, 'leagueChanged', { leagueId });
 }
 
 /** Owner-only edits before the start; any member's own daily-standing choice at any time. */
-export async function updateLeagueAs(ctx: AppContext, id: number, callerId: number, req: UpdateLeagueRequest): Promise<League> {
+export async function updateLeagueAs(ctx: LeagueDeps, id: number, callerId: number, req: UpdateLeagueRequest): Promise<League> {
   const { daily_standing, ...edits } = req;
   await ctx.database.transaction(async (trx) => {
     const { league, member } = await visibleLeague(trx, id, callerId);
@@ -211,7 +214,7 @@ export async function updateLeagueAs(ctx: AppContext, id: number, callerId: numb
 }
 
 /** The owner's league, in the caller's transaction: 404 when invisible, 403 to other members, 409 once started. */
-async function ownedBeforeStart(ctx: AppContext, trx: Db, id: number, callerId: number): Promise<LeagueRow> {
+async function ownedBeforeStart(ctx: LeagueDeps, trx: Db, id: number, callerId: number): Promise<LeagueRow> {
   await visibleLeague(trx, id, callerId);
   const league = await ctx.database.lock(trx, 'leagues', id);
   if (!league) throw notFound(NOT_FOUND);
@@ -220,7 +223,7 @@ async function ownedBeforeStart(ctx: AppContext, trx: Db, id: number, callerId: 
   return league;
 }
 
-export async function deleteLeagueAs(ctx: AppContext, id: number, callerId: number): Promise<void> {
+export async function deleteLeagueAs(ctx: LeagueDeps, id: number, callerId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     await ownedBeforeStart(ctx, trx, id, callerId);
     await deleteLeague(trx, id);
@@ -228,7 +231,7 @@ export async function deleteLeagueAs(ctx: AppContext, id: number, callerId: numb
   });
 }
 
-export async function rotateCode(ctx: AppContext, id: number, callerId: number): Promise<{ invite_code: string }> {
+export async function rotateCode(ctx: LeagueDeps, id: number, callerId: number): Promise<{ invite_code: string }> {
   const code = newInviteCode();
   await ctx.database.transaction(async (trx) => {
     await ownedBeforeStart(ctx, trx, id, callerId);
@@ -237,7 +240,7 @@ export async function rotateCode(ctx: AppContext, id: number, callerId: number):
   return { invite_code: code };
 }
 
-export async function removeMember(ctx: AppContext, id: number, callerId: number, userId: number): Promise<void> {
+export async function removeMember(ctx: LeagueDeps, id: number, callerId: number, userId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     const league = await ownedBeforeStart(ctx, trx, id, callerId);
     if (userId === league.owner_id) throw badRequest('The owner cannot be removed; delete the league instead');
@@ -252,7 +255,7 @@ export async function removeMember(ctx: AppContext, id: number, callerId: number
  * so parallel joins at the limit admit exactly the limit) and the user's
  * (the league limit). Joining again is a success.
  */
-async function join(ctx: AppContext, league: LeagueRow, userId: number): Promise<League> {
+async function join(ctx: LeagueDeps, league: LeagueRow, userId: number): Promise<League> {
   await ctx.database.transaction(async (trx) => {
     const locked = await ctx.database.lock(trx, 'leagues', league.id);
     if (!locked) throw notFound(NOT_FOUND);
@@ -266,21 +269,21 @@ async function join(ctx: AppContext, league: LeagueRow, userId: number): Promise
   return getLeague(ctx, league.id, userId);
 }
 
-export async function joinByCode(ctx: AppContext, userId: number, code: string): Promise<League> {
+export async function joinByCode(ctx: LeagueDeps, userId: number, code: string): Promise<League> {
   const league = await findLeagueByCode(ctx.db, code);
   if (!league) throw notFound('No league has this invite code');
   return join(ctx, league, userId);
 }
 
 /** A public league by id; a private one is joined only with its code (404 here, as for any stranger). */
-export async function joinById(ctx: AppContext, userId: number, id: number): Promise<League> {
+export async function joinById(ctx: LeagueDeps, userId: number, id: number): Promise<League> {
   const { league, member } = await visibleLeague(ctx.db, id, userId);
   if (member) return getLeague(ctx, id, userId);
   return join(ctx, league, userId);
 }
 
 /** Before the start the membership goes; after it the member stays on the board to the end. */
-export async function leaveLeague(ctx: AppContext, id: number, userId: number): Promise<void> {
+export async function leaveLeague(ctx: LeagueDeps, id: number, userId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     const { league, member } = await visibleLeague(trx, id, userId);
     if (!member) throw notFound('You are not a member of this league');

@@ -2,12 +2,11 @@
 // same ticker in the same or the opposite direction, same target date, at the
 // current price and within their own bet capacity. The new bet records which
 // bet it came from (bets.source_bet_id, source_kind).
-import type { AppContext } from '../context.js';
 import type { Direction } from '../db/tables.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import { findBetById } from '../repositories/bets.js';
 import type { OpenBetResponse } from '../schemas/bets.js';
-import { openBet } from './bets.js';
+import { type BetDeps, openBet } from './bets.js';
 import type { BetEvent } from './events.js';
 
 export type CopyKind = 'tail' | 'fade';
@@ -17,13 +16,7 @@ export const copiedText = (kind: CopyKind, opened: string) => `${kind === 'tail'
 
 const OPPOSITE: Record<Direction, Direction> = { LONG: 'SHORT', SHORT: 'LONG' };
 
-export async function tailOrFade(
-  ctx: AppContext,
-  userId: number,
-  betId: number,
-  kind: CopyKind,
-  button?: BetEvent['button'],
-): Promise<OpenBetResponse> {
+export async function tailOrFade(ctx: BetDeps, userId: number, betId: number, kind: CopyKind, button?: BetEvent['button']): Promise<OpenBetResponse> {
   const source = await findBetById(ctx.db, betId);
   if (!source) throw notFound('Bet not found');
   if (source.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -53,7 +46,7 @@ export interface CopyOutcome {
  * refused, the caller records the outcome itself.
  */
 export async function tailOrFadeOutcome(
-  ctx: AppContext,
+  ctx: BetDeps,
   userId: number,
   betId: number,
   kind: CopyKind,
