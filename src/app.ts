@@ -53,7 +53,7 @@ import { socialRoutes } from './routes/social.js';
 import { tailFadeRoutes } from './routes/tail-fade.js';
 import { tradingRoutes } from './routes/trading.js';
 import { sharedSchemas } from './schemas/index.js';
-import { BetEvents } from './services/bet-events.js';
+import { Events } from './services/events.js';
 import { handleTelegramUpdateAndAnswer } from './services/chat.js';
 import { endDueLocalSubscriptions, localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
@@ -170,7 +170,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       config,
       database,
       db: database.db,
-      dialect: database.dialect,
       clock,
       passwords: new PasswordHasher(
         {
@@ -186,11 +185,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       sessions: new SessionCache(clock, redis),
       loginThrottle: redis ? new RedisLoginThrottle(redis, throttleLimits(config)) : new MemoryLoginThrottle(throttleLimits(config)),
       redis,
-      betEvents: new BetEvents(database),
+      events: new Events(database),
       metrics,
       sharedAnswers: new SharedAnswers(clock),
       providerStatus,
-      accountDeletionListeners: [],
       chatTransport,
       outbox,
       mail: { outbox: mailOutbox, transport: mailTransport, key: mailKey },

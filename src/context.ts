@@ -3,7 +3,7 @@
 import type { ProviderStatus } from './services/provider-status.js';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
-import type { Db, DatabaseHandle, Dialect } from './db/database.js';
+import type { Db, DatabaseHandle } from './db/database.js';
 import type { OutboxWorker } from './jobs/outbox.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics.js';
@@ -11,7 +11,7 @@ import type { ChatTransport } from './providers/chat/types.js';
 import type { LocalPaymentProvider } from './providers/payments/local.js';
 import type { StripePaymentProvider } from './providers/payments/stripe.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
-import type { BetEvents } from './services/bet-events.js';
+import type { Events } from './services/events.js';
 import type { MailTransport } from './services/mail-delivery.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { PasswordHasher, PasswordHashing } from './services/passwords.js';
@@ -21,12 +21,10 @@ import type { SessionTokens } from './services/tokens.js';
 
 export interface AppContext {
   config: Config;
-  /** The database: transactions, onCommit, the dialect (src/db/database.ts). */
+  /** The database: transactions, row locks, onCommit (src/db/database.ts). */
   database: DatabaseHandle;
   /** database.db, for reads outside a transaction. */
   db: Db;
-  /** database.dialect. */
-  dialect: Dialect;
   clock: Clock;
   passwords: PasswordHasher;
   tokens: SessionTokens;
@@ -34,16 +32,14 @@ export interface AppContext {
   sessions: SessionCache;
   loginThrottle: LoginThrottle;
   redis: Redis | null;
-  /** Listeners run inside each bet transaction (outbox, record, statistics). */
-  betEvents: BetEvents;
+  /** What follows a change (a bet's, an account's deletion, a league's): typed events, their handlers registered in src/services/wiring.ts. */
+  events: Events;
   /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
   metrics: Metrics;
   /** Answers everyone reads alike (leaderboards, public profiles), shared for at most a second. */
   sharedAnswers: SharedAnswers;
   /** Whether the outside services are failing now (GET / reports it). */
   providerStatus: { prices: ProviderStatus; chat: ProviderStatus };
-  /** Run inside the account-deletion transaction by parts that keep personal data. */
-  accountDeletionListeners: Array<(trx: Db, userId: number) => Promise<void>>;
   /** Where notices go: Telegram, or the embedded log transport. */
   chatTransport: ChatTransport;
   /** Delivers the notification outbox (tests call runOnce()). */

@@ -6,9 +6,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type LogEvent, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, Migrator, PostgresAdapter, PostgresDialect, type Selectable, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
+import { isPossibleId } from '../domain/ids.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { NamedStatements, withNamedStatements } from './named-statements.js';
@@ -32,6 +33,20 @@ export interface OpenOptions {
   pgPoolSize?: number;
   /** Told the SQL of every statement run, transaction control included (tests count round trips). */
   onQuery?: (sql: string) => void;
+}
+
+/**
+ * The rows services lock, and the lock each takes on PostgreSQL. Users: FOR
+ * NO KEY UPDATE, not FOR UPDATE: inserting a row that references the user (a
+ * bet, a follow) takes FOR KEY SHARE on it, which NO KEY UPDATE does not
+ * conflict with, so insert-then-lock in two transactions cannot deadlock.
+ */
+const ROW_LOCKS = { users: 'no key update', bets: 'update', leagues: 'update' } as const;
+export type LockedTable = keyof typeof ROW_LOCKS;
+
+/** The dialect a connection or transaction speaks: repositories whose one statement differs by dialect ask it here. */
+export function dialectOf(db: Db): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** The transaction a piece of code runs in, and what waits for its commit. */
@@ -73,7 +88,7 @@ export class DatabaseHandle {
    * interleaved by another process, fn gets its own savepoint, and
    * transactions arriving together share one commit and one fsync. On
    * PostgreSQL it is a normal transaction: callers lock the rows they decide
-   * on (lockUser). Nesting is refused: on SQLite an inner transaction would
+   * on (lock()). Nesting is refused: on SQLite an inner transaction would
    * wait for the batch its caller holds open, for ever.
    */
   async transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
@@ -96,6 +111,42 @@ export class DatabaseHandle {
     const open = this.current.getStore();
     if (!open) throw new Error('onCommit() called outside a transaction');
     open.committed.push(work);
+  }
+
+  /**
+   * Reads a row and holds its lock until trx ends: on PostgreSQL a row lock
+   * (ROW_LOCKS), so writers deciding on that row queue one behind the other;
+   * SQLite's immediate transaction already holds the database's write lock.
+   * With skipLocked a row another transaction holds is passed over
+   * (undefined), so workers on several instances never take one row twice.
+   */
+  async lock<T extends LockedTable>(
+    trx: Db,
+    table: T,
+    id: number,
+    opts: { skipLocked?: boolean } = {},
+  ): Promise<Selectable<Database[T]> | undefined> {
+    if (!isPossibleId(id)) return undefined;
+    // One query for every lockable table: each has an integer id.
+    const q = trx
+      .selectFrom(table as LockedTable as 'bets')
+      .selectAll()
+      .where('id', '=', id);
+    let locked = q;
+    if (this.dialect === 'postgres') {
+      locked = ROW_LOCKS[table] === 'no key update' ? q.forNoKeyUpdate() : q.forUpdate();
+      if (opts.skipLocked) locked = locked.skipLocked();
+    }
+    return (await locked.executeTakeFirst()) as Selectable<Database[T]> | undefined;
+  }
+
+  /**
+   * Holds a row's lock until trx ends where there is one to take (PostgreSQL,
+   * as lock()); on SQLite the immediate transaction already holds the
+   * database's write lock, so nothing is read.
+   */
+  async holdLock(trx: Db, table: LockedTable, id: number): Promise<void> {
+    if (this.dialect === 'postgres') await this.lock(trx, table, id);
   }
 
   /** Applies pending migrations. On PostgreSQL Kysely holds an advisory lock meanwhile, so instances starting together migrate once. */

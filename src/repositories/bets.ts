@@ -1,6 +1,6 @@
 // Queries on bets and the leaderboard aggregate. Each takes the database or
 // the caller's transaction first.
-import type { Db, Dialect } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
@@ -91,18 +91,6 @@ const betByIdQuery = prepared((db, p: { id: number }) => db.selectFrom('bets').s
 export async function findBetById(db: Db, id: number): Promise<BetRow | undefined> {
   if (!isPossibleId(id)) return undefined;
   return (await betByIdQuery(db, { id }))[0];
-}
-
-/**
- * Reads a bet and, on PostgreSQL, locks its row until the transaction ends
- * (SQLite's immediate transaction already holds the write lock). With
- * skipLocked a row another transaction holds is passed over (undefined).
- */
-export async function lockBetById(db: Db, dialect: Dialect, id: number, opts: { skipLocked?: boolean } = {}): Promise<BetRow | undefined> {
-  if (!isPossibleId(id)) return undefined;
-  const q = db.selectFrom('bets').selectAll().where('id', '=', id);
-  if (dialect !== 'postgres') return q.executeTakeFirst();
-  return (opts.skipLocked ? q.forUpdate().skipLocked() : q.forUpdate()).executeTakeFirst();
 }
 
 // An opening's capacity check in one statement: the user's plan extras and their open bets.

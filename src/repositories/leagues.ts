@@ -1,7 +1,7 @@
 // Queries on leagues and their members. Each takes the database or the
 // caller's transaction first.
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { LeagueMembersTable, LeaguesTable } from '../db/tables.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
@@ -23,17 +23,6 @@ export async function findLeague(db: Db, id: number): Promise<LeagueRow | undefi
 
 export async function findLeagueByCode(db: Db, code: string): Promise<LeagueRow | undefined> {
   return db.selectFrom('leagues').selectAll().where('invite_code', '=', code).executeTakeFirst();
-}
-
-/**
- * Reads a league and locks its row until the transaction ends (PostgreSQL:
- * FOR UPDATE, so joins at the member limit queue one behind the other);
- * SQLite's immediate transaction already holds the write lock.
- */
-export async function lockLeague(trx: Db, dialect: Dialect, id: number): Promise<LeagueRow | undefined> {
-  if (!isPossibleId(id)) return undefined;
-  const q = trx.selectFrom('leagues').selectAll().where('id', '=', id);
-  return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
 }
 
 export async function updateLeague(db: Db, id: number, patch: Updateable<LeaguesTable>): Promise<void> {

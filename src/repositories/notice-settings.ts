@@ -1,5 +1,5 @@
 // What each user wants by email (no row: the defaults) and the digest queue.
-import type { Db, Dialect } from '../db/database.js';
+import { type Db, dialectOf } from '../db/database.js';
 import type { NoticeSettingsTable } from '../db/tables.js';
 
 export type NoticeSettingsRow = NoticeSettingsTable;
@@ -29,7 +29,7 @@ export async function turnEmailNoticesOff(db: Db, userId: number, now: number): 
 }
 
 /** Digests due now, oldest first; on PostgreSQL rows another instance is taking are skipped. */
-export async function dueDigests(db: Db, dialect: Dialect, now: number, limit: number): Promise<NoticeSettingsRow[]> {
+export async function dueDigests(db: Db, now: number, limit: number): Promise<NoticeSettingsRow[]> {
   const q = db
     .selectFrom('notice_settings')
     .selectAll()
@@ -37,7 +37,7 @@ export async function dueDigests(db: Db, dialect: Dialect, now: number, limit: n
     .where('next_digest_at', '<=', now)
     .orderBy('next_digest_at')
     .limit(limit);
-  return (dialect === 'postgres' ? q.forUpdate().skipLocked() : q).execute();
+  return (dialectOf(db) === 'postgres' ? q.forUpdate().skipLocked() : q).execute();
 }
 
 /** Moves a digest on to its next instant; false when another worker already did (the row changed). */

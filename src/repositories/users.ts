@@ -1,4 +1,4 @@
-import type { Db, Dialect } from '../db/database.js';
+import { type Db, dialectOf } from '../db/database.js';
 import type { NewUser, UserRow } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
@@ -56,30 +56,8 @@ export interface PlanHolder {
  * user's capacity-bound writes (openings, follows) run one after another. On SQLite the immediate transaction
  * already holds the database's write lock. Undefined for a missing or deleted user.
  */
-export async function lockPlanHolder(db: Db, dialect: Dialect, userId: number): Promise<PlanHolder | undefined> {
+export async function lockPlanHolder(db: Db, userId: number): Promise<PlanHolder | undefined> {
   if (!isPossibleId(userId)) return undefined;
-  const [row] = await (dialect === 'postgres' ? lockedPlanHolderQuery : planHolderQuery)(db, { userId });
+  const [row] = await (dialectOf(db) === 'postgres' ? lockedPlanHolderQuery : planHolderQuery)(db, { userId });
   return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots };
-}
-
-/**
- * Locks a user's row until the transaction ends (PostgreSQL); SQLite's
- * immediate transaction already holds the write lock. FOR NO KEY UPDATE, not
- * FOR UPDATE: inserting a row that references the user (a bet, a follow)
- * takes FOR KEY SHARE on it, which NO KEY UPDATE does not conflict with, so
- * insert-then-lock in two transactions cannot deadlock.
- */
-export async function lockUser(trx: Db, dialect: Dialect, userId: number): Promise<boolean> {
-  const q = trx.selectFrom('users').select('id').where('id', '=', userId);
-  const row = await (dialect === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * Holds a user's row lock until the transaction ends, where there is one to
- * take: PostgreSQL (as lockUser). On SQLite the immediate transaction already
- * holds the database's write lock, so nothing is read.
- */
-export async function holdUserLock(trx: Db, dialect: Dialect, userId: number): Promise<void> {
-  if (dialect === 'postgres') await lockUser(trx, dialect, userId);
 }

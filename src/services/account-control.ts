@@ -12,8 +12,11 @@ import type { ExportedBet } from '../schemas/me.js';
 import { checkPassword, type Principal } from './accounts.js';
 import { passwordChanged } from './email-queue.js';
 
+/** What the account's control (password, deletion, export) uses of the context. */
+export type AccountControlDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'events' | 'passwords' | 'sessions' | 'loginThrottle'>;
+
 /** The caller's row once their password is confirmed: throttled and queued as a login (services/accounts.ts). */
-export async function confirmPassword(ctx: AppContext, who: Principal, ip: string, password: string) {
+export async function confirmPassword(ctx: AccountControlDeps, who: Principal, ip: string, password: string) {
   const user = await findUserById(ctx.db, who.userId);
   if (!user) throw notFound('User not found');
   // Keyed by the account's email, as /login is: guesses here and there add up.
@@ -22,7 +25,7 @@ export async function confirmPassword(ctx: AppContext, who: Principal, ip: strin
 }
 
 /** Needs the current password; every other session is revoked, this one stays. */
-export async function changePassword(ctx: AppContext, who: Principal, ip: string, current: string, next: string): Promise<void> {
+export async function changePassword(ctx: AccountControlDeps, who: Principal, ip: string, current: string, next: string): Promise<void> {
   const problem = passwordProblem(next, ctx.config.commonPasswords);
   if (problem) throw badRequest(problem);
   const user = await confirmPassword(ctx, who, ip, current);
@@ -35,12 +38,11 @@ export async function changePassword(ctx: AppContext, who: Principal, ip: string
   await ctx.sessions.revoke({ userId: who.userId, exceptSessionId: who.sessionId });
 }
 
-export async function deleteAccount(ctx: AppContext, who: Principal, ip: string, password: string): Promise<void> {
+export async function deleteAccount(ctx: AccountControlDeps, who: Principal, ip: string, password: string): Promise<void> {
   await confirmPassword(ctx, who, ip, password);
   await ctx.database.transaction(async (trx) => {
     await anonymiseUser(trx, who.userId, ctx.clock.now());
-    // Parts of the service holding more personal data (chat links, …) remove it in the same transaction.
-    for (const l of ctx.accountDeletionListeners) await l(trx, who.userId);
+    await ctx.events.emit(trx, 'accountDeleted', { userId: who.userId });
   });
   await ctx.sessions.revoke({ userId: who.userId });
 }
@@ -90,7 +92,7 @@ export const EXPORT_PAGE = 1000;
  * history never sits in memory at once; each chunk is its own short query, so
  * other requests are served between chunks even on SQLite's one connection.
  */
-export function exportBets(ctx: AppContext, userId: number, format: 'csv' | 'json'): Readable {
+export function exportBets(ctx: AccountControlDeps, userId: number, format: 'csv' | 'json'): Readable {
   async function* chunks() {
     let after = 0;
     let first = true;

@@ -77,7 +77,7 @@ export async function login(ctx: AppContext, ip: string, email: string, password
  * else null; an account that does not exist costs the same work.
  */
 export async function checkPassword(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'clock' | 'passwords' | 'loginThrottle'>,
   ip: string,
   account: string,
   password: string,

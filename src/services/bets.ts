@@ -1,32 +1,27 @@
 // The bet lifecycle: open, close, cancel, automatic settlement; and the
 // caller's portfolio, history and the leaderboard. Every state change runs in
-// one transaction with its leaderboard update and the bet-event listeners.
+// one transaction with the betChanged event's handlers (src/services/wiring.ts).
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
 import { capacitiesOf } from '../domain/accounts.js';
 import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
-import {
-  addToLeaderboard,
-  findBetById,
-  finishOpenBet,
-  countOpenBets,
-  insertBetWithinCapacity,
-  listFinishedBets,
-  listOpenBets,
-  lockBetById,
-} from '../repositories/bets.js';
+import { findBetById, finishOpenBet, countOpenBets, insertBetWithinCapacity, listFinishedBets, listOpenBets } from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
+import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
+
+/** What the bet lifecycle uses of the context: a service built without Fastify passes these. */
+export type BetDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'>;
 
 export const LEADERBOARD_SIZE = 100;
 
 /** A public view of one bet with its owner; 404 for a missing bet or a deleted owner. */
-export async function betDetail(ctx: AppContext, betId: number): Promise<BetDetail> {
+export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail> {
   const bet = await findBetById(ctx.db, betId);
   const owner = bet ? await findUserById(ctx.db, bet.user_id) : undefined;
   if (!bet || !owner) throw notFound('Bet not found');
@@ -43,15 +38,16 @@ export interface BetSource {
   kind: 'tail' | 'fade';
 }
 
-/** Runs inside the opening's transaction once the bet is in (a chat update's dedupe record, the reply to the chat). */
-export type OpenedHook = (trx: Db, opened: OpenBetResponse) => Promise<void>;
+/** What an opening answers, and what a chat that opened it by a button is told. */
+export const openedMessage = (bet: Pick<BetRow, 'direction' | 'ticker' | 'entry_price'>) =>
+  `Opened ${bet.direction} ${bet.ticker} at ${bet.entry_price}`;
 
 export async function openBet(
-  ctx: AppContext,
+  ctx: BetDeps,
   userId: number,
   req: OpenBetRequest,
   source?: BetSource,
-  within?: OpenedHook,
+  button?: BetEvent['button'],
 ): Promise<OpenBetResponse> {
   const ticker = tickerOrBadRequest(req.ticker);
   const targetDate = req.target_date ?? null;
@@ -63,7 +59,7 @@ export async function openBet(
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return ctx.database.transaction(async (trx) => {
     // The user row lock serialises this user's opens, so the capacity check in the insert stays true until commit.
-    const opener = await lockPlanHolder(trx, ctx.dialect, userId);
+    const opener = await lockPlanHolder(trx, userId);
     if (!opener) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
     if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -91,10 +87,8 @@ export async function openBet(
       const open = await countOpenBets(trx, userId);
       throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
     }
-    await ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: opener.username });
-    const opened = { message: `Opened ${bet.direction} ${ticker} at ${entryPrice}`, bet_id: bet.id, entry_price: entryPrice };
-    await within?.(trx, opened);
-    return opened;
+    await ctx.events.emit(trx, 'betChanged', { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: opener.username, button });
+    return { message: openedMessage(bet), bet_id: bet.id, entry_price: entryPrice };
   });
 }
 
@@ -106,11 +100,11 @@ export interface ExitPrices {
 
 /**
  * Ends an OPEN bet at a price (user close or settlement) inside trx: records
- * exit price, gain, time and the benchmark's exit price, adds to the
- * leaderboard, emits the event. Undefined when the bet is no longer OPEN.
+ * exit price, gain, time and the benchmark's exit price, emits the event
+ * (whose handlers add to the leaderboard). Undefined when the bet is no longer OPEN.
  */
 async function closeAt(
-  ctx: AppContext,
+  ctx: BetDeps,
   trx: Db,
   bet: BetRow,
   { price, benchmark }: ExitPrices,
@@ -127,12 +121,11 @@ async function closeAt(
     benchmark_exit: benchmark,
   });
   if (!closed) return undefined;
-  await addToLeaderboard(trx, closed.user_id, gain);
-  await ctx.betEvents.emit(trx, { kind: reason === 'user' ? 'closed' : 'settled', bet: closed, at: now });
+  await ctx.events.emit(trx, 'betChanged', { kind: reason === 'user' ? 'closed' : 'settled', bet: closed, at: now });
   return closed;
 }
 
-export async function closeBet(ctx: AppContext, userId: number, betId: number): Promise<CloseBetResponse> {
+export async function closeBet(ctx: BetDeps, userId: number, betId: number): Promise<CloseBetResponse> {
   // Read outside the transaction (the ticker decides the price to fetch); the update below decides whether it is still OPEN.
   const bet = await findBetById(ctx.db, betId);
   // SPEC: a missing bet and another user's bet are both 400 here, with one message.
@@ -156,9 +149,9 @@ export async function closeBet(ctx: AppContext, userId: number, betId: number): 
   };
 }
 
-export async function cancelBet(ctx: AppContext, userId: number, betId: number): Promise<CancelBetResponse> {
+export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Promise<CancelBetResponse> {
   return ctx.database.transaction(async (trx) => {
-    const bet = await lockBetById(trx, ctx.dialect, betId);
+    const bet = await ctx.database.lock(trx, 'bets', betId);
     if (!bet || bet.user_id !== userId) throw notFound('Bet not found');
     if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
     const now = ctx.clock.now();
@@ -173,7 +166,7 @@ export async function cancelBet(ctx: AppContext, userId: number, betId: number):
       close_reason: 'cancel',
     });
     if (!cancelled) throw badRequest('Bet is not open');
-    await ctx.betEvents.emit(trx, { kind: 'cancelled', bet: cancelled, at: now });
+    await ctx.events.emit(trx, 'betChanged', { kind: 'cancelled', bet: cancelled, at: now });
     return { message: `Cancelled ${cancelled.direction} ${cancelled.ticker}`, bet_id: cancelled.id };
   });
 }
@@ -182,22 +175,22 @@ export async function cancelBet(ctx: AppContext, userId: number, betId: number):
  * Settles one due bet at a price, claiming it first: on PostgreSQL a row
  * another instance is settling is skipped (SKIP LOCKED), so no bet closes twice.
  */
-export async function settleBet(ctx: AppContext, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
+export async function settleBet(ctx: BetDeps, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
   return ctx.database.transaction(async (trx) => {
-    const bet = await lockBetById(trx, ctx.dialect, betId, { skipLocked: true });
+    const bet = await ctx.database.lock(trx, 'bets', betId, { skipLocked: true });
     if (bet?.status !== 'OPEN') return undefined;
     return closeAt(ctx, trx, bet, exit, 'settlement');
   });
 }
 
-export async function portfolio(ctx: AppContext, userId: number): Promise<PortfolioBet[]> {
+export async function portfolio(ctx: BetDeps, userId: number): Promise<PortfolioBet[]> {
   const rows = await listOpenBets(ctx.db, userId);
   const marks = await ctx.prices.marks(rows.map((r) => r.ticker));
   const now = ctx.clock.now();
   return rows.map((r) => toPortfolioBet(r, marks.get(r.ticker), now));
 }
 
-export async function history(ctx: AppContext, userId: number, limit: number, offset: number): Promise<StatusBet[]> {
+export async function history(ctx: BetDeps, userId: number, limit: number, offset: number): Promise<StatusBet[]> {
   const rows = await listFinishedBets(ctx.db, userId, limit, offset);
   return rows.map(toClosedBet);
 }

@@ -20,7 +20,12 @@ import {
 import { dropPendingOfChat, dropPendingOfUser, enqueueNotification } from '../repositories/notifications.js';
 import { claimUpdate, deleteUpdatesBefore, findUpdate, type UpdateKey } from '../repositories/chat-updates.js';
 import { findUserById } from '../repositories/users.js';
-import { type CopyKind, tailOrFadeOutcome } from './tail-fade.js';
+import { type BetDeps, openedMessage } from './bets.js';
+import type { BetEvent } from './events.js';
+import { type CopyKind, copiedText, tailOrFadeOutcome } from './tail-fade.js';
+
+/** What the chat uses of the context: a button press opens a bet, so the bet lifecycle's part too. */
+export type ChatDeps = BetDeps & Pick<AppContext, 'chatTransport'>;
 
 /** Telegram redelivers an update for up to a day; a week of keys is kept. */
 export const UPDATE_RETENTION_MS = 7 * 24 * 3600_000;
@@ -34,7 +39,7 @@ export const UPDATE_RETENTION_MS = 7 * 24 * 3600_000;
 export type Once = (trx: AppContext['db'], answer?: string | null) => Promise<boolean>;
 const anyUpdate: Once = async () => true;
 
-function onceFor(ctx: AppContext, key: UpdateKey): Once {
+function onceFor(ctx: ChatDeps, key: UpdateKey): Once {
   return async (trx, answer = null) => {
     const now = ctx.clock.now();
     if (!(await claimUpdate(trx, key, now, answer))) return false;
@@ -57,11 +62,11 @@ export function localChat(userId: number): ChatAddress {
   return { transport: 'log', chatId: `local:${userId}` };
 }
 
-export async function chatStatus(ctx: AppContext, userId: number): Promise<{ linked: boolean }> {
+export async function chatStatus(ctx: ChatDeps, userId: number): Promise<{ linked: boolean }> {
   return { linked: (await findLinkOfUser(ctx.db, userId, ctx.chatTransport.name)) !== undefined };
 }
 
-export async function createLinkCode(ctx: AppContext, userId: number): Promise<{ code: string; deep_link: string | null }> {
+export async function createLinkCode(ctx: ChatDeps, userId: number): Promise<{ code: string; deep_link: string | null }> {
   // 128 random bits, base64url: fits Telegram's /start parameter (A-Za-z0-9_-, up to 64).
   const code = randomBytes(16).toString('base64url');
   const now = ctx.clock.now();
@@ -76,7 +81,7 @@ export async function createLinkCode(ctx: AppContext, userId: number): Promise<{
   return { code, deep_link: deepLink };
 }
 
-export async function unlinkChat(ctx: AppContext, userId: number): Promise<{ success: boolean }> {
+export async function unlinkChat(ctx: ChatDeps, userId: number): Promise<{ success: boolean }> {
   await ctx.database.transaction(async (trx) => {
     await deleteLinkOfUser(trx, userId);
     await dropPendingOfUser(trx, userId);
@@ -84,7 +89,7 @@ export async function unlinkChat(ctx: AppContext, userId: number): Promise<{ suc
   return { success: true };
 }
 
-async function reply(ctx: AppContext, trx: AppContext['db'], chat: ChatAddress, userId: number | null, text: string): Promise<void> {
+async function reply(ctx: ChatDeps, trx: AppContext['db'], chat: ChatAddress, userId: number | null, text: string): Promise<void> {
   await enqueueNotification(
     trx,
     { user_id: userId, transport: chat.transport, chat_id: chat.chatId, kind: 'chat_reply', text, bet_id: null },
@@ -93,7 +98,7 @@ async function reply(ctx: AppContext, trx: AppContext['db'], chat: ChatAddress, 
 }
 
 /** Links the chat with a one-time code and queues the answer to the chat. Returns the linked user, or null for a bad code. */
-export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: string, once: Once = anyUpdate): Promise<number | null> {
+export async function linkWithCode(ctx: ChatDeps, chat: ChatAddress, code: string, once: Once = anyUpdate): Promise<number | null> {
   return ctx.database.transaction(async (trx) => {
     if (!(await once(trx))) return null;
     const now = ctx.clock.now();
@@ -110,7 +115,7 @@ export async function linkWithCode(ctx: AppContext, chat: ChatAddress, code: str
 }
 
 /** /stop in the chat: unlinks it and says so. */
-export async function stopChat(ctx: AppContext, chat: ChatAddress, once: Once = anyUpdate): Promise<void> {
+export async function stopChat(ctx: ChatDeps, chat: ChatAddress, once: Once = anyUpdate): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     if (!(await once(trx))) return;
     const userId = await deleteLinkOfChat(trx, chat);
@@ -127,7 +132,7 @@ export async function forgetUser(trx: AppContext['db'], userId: number): Promise
 }
 
 /** The chat blocked the bot (or removed it): unlink silently, nothing can reach it. */
-export async function forgetChat(ctx: AppContext, chat: ChatAddress, reason: string, once: Once = anyUpdate): Promise<void> {
+export async function forgetChat(ctx: ChatDeps, chat: ChatAddress, reason: string, once: Once = anyUpdate): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     if (!(await once(trx))) return;
     await deleteLinkOfChat(trx, chat);
@@ -136,13 +141,13 @@ export async function forgetChat(ctx: AppContext, chat: ChatAddress, reason: str
 }
 
 /** A reply and nothing else, unless the update was handled before. */
-async function replyOnce(ctx: AppContext, chat: ChatAddress, userId: number | null, text: string, once: Once): Promise<void> {
+async function replyOnce(ctx: ChatDeps, chat: ChatAddress, userId: number | null, text: string, once: Once): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     if (await once(trx)) await reply(ctx, trx, chat, userId, text);
   });
 }
 
-export async function handleChatText(ctx: AppContext, chat: ChatAddress, text: string, once: Once = anyUpdate): Promise<void> {
+export async function handleChatText(ctx: ChatDeps, chat: ChatAddress, text: string, once: Once = anyUpdate): Promise<void> {
   const cmd = parseChatText(text);
   switch (cmd.kind) {
     case 'start':
@@ -163,12 +168,12 @@ export async function handleChatText(ctx: AppContext, chat: ChatAddress, text: s
 }
 
 /** The user a live code belongs to, without using it up (the local page shows whose link it confirms). */
-export async function codeOwner(ctx: AppContext, code: string): Promise<number | null> {
+export async function codeOwner(ctx: ChatDeps, code: string): Promise<number | null> {
   return peekLinkCode(ctx.db, hashCode(code), ctx.clock.now());
 }
 
 /** The username behind a live code, or null for an unknown, used or expired one. */
-export async function codeOwnerName(ctx: AppContext, code: string): Promise<string | null> {
+export async function codeOwnerName(ctx: ChatDeps, code: string): Promise<string | null> {
   const owner = await codeOwner(ctx, code);
   const user = owner === null ? undefined : await findUserById(ctx.db, owner);
   return user?.username ?? null;
@@ -187,7 +192,7 @@ export interface CallbackAnswer {
  * answered again as the first time. Private chats only: a group cannot be a
  * person's notification channel.
  */
-export async function handleTelegramUpdate(ctx: AppContext, update: Update): Promise<CallbackAnswer | null> {
+export async function handleTelegramUpdate(ctx: ChatDeps, update: Update): Promise<CallbackAnswer | null> {
   const key: UpdateKey = { transport: 'telegram', key: String(update.update_id) };
   const cb = update.callback_query;
   const answerOf = async (): Promise<CallbackAnswer | null> =>
@@ -206,14 +211,14 @@ export async function handleTelegramUpdate(ctx: AppContext, update: Update): Pro
   }
   if (cb) {
     const chat: ChatAddress = { transport: 'telegram', chatId: String(cb.message?.chat.id ?? cb.from.id) };
-    const text = await pressButton(ctx, chat, cb.data ?? '', once);
+    const text = await pressButton(ctx, { chat, update: key }, cb.data ?? '');
     return text === null ? answerOf() : { callbackQueryId: cb.id, text };
   }
   return null;
 }
 
 /** For long polling, where no webhook response can carry the answer to a button press. */
-export async function handleTelegramUpdateAndAnswer(ctx: AppContext, update: Update): Promise<void> {
+export async function handleTelegramUpdateAndAnswer(ctx: ChatDeps, update: Update): Promise<void> {
   const answer = await handleTelegramUpdate(ctx, update);
   if (answer && ctx.chatTransport instanceof TelegramTransport) {
     await ctx.chatTransport.answerCallback(answer.callbackQueryId, answer.text);
@@ -222,25 +227,37 @@ export async function handleTelegramUpdateAndAnswer(ctx: AppContext, update: Upd
 
 const BUTTON = /^(tail|fade):(\d{1,15})$/;
 
+type Button = NonNullable<BetEvent['button']>;
+
+/** Records the press, once, with its answer, and says the answer in the chat; rolls the caller's transaction back when another delivery did. */
+async function answerPress(ctx: ChatDeps, trx: AppContext['db'], button: Button, userId: number, text: string): Promise<void> {
+  if (!(await onceFor(ctx, button.update)(trx, text))) throw new AlreadyHandled();
+  await reply(ctx, trx, button.chat, userId, text);
+}
+
+/** The betChanged handler for a bet opened by a chat's button: the press is answered in the opening's transaction. */
+export function buttonAnswerHandler(ctx: ChatDeps) {
+  return async (trx: AppContext['db'], { kind, bet, button }: BetEvent): Promise<void> => {
+    if (kind !== 'opened' || !button || !bet.source_kind) return;
+    await answerPress(ctx, trx, button, bet.user_id, copiedText(bet.source_kind, openedMessage(bet)));
+  };
+}
+
 /**
  * A Tail or Fade button under an opening notice: the tap is the linked user's
  * explicit instruction. The outcome is answered at once and also said in the
  * chat; the bet, the reply and the update's record commit together. Null when
  * another delivery of the update did it.
  */
-async function pressButton(ctx: AppContext, chat: ChatAddress, data: string, once: Once): Promise<string | null> {
+async function pressButton(ctx: ChatDeps, button: Button, data: string): Promise<string | null> {
   const m = BUTTON.exec(data);
   if (!m) return 'This button is no longer supported.';
-  const link = await findLinkOfChat(ctx.db, chat);
+  const link = await findLinkOfChat(ctx.db, button.chat);
   if (!link) return REPLIES.notLinked;
-  const record = async (trx: AppContext['db'], text: string) => {
-    if (!(await once(trx, text))) throw new AlreadyHandled();
-    await reply(ctx, trx, chat, link.user_id, text);
-  };
   try {
-    const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind, record);
+    const outcome = await tailOrFadeOutcome(ctx, link.user_id, Number(m[2]), m[1] as CopyKind, button);
     // Refused: nothing was written, so the refusal is recorded (and said) on its own.
-    if (!outcome.recorded) await ctx.database.transaction((trx) => record(trx, outcome.text));
+    if (!outcome.recorded) await ctx.database.transaction((trx) => answerPress(ctx, trx, button, link.user_id, outcome.text));
     return outcome.text;
   } catch (err) {
     if (err instanceof AlreadyHandled) return null;

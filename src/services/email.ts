@@ -185,7 +185,7 @@ const DIGEST_LINES = 50;
 export async function queueDueDigests(ctx: AppContext, limit = 50): Promise<number> {
   const now = ctx.clock.now();
   let queued = 0;
-  for (const due of await dueDigests(ctx.db, ctx.dialect, now, limit)) {
+  for (const due of await dueDigests(ctx.db, now, limit)) {
     const dueAt = Number(due.next_digest_at);
     const userId = Number(due.user_id);
     await ctx.database.transaction(async (trx) => {

@@ -6,20 +6,23 @@ import { badRequest, limitReached, notFound } from '../errors.js';
 import { deleteFollow, insertFollowWithinCapacity, isFollowing, listFollowed } from '../repositories/follows.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 
+/** What following uses of the context. */
+export type FollowDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock'>;
+
 export type FollowAction = 'follow' | 'unfollow';
 
-export async function changeFollow(ctx: AppContext, followerId: number, followedId: number, action: FollowAction): Promise<void> {
+export async function changeFollow(ctx: FollowDeps, followerId: number, followedId: number, action: FollowAction): Promise<void> {
   if (followerId === followedId) throw badRequest('You cannot follow or unfollow yourself');
   if (!isPossibleId(followedId)) throw notFound('User not found');
   if (action === 'follow') await follow(ctx, followerId, followedId);
   else await unfollow(ctx, followerId, followedId);
 }
 
-async function follow(ctx: AppContext, followerId: number, followedId: number): Promise<void> {
+async function follow(ctx: FollowDeps, followerId: number, followedId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     // The follower's row lock serialises this user's follows (as for open
     // bets), so concurrent requests cannot all pass the capacity check.
-    const follower = await lockPlanHolder(trx, ctx.dialect, followerId);
+    const follower = await lockPlanHolder(trx, followerId);
     if (!follower) throw notFound('User not found');
     const limit = capacitiesOf(ctx.config.capacities, follower).follow_capacity;
     if (await insertFollowWithinCapacity(trx, followerId, followedId, ctx.clock.now(), limit)) return;
@@ -31,7 +34,7 @@ async function follow(ctx: AppContext, followerId: number, followedId: number): 
   });
 }
 
-async function unfollow(ctx: AppContext, followerId: number, followedId: number): Promise<void> {
+async function unfollow(ctx: FollowDeps, followerId: number, followedId: number): Promise<void> {
   // A follow of an account deleted since can still be dropped; otherwise an
   // id naming no live account is 404, as for follow. In a transaction, so
   // the delete's commit joins the group commit with the other writes.
@@ -39,6 +42,6 @@ async function unfollow(ctx: AppContext, followerId: number, followedId: number)
   if (!(await findUserById(ctx.db, followedId))) throw notFound('User not found');
 }
 
-export async function followedIds(ctx: AppContext, followerId: number): Promise<number[]> {
+export async function followedIds(ctx: FollowDeps, followerId: number): Promise<number[]> {
   return (await listFollowed(ctx.db, followerId)).map((u) => u.id);
 }

@@ -15,7 +15,9 @@ import { chainHeadsAt, claimSettlement, findLeague, type LeagueRow, membersAndOp
 import type { LeagueBoard, LeagueBoardDocument, LeagueFeed, LeagueProof } from '../schemas/leagues.js';
 import { visibleLeague } from './leagues.js';
 import { dayLeafHashes, dayOf, publishDay } from './record.js';
-import { boardCache, dropLeagueAnswers } from './league-cache.js';
+
+/** What league boards, feeds and proofs use of the context. */
+export type LeagueBoardDeps = Pick<AppContext, 'database' | 'db' | 'clock' | 'prices' | 'events' | 'sharedAnswers'>;
 
 const iso = (t: number) => new Date(t).toISOString();
 const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, min_closed_bets: l.min_closed_bets, scoring: l.scoring });
@@ -26,7 +28,7 @@ const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, mi
  * while it runs and at the prices of the end instant after it. `complete` is
  * false when a mark is missing (its bet stays unranked until one is known).
  */
-async function countAt(ctx: AppContext, league: LeagueRow, asOf: number) {
+async function countAt(ctx: LeagueBoardDeps, league: LeagueRow, asOf: number) {
   const rules = rulesOf(league);
   const { members, open } = await membersAndOpenBets(ctx.db, league, asOf);
   const tickers = tickersToMark(rules, league, open, asOf);
@@ -40,19 +42,19 @@ async function countAt(ctx: AppContext, league: LeagueRow, asOf: number) {
   };
 }
 
-async function countNow(ctx: AppContext, league: LeagueRow) {
+async function countNow(ctx: LeagueBoardDeps, league: LeagueRow) {
   const now = ctx.clock.now();
   const asOf = Math.min(now, league.ends_at);
   return { now, asOf, ...(await countAt(ctx, league, asOf)) };
 }
 
 /** The rows as counted now (the daily standing). */
-export async function currentBoard(ctx: AppContext, league: LeagueRow): Promise<BoardRow[]> {
+export async function currentBoard(ctx: LeagueBoardDeps, league: LeagueRow): Promise<BoardRow[]> {
   return (await countNow(ctx, league)).rows;
 }
 
 /** The board counted now (or at the end, once past it) from the members' bets, open bets marked at current prices. */
-async function liveBoard(ctx: AppContext, league: LeagueRow): Promise<LeagueBoard> {
+async function liveBoard(ctx: LeagueBoardDeps, league: LeagueRow): Promise<LeagueBoard> {
   const { now, asOf, rules, members, rows } = await countNow(ctx, league);
   const names = new Map(members.map((m) => [m.user_id, m.username]));
   return {
@@ -71,7 +73,7 @@ function withName(r: BoardRow | LeagueBoardDocument['board'][number], names: Map
   return { ...rest, rank: rest.rank, user: { id: user_id, username: names.get(user_id) ?? `deleted:${user_id}` } };
 }
 
-export async function leagueBoard(ctx: AppContext, id: number, callerId: number | null): Promise<LeagueBoard> {
+export async function leagueBoard(ctx: LeagueBoardDeps, id: number, callerId: number | null): Promise<LeagueBoard> {
   const { league } = await visibleLeague(ctx.db, id, callerId);
   if (league.final_document !== null && league.settled_at !== null) {
     const doc = JSON.parse(league.final_document) as LeagueBoardDocument;
@@ -87,11 +89,15 @@ export async function leagueBoard(ctx: AppContext, id: number, callerId: number 
       rows: doc.board.map((r) => withName(r, names)),
     };
   }
-  const answer = await boardCache(ctx).fetch(id, { context: () => liveBoard(ctx, league) });
-  return (answer as LeagueBoard | undefined) ?? liveBoard(ctx, league);
+  return ctx.sharedAnswers.leagueBoard(id, () => liveBoard(ctx, league));
 }
 
-export async function leagueFeed(ctx: AppContext, id: number, callerId: number | null, page: { limit: number; offset: number }): Promise<LeagueFeed> {
+export async function leagueFeed(
+  ctx: LeagueBoardDeps,
+  id: number,
+  callerId: number | null,
+  page: { limit: number; offset: number },
+): Promise<LeagueFeed> {
   const { league } = await visibleLeague(ctx.db, id, callerId);
   const ids = (await membersOf(ctx.db, id)).map((m) => m.user_id);
   const rows = await windowFeed(ctx.db, ids, league.starts_at, league.ends_at, page.limit, page.offset);
@@ -125,7 +131,7 @@ export interface SettledBoard {
  * first. `inside` runs in the settling transaction (the final-result notices).
  */
 export async function settleLeague(
-  ctx: AppContext,
+  ctx: LeagueBoardDeps,
   league: LeagueRow,
   inside: (trx: Db, settled: SettledBoard) => Promise<void> = async () => {},
 ): Promise<SettledBoard | null> {
@@ -146,11 +152,10 @@ export async function settleLeague(
   const claimed = await ctx.database.transaction(async (trx) => {
     if (!(await claimSettlement(trx, league.id, now, { final_document: encoded, board_hash: boardHashOf(encoded) }))) return false;
     await inside(trx, settled);
+    await ctx.events.emit(trx, 'leagueChanged', { leagueId: league.id });
     return true;
   });
-  if (!claimed) return null;
-  dropLeagueAnswers(ctx, league.id);
-  return settled;
+  return claimed ? settled : null;
 }
 
 /**
@@ -158,7 +163,7 @@ export async function settleLeague(
  * hash, and the inclusion proof of its leaf in the Merkle root of the day it
  * was published in (the day it was settled, published once that day ends).
  */
-export async function leagueProof(ctx: AppContext, id: number, callerId: number | null): Promise<LeagueProof> {
+export async function leagueProof(ctx: LeagueBoardDeps, id: number, callerId: number | null): Promise<LeagueProof> {
   const { league: seen } = await visibleLeague(ctx.db, id, callerId);
   if (seen.final_document === null || seen.settled_at === null || seen.board_hash === null) {
     throw notFound('A league has a proof once it has ended and its final board is settled');

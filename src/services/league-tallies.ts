@@ -6,9 +6,10 @@ import type { Db } from '../db/database.js';
 import { tallyDelta } from '../domain/leagues.js';
 import { isCryptoTicker } from '../domain/market-calendar.js';
 import { addToTallies } from '../repositories/leagues.js';
-import type { BetEvent } from './bet-events.js';
+import type { BetEvent } from './events.js';
 
-export function leagueTalliesListener() {
+/** The betChanged handler: a bet that finishes adds to its owner's tallies. */
+export function leagueTalliesHandler() {
   return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
     if (kind === 'opened') return;
     const delta = tallyDelta(bet);

@@ -19,15 +19,16 @@ import {
   type LeagueListRow,
   type LeagueRow,
   listLeagues,
-  lockLeague,
   membersOf,
   membershipOf,
   updateLeague,
   updateMember,
 } from '../repositories/leagues.js';
-import { findUserById, lockUser } from '../repositories/users.js';
+import { findUserById } from '../repositories/users.js';
 import type { CreateLeagueRequest, League, LeagueList, LeagueListQuery, LeagueSummary, UpdateLeagueRequest } from '../schemas/leagues.js';
-import { dropLeagueAnswers } from './league-cache.js';
+
+/** What leagues use of the context: a service built without Fastify passes these. */
+export type LeagueDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'events'>;
 
 const NOT_FOUND = 'League not found';
 const iso = (t: number) => new Date(t).toISOString();
@@ -66,7 +67,7 @@ export async function visibleLeague(db: Db, id: number, callerId: number | null)
   return { league, member };
 }
 
-async function detailOf(ctx: AppContext, db: Db, league: LeagueRow, callerId: number | null): Promise<League> {
+async function detailOf(ctx: LeagueDeps, db: Db, league: LeagueRow, callerId: number | null): Promise<League> {
   const members = await membersOf(db, league.id);
   const mine = callerId === null ? undefined : members.find((m) => m.user_id === callerId);
   const owner = members.find((m) => m.user_id === league.owner_id)?.username ?? (await ownerName(db, league.owner_id));
@@ -90,13 +91,13 @@ async function ownerName(db: Db, ownerId: number): Promise<string> {
 }
 
 /** The most leagues not yet ended this user may be in: LEAGUE_LIMIT plus the plan's extra_leagues. */
-function leagueLimitOf(ctx: AppContext, user: { pay_price_id: string | null; pay_subscription_status: string | null }): number {
+function leagueLimitOf(ctx: LeagueDeps, user: { pay_price_id: string | null; pay_subscription_status: string | null }): number {
   return ctx.config.leagueLimit + extraLeaguesOf(user, ctx.config.leagueExtras);
 }
 
 /** Inside the caller's transaction, with the user's row locked: 403 LIMIT_REACHED at the limit. */
-async function checkLeagueCapacity(ctx: AppContext, trx: Db, userId: number): Promise<void> {
-  await lockUser(trx, ctx.dialect, userId);
+async function checkLeagueCapacity(ctx: LeagueDeps, trx: Db, userId: number): Promise<void> {
+  await ctx.database.lock(trx, 'users', userId);
   const user = await findUserById(trx, userId);
   if (!user) throw notFound('User not found');
   const limit = leagueLimitOf(ctx, user);
@@ -111,7 +112,7 @@ function parseInstant(value: string, field: string): number {
   return t;
 }
 
-export async function createLeague(ctx: AppContext, ownerId: number, req: CreateLeagueRequest): Promise<League> {
+export async function createLeague(ctx: LeagueDeps, ownerId: number, req: CreateLeagueRequest): Promise<League> {
   const now = ctx.clock.now();
   const window = { starts_at: parseInstant(req.starts_at, 'starts_at'), ends_at: parseInstant(req.ends_at, 'ends_at') };
   const problem = windowProblem(window, now);
@@ -145,14 +146,14 @@ export async function createLeague(ctx: AppContext, ownerId: number, req: Create
   return getLeague(ctx, id, ownerId);
 }
 
-export async function getLeague(ctx: AppContext, id: number, callerId: number | null): Promise<League> {
+export async function getLeague(ctx: LeagueDeps, id: number, callerId: number | null): Promise<League> {
   const { league } = await visibleLeague(ctx.db, id, callerId);
   return detailOf(ctx, ctx.db, league, callerId);
 }
 
 const toSummary = (r: LeagueListRow, now: number) => summaryOf(r, r.owner_name, r.member_count, r.is_member === 1, now);
 
-export async function listLeaguesFor(ctx: AppContext, callerId: number | null, q: LeagueListQuery): Promise<LeagueList> {
+export async function listLeaguesFor(ctx: LeagueDeps, callerId: number | null, q: LeagueListQuery): Promise<LeagueList> {
   const now = ctx.clock.now();
   if (q.code !== undefined) {
     const league = await findLeagueByCode(ctx.db, q.code);
@@ -168,17 +169,22 @@ export async function listLeaguesFor(ctx: AppContext, callerId: number | null, q
   return { leagues: rows.map((r) => toSummary(r, now)), total };
 }
 
+/** Tells the leagueChanged handlers, in the change's transaction (its board is dropped once it commits). */
+function changed(ctx: LeagueDeps, trx: Db, leagueId: number): Promise<void> {
+  return ctx.events.emit(trx, 'leagueChanged', { leagueId });
+}
+
 /** Owner-only edits before the start; any member's own daily-standing choice at any time. */
-export async function updateLeagueAs(ctx: AppContext, id: number, callerId: number, req: UpdateLeagueRequest): Promise<League> {
+export async function updateLeagueAs(ctx: LeagueDeps, id: number, callerId: number, req: UpdateLeagueRequest): Promise<League> {
   const { daily_standing, ...edits } = req;
   await ctx.database.transaction(async (trx) => {
     const { league, member } = await visibleLeague(trx, id, callerId);
-    const locked = (await lockLeague(trx, ctx.dialect, id)) ?? league;
+    const locked = (await ctx.database.lock(trx, 'leagues', id)) ?? league;
     if (daily_standing !== undefined) {
       if (!member) throw forbidden('Only members choose their daily standing');
       await updateMember(trx, id, callerId, { daily_standing: daily_standing ? 1 : 0 });
     }
-    if (Object.keys(edits).length === 0) return;
+    if (Object.keys(edits).length === 0) return changed(ctx, trx, id);
     if (locked.owner_id !== callerId) throw forbidden('Only the owner edits the league');
     const now = ctx.clock.now();
     if (!isEditable(locked, now)) throw conflict('The league has started: its rules and window are fixed');
@@ -202,30 +208,30 @@ export async function updateLeagueAs(ctx: AppContext, id: number, callerId: numb
       starts_at: effectiveStart(window.starts_at, now),
       ends_at: window.ends_at,
     });
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
   return getLeague(ctx, id, callerId);
 }
 
 /** The owner's league, in the caller's transaction: 404 when invisible, 403 to other members, 409 once started. */
-async function ownedBeforeStart(ctx: AppContext, trx: Db, id: number, callerId: number): Promise<LeagueRow> {
+async function ownedBeforeStart(ctx: LeagueDeps, trx: Db, id: number, callerId: number): Promise<LeagueRow> {
   await visibleLeague(trx, id, callerId);
-  const league = await lockLeague(trx, ctx.dialect, id);
+  const league = await ctx.database.lock(trx, 'leagues', id);
   if (!league) throw notFound(NOT_FOUND);
   if (league.owner_id !== callerId) throw forbidden('Only the owner may do this');
   if (!isEditable(league, ctx.clock.now())) throw conflict('The league has started');
   return league;
 }
 
-export async function deleteLeagueAs(ctx: AppContext, id: number, callerId: number): Promise<void> {
+export async function deleteLeagueAs(ctx: LeagueDeps, id: number, callerId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     await ownedBeforeStart(ctx, trx, id, callerId);
     await deleteLeague(trx, id);
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
 }
 
-export async function rotateCode(ctx: AppContext, id: number, callerId: number): Promise<{ invite_code: string }> {
+export async function rotateCode(ctx: LeagueDeps, id: number, callerId: number): Promise<{ invite_code: string }> {
   const code = newInviteCode();
   await ctx.database.transaction(async (trx) => {
     await ownedBeforeStart(ctx, trx, id, callerId);
@@ -234,14 +240,14 @@ export async function rotateCode(ctx: AppContext, id: number, callerId: number):
   return { invite_code: code };
 }
 
-export async function removeMember(ctx: AppContext, id: number, callerId: number, userId: number): Promise<void> {
+export async function removeMember(ctx: LeagueDeps, id: number, callerId: number, userId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     const league = await ownedBeforeStart(ctx, trx, id, callerId);
     if (userId === league.owner_id) throw badRequest('The owner cannot be removed; delete the league instead');
     if (!(await membershipOf(trx, id, userId))) throw notFound('Member not found');
     await deleteMember(trx, id, userId);
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
 }
 
 /**
@@ -249,35 +255,35 @@ export async function removeMember(ctx: AppContext, id: number, callerId: number
  * so parallel joins at the limit admit exactly the limit) and the user's
  * (the league limit). Joining again is a success.
  */
-async function join(ctx: AppContext, league: LeagueRow, userId: number): Promise<League> {
+async function join(ctx: LeagueDeps, league: LeagueRow, userId: number): Promise<League> {
   await ctx.database.transaction(async (trx) => {
-    const locked = await lockLeague(trx, ctx.dialect, league.id);
+    const locked = await ctx.database.lock(trx, 'leagues', league.id);
     if (!locked) throw notFound(NOT_FOUND);
-    if (await membershipOf(trx, league.id, userId)) return;
+    if (await membershipOf(trx, league.id, userId)) return changed(ctx, trx, league.id);
     const problem = joinProblem(locked, ctx.clock.now(), await countMembers(trx, league.id));
     if (problem) throw conflict(problem.error);
     await checkLeagueCapacity(ctx, trx, userId);
     await insertMember(trx, league.id, userId, ctx.clock.now());
+    await changed(ctx, trx, league.id);
   });
-  dropLeagueAnswers(ctx, league.id);
   return getLeague(ctx, league.id, userId);
 }
 
-export async function joinByCode(ctx: AppContext, userId: number, code: string): Promise<League> {
+export async function joinByCode(ctx: LeagueDeps, userId: number, code: string): Promise<League> {
   const league = await findLeagueByCode(ctx.db, code);
   if (!league) throw notFound('No league has this invite code');
   return join(ctx, league, userId);
 }
 
 /** A public league by id; a private one is joined only with its code (404 here, as for any stranger). */
-export async function joinById(ctx: AppContext, userId: number, id: number): Promise<League> {
+export async function joinById(ctx: LeagueDeps, userId: number, id: number): Promise<League> {
   const { league, member } = await visibleLeague(ctx.db, id, userId);
   if (member) return getLeague(ctx, id, userId);
   return join(ctx, league, userId);
 }
 
 /** Before the start the membership goes; after it the member stays on the board to the end. */
-export async function leaveLeague(ctx: AppContext, id: number, userId: number): Promise<void> {
+export async function leaveLeague(ctx: LeagueDeps, id: number, userId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     const { league, member } = await visibleLeague(trx, id, userId);
     if (!member) throw notFound('You are not a member of this league');
@@ -289,6 +295,6 @@ export async function leaveLeague(ctx: AppContext, id: number, userId: number): 
       // Leaving twice keeps the first departure.
       if ((await membershipOf(trx, id, userId))?.left_at === null) await updateMember(trx, id, userId, { left_at: now });
     } else throw conflict('This league has ended');
+    await changed(ctx, trx, id);
   });
-  dropLeagueAnswers(ctx, id);
 }

@@ -4,7 +4,6 @@
 // and a cancellation at the end of the paid period.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { lockUser } from '../repositories/users.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { type LocalCheckoutStore, localId } from '../providers/payments/local.js';
 import { periodEndAfter } from '../domain/plan-periods.js';
@@ -19,6 +18,9 @@ import { completeLocalCheckout, findLocalCheckout, insertLocalCheckout } from '.
 import { findUserById } from '../repositories/users.js';
 import type { StripePlan } from '../schemas/payments.js';
 import { applySubscriptionState } from './payments.js';
+
+/** What the local payment provider's pages use of the context. */
+export type LocalPaymentDeps = Pick<AppContext, 'database' | 'db' | 'clock' | 'payments'>;
 
 export type LocalCheckoutStatus = 'open' | 'completed' | 'expired';
 
@@ -45,13 +47,13 @@ export function localCheckoutStore(db: Db): LocalCheckoutStore {
   };
 }
 
-async function planById(ctx: AppContext, priceId: string | null): Promise<StripePlan | null> {
+async function planById(ctx: LocalPaymentDeps, priceId: string | null): Promise<StripePlan | null> {
   if (priceId === null) return null;
   return (await ctx.payments.plans()).find((p) => p.price_id === priceId) ?? null;
 }
 
 /** The caller's own checkout; another user's id is not found. */
-export async function localCheckoutView(ctx: AppContext, userId: number, id: string): Promise<LocalCheckoutView> {
+export async function localCheckoutView(ctx: LocalPaymentDeps, userId: number, id: string): Promise<LocalCheckoutView> {
   const checkout = await findLocalCheckout(ctx.db, id, userId);
   if (!checkout) throw notFound('Checkout not found');
   const user = await findUserById(ctx.db, userId);
@@ -59,14 +61,14 @@ export async function localCheckoutView(ctx: AppContext, userId: number, id: str
   return { id, status, plan: await planById(ctx, checkout.price_id), alreadySubscribed: (user?.pay_subscription_id ?? null) !== null };
 }
 
-export async function confirmLocalCheckout(ctx: AppContext, userId: number, id: string): Promise<void> {
+export async function confirmLocalCheckout(ctx: LocalPaymentDeps, userId: number, id: string): Promise<void> {
   const view = await localCheckoutView(ctx, userId, id);
   if (view.status === 'completed') throw conflict('This checkout is already completed');
   if (view.status === 'expired') throw badRequest('This checkout has expired: start a new one');
   const plan = view.plan;
   if (!plan) throw badRequest('This plan is no longer offered: start a new checkout');
   await ctx.database.transaction(async (trx) => {
-    await lockUser(trx, ctx.dialect, userId);
+    await ctx.database.lock(trx, 'users', userId);
     const user = await findUserById(trx, userId);
     if (!user) throw notFound('User not found');
     if (user.pay_subscription_id !== null) throw conflict('Already subscribed: manage the plan in the customer portal');
@@ -94,13 +96,13 @@ export interface LocalPortalView {
 }
 
 /** The end of the period running now, from the subscription's start and its plan's interval (monthly if the plan is gone). */
-async function currentPeriodEnd(ctx: AppContext, db: Db, userId: number, plan: StripePlan | null): Promise<number> {
+async function currentPeriodEnd(ctx: LocalPaymentDeps, db: Db, userId: number, plan: StripePlan | null): Promise<number> {
   const now = ctx.clock.now();
   const started = (await localSubscriptionStart(db, userId)) ?? now;
   return periodEndAfter(started, plan?.interval ?? 'month', now);
 }
 
-export async function localPortalView(ctx: AppContext, userId: number): Promise<LocalPortalView> {
+export async function localPortalView(ctx: LocalPaymentDeps, userId: number): Promise<LocalPortalView> {
   const user = await findUserById(ctx.db, userId);
   if (!user) throw notFound('User not found');
   if (!user.pay_customer_id) throw badRequest('No payment customer found: start a checkout first');
@@ -119,8 +121,8 @@ export async function localPortalView(ctx: AppContext, userId: number): Promise<
 }
 
 /** The caller's subscription, locked for a change; 400 without one. */
-async function lockedSubscription(ctx: AppContext, trx: Db, userId: number) {
-  await lockUser(trx, ctx.dialect, userId);
+async function lockedSubscription(ctx: LocalPaymentDeps, trx: Db, userId: number) {
+  await ctx.database.lock(trx, 'users', userId);
   const user = await findUserById(trx, userId);
   if (!user) throw notFound('User not found');
   if (user.pay_subscription_id === null) throw badRequest('No subscription to change');
@@ -132,7 +134,7 @@ async function lockedSubscription(ctx: AppContext, trx: Db, userId: number) {
  * (Stripe prorates the charge; no money moves here): the capacities become the
  * new plan's. Refused while the subscription is cancelled at period end.
  */
-export async function switchLocalPlan(ctx: AppContext, userId: number, priceId: string): Promise<void> {
+export async function switchLocalPlan(ctx: LocalPaymentDeps, userId: number, priceId: string): Promise<void> {
   const plan = await planById(ctx, priceId);
   if (!plan) throw badRequest('Unknown price_id: take one from GET /api/pay/plans');
   await ctx.database.transaction(async (trx) => {
@@ -151,7 +153,7 @@ export async function switchLocalPlan(ctx: AppContext, userId: number, priceId: 
 }
 
 /** Cancels at the end of the current period: the capacities stay until then (endDueLocalSubscriptions ends it). */
-export async function cancelLocalSubscription(ctx: AppContext, userId: number): Promise<void> {
+export async function cancelLocalSubscription(ctx: LocalPaymentDeps, userId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     const user = await lockedSubscription(ctx, trx, userId);
     const existing = await findScheduledCancel(trx, userId);
@@ -162,7 +164,7 @@ export async function cancelLocalSubscription(ctx: AppContext, userId: number): 
 }
 
 /** Takes back a cancellation at period end: the plan renews as before. */
-export async function resumeLocalSubscription(ctx: AppContext, userId: number): Promise<void> {
+export async function resumeLocalSubscription(ctx: LocalPaymentDeps, userId: number): Promise<void> {
   await ctx.database.transaction(async (trx) => {
     const user = await lockedSubscription(ctx, trx, userId);
     const existing = await findScheduledCancel(trx, userId);
@@ -182,7 +184,7 @@ export async function endDueLocalSubscriptions(ctx: AppContext): Promise<number>
   let ended = 0;
   for (const due of await listDueCancels(ctx.db, now)) {
     await ctx.database.transaction(async (trx) => {
-      await lockUser(trx, ctx.dialect, due.userId);
+      await ctx.database.lock(trx, 'users', due.userId);
       const again = await findScheduledCancel(trx, due.userId);
       if (!again || again.at > now) return;
       await deleteScheduledCancel(trx, due.userId);

@@ -1,7 +1,7 @@
 // Notices. In the app: followed traders' bet events derived when read, stored
 // notices for the rest, a read marker (src/repositories/user-notices.ts).
 // To linked channels: deliveries written to the outbox inside each bet
-// transaction (through ctx.betEvents), sent later by the outbox worker.
+// transaction (a betChanged handler), sent later by the outbox worker.
 import type { Db } from '../db/database.js';
 import type { BetRow, ChatTransportName } from '../db/tables.js';
 import { cancelledSummary, cancelledText, openedSummary, openedText, settledSummary, settledText } from '../domain/notifications.js';
@@ -24,7 +24,7 @@ import {
 } from '../repositories/user-notices.js';
 import { findUserById } from '../repositories/users.js';
 import type { NoticeReadState, Notification } from '../schemas/chat.js';
-import type { BetEvent, BetEvents } from './bet-events.js';
+import type { BetEvent } from './events.js';
 
 export interface NoticeSettings {
   transport: ChatTransportName;
@@ -96,8 +96,9 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
   }
 }
 
-export function registerNotificationListener(events: BetEvents, s: NoticeSettings): void {
-  events.on((trx, e) => onBetEvent(trx, s, e));
+/** The betChanged handler: what followers and the owner are told of a bet's change. */
+export function noticesHandler(s: NoticeSettings) {
+  return (trx: Db, e: BetEvent) => onBetEvent(trx, s, e);
 }
 
 /** One notice as the app shows it: a sentence without an address, and the app path it links to. */

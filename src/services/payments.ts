@@ -3,13 +3,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { lockUser } from '../repositories/users.js';
 import { nextSubscriptionColumns, type SubscriptionState } from '../domain/payments.js';
 import { AppError, badRequest, conflict, internal, notFound } from '../errors.js';
 import type { PaymentProvider } from '../providers/payments/types.js';
 import { setCustomerIdIfNone, updateSubscriptionColumns } from '../repositories/payments.js';
 import { findUserById } from '../repositories/users.js';
 import type { StripePlan } from '../schemas/payments.js';
+
+/** What plans and subscriptions use of the context. */
+export type PaymentDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'payments'>;
 
 export type Log = Pick<FastifyBaseLogger, 'warn'>;
 
@@ -24,18 +26,18 @@ async function viaProvider<T>(log: Log, message: string, fn: () => Promise<T>): 
   }
 }
 
-export async function listPlans(ctx: AppContext, log: Log): Promise<StripePlan[]> {
+export async function listPlans(ctx: PaymentDeps, log: Log): Promise<StripePlan[]> {
   return viaProvider(log, 'Failed to fetch plans', () => ctx.payments.plans());
 }
 
-export function checkoutUrls(ctx: AppContext): { successUrl: string; cancelUrl: string; returnUrl: string } {
+export function checkoutUrls(ctx: PaymentDeps): { successUrl: string; cancelUrl: string; returnUrl: string } {
   const web = ctx.config.webUrl;
   return { successUrl: `${web}?checkout=success`, cancelUrl: `${web}?checkout=cancel`, returnUrl: web };
 }
 
 /** The user's provider customer, created once and remembered. */
 async function customerOf(
-  ctx: AppContext,
+  ctx: PaymentDeps,
   provider: PaymentProvider,
   user: { id: number; email: string; created_at: number; pay_customer_id: string | null },
 ): Promise<string> {
@@ -48,7 +50,7 @@ async function customerOf(
   return again.pay_customer_id;
 }
 
-export async function startCheckout(ctx: AppContext, log: Log, userId: number, priceId: string): Promise<string> {
+export async function startCheckout(ctx: PaymentDeps, log: Log, userId: number, priceId: string): Promise<string> {
   const user = await findUserById(ctx.db, userId);
   if (!user) throw notFound('User not found');
   if (user.pay_subscription_id !== null) throw conflict('Already subscribed: manage the plan in the customer portal');
@@ -60,7 +62,7 @@ export async function startCheckout(ctx: AppContext, log: Log, userId: number, p
   });
 }
 
-export async function openPortal(ctx: AppContext, log: Log, userId: number): Promise<string> {
+export async function openPortal(ctx: PaymentDeps, log: Log, userId: number): Promise<string> {
   const user = await findUserById(ctx.db, userId);
   if (!user) throw notFound('User not found');
   if (!user.pay_customer_id) throw badRequest('No payment customer found: start a checkout first');
@@ -74,8 +76,8 @@ export async function openPortal(ctx: AppContext, log: Log, userId: number): Pro
  * extras from the provider's current state. Existing bets and follows are
  * never touched; capacity checks refuse only new ones.
  */
-export async function applySubscriptionState(ctx: AppContext, trx: Db, userId: number, state: SubscriptionState): Promise<boolean> {
-  if (!(await lockUser(trx, ctx.dialect, userId))) return false;
+export async function applySubscriptionState(ctx: Pick<AppContext, 'database'>, trx: Db, userId: number, state: SubscriptionState): Promise<boolean> {
+  if (!(await ctx.database.lock(trx, 'users', userId))) return false;
   const user = await findUserById(trx, userId);
   if (!user) return false;
   const cols = nextSubscriptionColumns(user.pay_subscription_id, state);
@@ -85,6 +87,6 @@ export async function applySubscriptionState(ctx: AppContext, trx: Db, userId: n
 }
 
 /** applySubscriptionState in a transaction of its own. */
-export async function confirmSubscription(ctx: AppContext, userId: number, state: SubscriptionState): Promise<boolean> {
+export async function confirmSubscription(ctx: Pick<AppContext, 'database'>, userId: number, state: SubscriptionState): Promise<boolean> {
   return ctx.database.transaction((trx) => applySubscriptionState(ctx, trx, userId, state));
 }

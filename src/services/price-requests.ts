@@ -8,6 +8,9 @@ import { type HistoryRange, PriceUnavailableError, UnknownTickerError } from '..
 import type { PriceHistoryResponse } from '../schemas/bets.js';
 import { iso } from './bet-views.js';
 
+/** What fetching a price for a request uses of the context. */
+export type PriceRequestDeps = Pick<AppContext, 'prices'>;
+
 /** Seconds a client should wait before retrying when the price provider is down. */
 export const PRICE_RETRY_AFTER_SECONDS = 5;
 
@@ -19,7 +22,7 @@ export function tickerOrBadRequest(raw: string): string {
 }
 
 /** The current price for a request that needs it now: unknown ticker 404, provider down 503 with Retry-After. */
-export async function priceOrUnavailable(ctx: AppContext, ticker: string): Promise<number> {
+export async function priceOrUnavailable(ctx: PriceRequestDeps, ticker: string): Promise<number> {
   try {
     return await ctx.prices.current(ticker);
   } catch (err) {
@@ -36,7 +39,7 @@ function priceFailure(err: unknown, ticker: string): unknown {
   return err;
 }
 
-export async function tickerHistory(ctx: AppContext, rawTicker: string, range: HistoryRange): Promise<PriceHistoryResponse> {
+export async function tickerHistory(ctx: PriceRequestDeps, rawTicker: string, range: HistoryRange): Promise<PriceHistoryResponse> {
   const ticker = tickerOrBadRequest(rawTicker);
   if (!ctx.prices.history) throw serviceUnavailable('Price history unavailable', PRICE_RETRY_AFTER_SECONDS);
   try {

@@ -1,11 +1,11 @@
-// Leaderboard windows and the skill ranking, both served from the per-user
-// per-day aggregates, which a bet-event listener keeps in each close's and
-// settlement's own transaction.
+// Leaderboard windows and the skill ranking, served from the all-time and the
+// per-user per-day aggregates, which betChanged handlers keep in each close's
+// and settlement's own transaction.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { utcDate } from '../domain/market-calendar.js';
 import { alphaOf, compareRanked, type Period, skillOf, windowStartDay } from '../domain/rankings.js';
-import { leaderboardQuery } from '../repositories/bets.js';
+import { addToLeaderboard, leaderboardQuery } from '../repositories/bets.js';
 import {
   addToDayStats,
   allTimeUsersAhead,
@@ -18,13 +18,24 @@ import {
 } from '../repositories/rankings.js';
 import type { LeaderboardUser } from '../schemas/bets.js';
 import type { MyStandingResponse, RankingRow, RankingsResponse, StandingWindow } from '../schemas/rankings.js';
-import type { BetEvent } from './bet-events.js';
+import type { BetEvent } from './events.js';
 import { LEADERBOARD_SIZE } from './bets.js';
+
+/** What the leaderboards and rankings use of the context. */
+export type RankingDeps = Pick<AppContext, 'db' | 'clock' | 'sharedAnswers'>;
 
 export const RANKINGS_SIZE = 100;
 
-/** The bet-event listener: each close and settlement adds to its owner's row for the exit day; cancels never count. */
-export function rankingsListener() {
+/** The betChanged handler for SPEC's leaderboard: each close and settlement adds its gain to its owner's all-time row. */
+export function leaderboardHandler() {
+  return async (trx: Db, { kind, bet }: BetEvent): Promise<void> => {
+    if (kind !== 'closed' && kind !== 'settled') return;
+    await addToLeaderboard(trx, bet.user_id, bet.percentage_gain ?? 0);
+  };
+}
+
+/** The betChanged handler for the windows: each close and settlement adds to its owner's row for the exit day; cancels never count. */
+export function dayStatsHandler() {
   return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
     if (kind !== 'closed' && kind !== 'settled') return;
     const gain = bet.percentage_gain ?? 0;
@@ -50,7 +61,7 @@ export interface WindowQuery {
  * min_trades drops users with fewer closed bets in the window; without
  * limit and offset, the top 100.
  */
-export async function windowedLeaderboard(ctx: AppContext, q: WindowQuery): Promise<LeaderboardUser[]> {
+export async function windowedLeaderboard(ctx: RankingDeps, q: WindowQuery): Promise<LeaderboardUser[]> {
   const minTrades = q.min_trades ?? 1;
   const limit = q.limit ?? LEADERBOARD_SIZE;
   const offset = q.offset ?? 0;
@@ -62,7 +73,7 @@ export async function windowedLeaderboard(ctx: AppContext, q: WindowQuery): Prom
 }
 
 /** Requests with the same key get the same leaderboard (the window's start day included). */
-function leaderboardKey(ctx: AppContext, q: WindowQuery): string {
+function leaderboardKey(ctx: RankingDeps, q: WindowQuery): string {
   const start = q.period === undefined ? '' : windowStartDay(q.period, ctx.clock.now());
   return `${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}|${q.limit ?? LEADERBOARD_SIZE}|${q.offset ?? 0}`;
 }
@@ -77,7 +88,7 @@ const STANDING_PERIODS = ['all', '7d', '30d', '90d', '365d'] as const satisfies 
  * lists, so the rank is the caller's place there. Unranked with fewer
  * closed bets in a window than minTrades.
  */
-export async function myStanding(ctx: AppContext, userId: number, minTrades: number): Promise<MyStandingResponse> {
+export async function myStanding(ctx: RankingDeps, userId: number, minTrades: number): Promise<MyStandingResponse> {
   const now = ctx.clock.now();
   const place = async (period: (typeof STANDING_PERIODS)[number]): Promise<StandingWindow> => {
     const fromDay = windowStartDay(period, now);
@@ -93,12 +104,12 @@ export async function myStanding(ctx: AppContext, userId: number, minTrades: num
 }
 
 /** GET /leaderboard: everyone asks for the same few, so each is shared (src/services/shared-answers.ts). */
-export function leaderboard(ctx: AppContext, q: WindowQuery): Promise<LeaderboardUser[]> {
+export function leaderboard(ctx: RankingDeps, q: WindowQuery): Promise<LeaderboardUser[]> {
   return ctx.sharedAnswers.leaderboard(leaderboardKey(ctx, q), () => windowedLeaderboard(ctx, q));
 }
 
 /** The skill ranking over a window; with a caller, their own row when it falls outside the top rows. */
-export async function rankings(ctx: AppContext, q: { period: Period; min_trades: number }, callerId: number | null): Promise<RankingsResponse> {
+export async function rankings(ctx: RankingDeps, q: { period: Period; min_trades: number }, callerId: number | null): Promise<RankingsResponse> {
   const totals = await windowAlphaTotals(ctx.db, windowStartDay(q.period, ctx.clock.now()), q.min_trades);
   const ranked = totals
     .map((t) => {

@@ -18,20 +18,22 @@ import {
   userBetStates,
   userExists,
 } from '../repositories/record.js';
-import { holdUserLock } from '../repositories/users.js';
 import { boardLeavesOf, boardsToPublish, setBoardLeaf } from '../repositories/leagues.js';
 import { leagueLeafHash } from '../domain/league-record.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
-import type { BetEvent } from './bet-events.js';
+import type { BetEvent } from './events.js';
+
+/** What the verifiable record uses of the context. */
+export type RecordDeps = Pick<AppContext, 'database' | 'db' | 'clock'>;
 
 const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 
-/** The bet-event listener: one chain entry per event, under the user's row lock (other users never wait), its head read after the lock is held. */
-export function recordListener(ctx: AppContext) {
+/** The betChanged handler: one chain entry per event, under the user's row lock (other users never wait), its head read after the lock is held. */
+export function recordHandler(ctx: RecordDeps) {
   return async (trx: Db, { kind, bet, at, ownerLocked }: BetEvent): Promise<void> => {
-    if (!ownerLocked) await holdUserLock(trx, ctx.dialect, bet.user_id);
+    if (!ownerLocked) await ctx.database.holdLock(trx, 'users', bet.user_id);
     const last = await lastEntry(trx, bet.user_id);
     const seq = (last?.seq ?? 0) + 1;
     const prev = last?.hash ?? GENESIS;
@@ -62,7 +64,7 @@ const toDay = (d: { day: string; root: string; tree_size: number; published_at: 
 });
 
 /** Publishes an ended day (idempotent; concurrent publishers agree). Null for a day not yet over. */
-export async function publishDay(ctx: AppContext, day: string): Promise<RecordDay | null> {
+export async function publishDay(ctx: RecordDeps, day: string): Promise<RecordDay | null> {
   const existing = await findDay(ctx.db, day);
   if (existing) return toDay(existing);
   const end = dayEnd(day);
@@ -89,20 +91,20 @@ export async function dayLeafHashes(db: Db, day: string): Promise<string[]> {
   return [...users, ...boards];
 }
 
-const yesterday = (ctx: AppContext) => dayOf(ctx.clock.now() - DAY_MS);
+const yesterday = (ctx: RecordDeps) => dayOf(ctx.clock.now() - DAY_MS);
 
-export async function recordHead(ctx: AppContext): Promise<RecordDay> {
+export async function recordHead(ctx: RecordDeps): Promise<RecordDay> {
   await publishDay(ctx, yesterday(ctx));
   return toDay((await latestDay(ctx.db))!);
 }
 
-export async function recordDay(ctx: AppContext, day: string): Promise<RecordDay> {
+export async function recordDay(ctx: RecordDeps, day: string): Promise<RecordDay> {
   const d = await publishDay(ctx, day);
   if (!d) throw notFound(`The record of ${day} is published once the day has ended (UTC)`);
   return d;
 }
 
-export async function userRecord(ctx: AppContext, userId: number): Promise<UserRecord> {
+export async function userRecord(ctx: RecordDeps, userId: number): Promise<UserRecord> {
   if (!(await userExists(ctx.db, userId))) throw notFound('User not found');
   await publishDay(ctx, yesterday(ctx));
   const entries = await entriesOf(ctx.db, userId);

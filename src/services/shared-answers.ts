@@ -1,9 +1,10 @@
-// Answers everyone reads alike (the leaderboards and public profiles): made
+// Answers everyone reads alike (the leaderboards, public profiles and live
+// league boards): made
 // once and shared by every caller for at most SHARED_ANSWER_TTL_MS. That
 // lifetime is the staleness bound, and it holds on every instance: a change
 // made through another instance shows here within it. A change made through
-// this instance also drops the answers it alters once it commits
-// (src/services/wiring.ts), so whoever made it reads it back at once.
+// this instance also drops the answers it alters once it commits (the
+// handlers in src/services/wiring.ts), so whoever made it reads it back at once.
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 
@@ -11,12 +12,14 @@ export const SHARED_ANSWER_TTL_MS = 1_000;
 
 /** Distinct answers kept per kind; the least recently used goes first. */
 const MAX_ANSWERS = 5_000;
+/** Live league boards kept, one per league. */
+const MAX_LEAGUE_BOARDS = 1_000;
 
 type Make = () => Promise<object>;
 
-function answerCache(clock: Clock, onDispose?: (key: string) => void): LRUCache<string, object, Make> {
+function answerCache(clock: Clock, max: number, onDispose?: (key: string) => void): LRUCache<string, object, Make> {
   return new LRUCache<string, object, Make>({
-    max: MAX_ANSWERS,
+    max,
     ttl: SHARED_ANSWER_TTL_MS,
     // Ages by the service's clock (tests move a fake one), read afresh at every look-up.
     perf: clock,
@@ -33,12 +36,14 @@ function answerCache(clock: Clock, onDispose?: (key: string) => void): LRUCache<
 export class SharedAnswers {
   private readonly leaderboards: LRUCache<string, object, Make>;
   private readonly profiles: LRUCache<string, object, Make>;
+  private readonly leagueBoards: LRUCache<string, object, Make>;
   /** Each user's profile answers (one per page), so a change drops them all. */
   private readonly profileKeys = new Map<number, Set<string>>();
 
   constructor(clock: Clock) {
-    this.leaderboards = answerCache(clock);
-    this.profiles = answerCache(clock, (key) => this.forgetProfileKey(key));
+    this.leaderboards = answerCache(clock, MAX_ANSWERS);
+    this.profiles = answerCache(clock, MAX_ANSWERS, (key) => this.forgetProfileKey(key));
+    this.leagueBoards = answerCache(clock, MAX_LEAGUE_BOARDS);
   }
 
   /** A leaderboard (any window); the key names everything the answer depends on. */
@@ -57,6 +62,16 @@ export class SharedAnswers {
       if (!this.profiles.has(key)) this.forgetProfileKey(key);
       throw err;
     });
+  }
+
+  /** A league's live board (a settled league's final board is read from its document instead). */
+  leagueBoard<T extends object>(leagueId: number, make: () => Promise<T>): Promise<T> {
+    return fetchFrom(this.leagueBoards, String(leagueId), make);
+  }
+
+  /** A change of a league's members or rules: its board is made anew. */
+  dropLeagueBoard(leagueId: number): void {
+    this.leagueBoards.delete(String(leagueId));
   }
 
   /** A closed or settled bet moves scores: every leaderboard is made anew. */

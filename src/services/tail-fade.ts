@@ -2,19 +2,21 @@
 // same ticker in the same or the opposite direction, same target date, at the
 // current price and within their own bet capacity. The new bet records which
 // bet it came from (bets.source_bet_id, source_kind).
-import type { AppContext } from '../context.js';
 import type { Direction } from '../db/tables.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import { findBetById } from '../repositories/bets.js';
 import type { OpenBetResponse } from '../schemas/bets.js';
-import { type OpenedHook, openBet } from './bets.js';
-import type { Db } from '../db/database.js';
+import { type BetDeps, openBet } from './bets.js';
+import type { BetEvent } from './events.js';
 
 export type CopyKind = 'tail' | 'fade';
 
+/** What the chat is told of a bet its button opened. */
+export const copiedText = (kind: CopyKind, opened: string) => `${kind === 'tail' ? 'Tailed' : 'Faded'}: ${opened}.`;
+
 const OPPOSITE: Record<Direction, Direction> = { LONG: 'SHORT', SHORT: 'LONG' };
 
-export async function tailOrFade(ctx: AppContext, userId: number, betId: number, kind: CopyKind, within?: OpenedHook): Promise<OpenBetResponse> {
+export async function tailOrFade(ctx: BetDeps, userId: number, betId: number, kind: CopyKind, button?: BetEvent['button']): Promise<OpenBetResponse> {
   const source = await findBetById(ctx.db, betId);
   if (!source) throw notFound('Bet not found');
   if (source.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -28,32 +30,31 @@ export async function tailOrFade(ctx: AppContext, userId: number, betId: number,
       ...(source.target_date !== null ? { target_date: source.target_date } : {}),
     },
     { betId, kind },
-    within,
+    button,
   );
 }
 
-/** What the chat is told after a Tail or Fade button press, and whether `record` ran (in the opening's transaction). */
+/** What the chat is told after a Tail or Fade button press, and whether the bet opened (its answer recorded in the opening's transaction). */
 export interface CopyOutcome {
   text: string;
   recorded: boolean;
 }
 
 /**
- * A Tail or Fade from the chat. When the bet opens, record(trx, text) runs
- * inside the opening's transaction; when it is refused, the caller records
- * the outcome itself.
+ * A Tail or Fade from the chat. When the bet opens, the opening's betChanged
+ * handlers record the press and its answer (src/services/chat.ts); when it is
+ * refused, the caller records the outcome itself.
  */
 export async function tailOrFadeOutcome(
-  ctx: AppContext,
+  ctx: BetDeps,
   userId: number,
   betId: number,
   kind: CopyKind,
-  record: (trx: Db, text: string) => Promise<void>,
+  button: NonNullable<BetEvent['button']>,
 ): Promise<CopyOutcome> {
   try {
-    const verb = kind === 'tail' ? 'Tailed' : 'Faded';
-    const opened = await tailOrFade(ctx, userId, betId, kind, (trx, o) => record(trx, `${verb}: ${o.message}.`));
-    return { text: `${verb}: ${opened.message}.`, recorded: true };
+    const opened = await tailOrFade(ctx, userId, betId, kind, button);
+    return { text: copiedText(kind, opened.message), recorded: true };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return { text: refusal(err), recorded: false };

@@ -1,26 +1,37 @@
-// What follows a change, said in one place: the listeners that write in a bet
-// change's own transaction (notices, the verifiable record, rankings, league
-// tallies), what an account deletion removes with it, and which shared
-// answers each committed change drops (src/services/shared-answers.ts).
+// What follows a change, said in one place: the handlers of each event
+// (src/services/events.ts), those that write in the change's own transaction
+// in the order they run there, then those that drop the shared answers
+// (src/services/shared-answers.ts) the committed change alters.
 import type { AppContext } from '../context.js';
 import { forgetEmailOf } from '../repositories/email.js';
-import { forgetUser } from './chat.js';
-import { leagueTalliesListener } from './league-tallies.js';
-import { registerNotificationListener } from './notifications.js';
-import { rankingsListener } from './rankings.js';
-import { recordListener } from './record.js';
+import { buttonAnswerHandler, forgetUser } from './chat.js';
+import { leagueTalliesHandler } from './league-tallies.js';
+import { noticesHandler } from './notifications.js';
+import { dayStatsHandler, leaderboardHandler } from './rankings.js';
+import { recordHandler } from './record.js';
 
 export function wireServices(ctx: AppContext): void {
-  registerNotificationListener(ctx.betEvents, { transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl });
-  ctx.betEvents.on(recordListener(ctx));
-  ctx.betEvents.on(rankingsListener());
-  ctx.betEvents.on(leagueTalliesListener());
+  const { events, sharedAnswers } = ctx;
 
+  // The order of the writes and of the locks they take: the record chain holds the owner's row lock before it reads its head; a chat's answer is recorded last.
+  events.inTransaction('betChanged', leaderboardHandler());
+  events.inTransaction('betChanged', noticesHandler({ transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl }));
+  events.inTransaction('betChanged', recordHandler(ctx));
+  events.inTransaction('betChanged', dayStatsHandler());
+  events.inTransaction('betChanged', leagueTalliesHandler());
+  events.inTransaction('betChanged', buttonAnswerHandler(ctx));
   // A bet's change alters its owner's public profile; a close or settlement also every leaderboard.
-  ctx.betEvents.onCommitted((e) => {
-    ctx.sharedAnswers.dropProfile(e.bet.user_id);
-    if (e.kind === 'closed' || e.kind === 'settled') ctx.sharedAnswers.dropLeaderboards();
+  events.afterCommit('betChanged', (e) => {
+    sharedAnswers.dropProfile(e.bet.user_id);
+    if (e.kind === 'closed' || e.kind === 'settled') sharedAnswers.dropLeaderboards();
   });
 
-  ctx.accountDeletionListeners.push(forgetUser, forgetEmailOf, async () => ctx.database.onCommit(() => ctx.sharedAnswers.clear()));
+  // Parts of the service holding more personal data remove it with the account.
+  events.inTransaction('accountDeleted', (trx, { userId }) => forgetUser(trx, userId));
+  events.inTransaction('accountDeleted', (trx, { userId }) => forgetEmailOf(trx, userId));
+  // A deleted account's name changes everywhere it shows.
+  events.afterCommit('accountDeleted', () => sharedAnswers.clear());
+
+  // A change of members or rules made here shows at once to whoever made it.
+  events.afterCommit('leagueChanged', ({ leagueId }) => sharedAnswers.dropLeagueBoard(leagueId));
 }

@@ -297,7 +297,7 @@ export async function publishRecordToday(server: Server): Promise<string> {
   const handle = openDatabase({ dialect: 'sqlite', path: server.databasePath });
   try {
     const now = Date.now();
-    const ctx = { database: handle, db: handle.db, dialect: handle.dialect, clock: { now: () => now + 86_400_000 } } as unknown as AppContext;
+    const ctx = { database: handle, db: handle.db, clock: { now: () => now + 86_400_000 } } as unknown as AppContext;
     const day = dayOf(now);
     if (!(await publishDay(ctx, day))) throw new Error(`the record of ${day} was not published`);
     return day;

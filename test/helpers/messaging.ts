@@ -1,7 +1,7 @@
 // Drives the messaging side in tests: bets written straight to the database
 // with their events emitted in the same transaction, as the bet lifecycle does.
 import type { BetRow } from '../../src/db/tables.js';
-import type { BetEventKind } from '../../src/services/bet-events.js';
+import type { BetEventKind } from '../../src/services/events.js';
 import type { TestApp, TestUser } from './app.js';
 
 export const WEBHOOK_SECRET = 'webhook-secret-for-tests';
@@ -32,7 +32,7 @@ export async function insertOpenBet(t: TestApp, userId: number, ticker = 'AAPL',
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await t.ctx.betEvents.emit(trx, { kind: 'opened', bet, at: now });
+    await t.ctx.events.emit(trx, 'betChanged', { kind: 'opened', bet, at: now });
     return bet;
   });
 }
@@ -60,7 +60,7 @@ export async function finishBet(
       .where('id', '=', bet.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await t.ctx.betEvents.emit(trx, { kind, bet: updated, at: now });
+    await t.ctx.events.emit(trx, 'betChanged', { kind, bet: updated, at: now });
     return updated;
   });
 }

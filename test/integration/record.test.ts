@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { BetRow, NewBet } from '../../src/db/tables.js';
 import { verifyUserRecord } from '../../src/domain/verify-record.js';
-import type { BetEventKind } from '../../src/services/bet-events.js';
+import type { BetEventKind } from '../../src/services/events.js';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 
@@ -23,7 +23,7 @@ forEachDialect('verifiable record', (dialect) => {
       let row: BetRow;
       if (bet.id === undefined) row = await trx.insertInto('bets').values(bet).returningAll().executeTakeFirstOrThrow();
       else row = await trx.updateTable('bets').set(bet).where('id', '=', bet.id).returningAll().executeTakeFirstOrThrow();
-      await t.ctx.betEvents.emit(trx, { kind, bet: row, at: t.clock.now() });
+      await t.ctx.events.emit(trx, 'betChanged', { kind, bet: row, at: t.clock.now() });
       return row;
     });
   }
@@ -144,7 +144,7 @@ forEachDialect('verifiable record', (dialect) => {
     // Queued together, so on SQLite they share one batch: the middle one appends, then fails.
     const failing = t.ctx.database.transaction(async (trx) => {
       const row = await trx.insertInto('bets').values(openBet(u.id)).returningAll().executeTakeFirstOrThrow();
-      await t.ctx.betEvents.emit(trx, { kind: 'opened', bet: row, at: t.clock.now() });
+      await t.ctx.events.emit(trx, 'betChanged', { kind: 'opened', bet: row, at: t.clock.now() });
       throw new Error('refused after the append');
     });
     const [before, undone, afterIt] = await Promise.allSettled([change(openBet(u.id), 'opened'), failing, change(openBet(u.id), 'opened')]);

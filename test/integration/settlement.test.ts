@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { SettlementWorker } from '../../src/jobs/settlement.js';
 import { findBetById } from '../../src/repositories/bets.js';
-import type { BetEvent } from '../../src/services/bet-events.js';
+import type { BetEvent } from '../../src/services/events.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
@@ -22,7 +22,7 @@ forEachDialect('automatic settlement', (dialect) => {
   before(async () => {
     t = await createTestApp(dialect, { deps: { prices }, config: { capacities: { baseBets: 50, baseFollows: 5 } } });
     worker = new SettlementWorker(t.ctx, quiet);
-    t.ctx.betEvents.on(async (_trx, e) => {
+    t.ctx.events.inTransaction('betChanged', async (_trx, e) => {
       events.push(e);
     });
   });

@@ -123,7 +123,7 @@ forEachDialect('social query plans', (dialect) => {
   test("the write path's reads: the session and the user by primary key, the capacity check of an opening's insert through bets_user_status_idx, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {
     const [session] = await plans((db) => findLiveSession(db, 'no-such-session', 0));
     assert.match(session!, dialect === 'sqlite' ? /SEARCH sessions USING INDEX sqlite_autoindex_sessions_1/ : /sessions_pkey/, session);
-    const [opener] = await plans((db) => lockPlanHolder(db, dialect, users[2]!), { noSeqScan: true });
+    const [opener] = await plans((db) => lockPlanHolder(db, users[2]!), { noSeqScan: true });
     assertNoTableScan(opener!);
     assert.match(opener!, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/, opener);
     const bet = betRow({ userId: users[2]!, openedAt: t.clock.now() });

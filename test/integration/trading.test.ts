@@ -1,7 +1,7 @@
 // Prices, the bet lifecycle, portfolio, history and leaderboard through HTTP.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { BetEvent } from '../../src/services/bet-events.js';
+import type { BetEvent } from '../../src/services/events.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
@@ -17,7 +17,7 @@ forEachDialect('trading', (dialect) => {
       deps: { prices },
       config: { capacities: { baseBets: 3, baseFollows: 5 }, prices: { ...testPrices(), cacheTtlMs: 0 } },
     });
-    t.ctx.betEvents.on(async (_trx, e) => {
+    t.ctx.events.inTransaction('betChanged', async (_trx, e) => {
       events.push(e);
     });
   });
@@ -137,7 +137,7 @@ forEachDialect('trading', (dialect) => {
     const u = await registerAndLogin(t.app);
     let fail = true;
     let failedBet = 0;
-    t.ctx.betEvents.on(async (_trx, e) => {
+    t.ctx.events.inTransaction('betChanged', async (_trx, e) => {
       if (fail && e.bet.user_id === u.id) {
         failedBet = e.bet.id;
         throw new Error('listener failed');
