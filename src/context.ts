@@ -62,7 +62,7 @@ export interface AppContext {
 /** What tests (and main.ts) may inject instead of the defaults. */
 export interface AppDeps {
   clock?: Clock;
-  /** A database the caller owns (and closes); by default buildApp opens config.database. */
+  /** A database the caller owns (and closes); by default createContext opens config.database (and ctx.close() closes it). */
   database?: DatabaseHandle;
   redis?: Redis | null;
   /** The price provider instead of the configured one (tests inject a fake). */
