@@ -1,4 +1,4 @@
-// Every periodic job of the app, in one table: startWorkers (src/app.ts) hands
+// Every periodic job of the app, in one table: startWorkers (src/jobs/workers.ts) hands
 // each to the job runner when WORKERS is on. To add one, write its pass as a
 // function of the context and add a row here.
 import type { AppContext } from '../context.js';
