@@ -7,7 +7,9 @@
 //  2. cookies, parsed only by the routes that read the session;
 //  3. graceful close, then the response headers: the headers hook reads the
 //     closing flag to answer `Connection: close` while the server shuts down;
-//  4. security headers, observability (request metrics), the loopback redirect;
+//  4. security headers (onSend, chosen by content type), observability
+//     (onResponse) and the loopback redirect (onRequest): global hooks, each
+//     on its own;
 //  5. the rate limiter, before the routes that declare their limits;
 //  6. auth, idempotency, cross-site protection: each onRoute hook wraps the
 //     routes registered after it. Auth and the cross-site check each put
@@ -55,7 +57,7 @@ import './types.js';
 import { installValidators } from './validation.js';
 import { installWebApp, webMountPath } from './web-app.js';
 
-/** Every route plugin, in the order the OpenAPI document lists them. */
+/** Every route plugin, registered in this order. A new plugin is a new row. */
 const ROUTES: FastifyPluginAsync[] = [
   discoveryRoutes,
   accountRoutes,
