@@ -1,18 +1,17 @@
-// What every route and service needs, built once by buildApp and decorated on
-// the Fastify instance as `app.ctx`.
+// What every route and service needs, built once by createContext
+// (src/create-context.ts) and decorated on the Fastify instance as `app.ctx`.
 import type { ProviderStatus } from './services/provider-status.js';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Db, DatabaseHandle } from './db/database.js';
-import type { OutboxWorker } from './jobs/outbox.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Outbox } from './jobs/outbox.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics.js';
 import type { ChatTransport } from './providers/chat/types.js';
-import type { LocalPaymentProvider } from './providers/payments/local.js';
-import type { StripePaymentProvider } from './providers/payments/stripe.js';
+import type { PaymentProvider } from './providers/payments/types.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { Events } from './services/events.js';
-import type { MailTransport } from './services/mail-delivery.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { PasswordHasher, PasswordHashing } from './services/passwords.js';
 import type { SharedAnswers } from './services/shared-answers.js';
@@ -21,6 +20,8 @@ import type { SessionTokens } from './services/tokens.js';
 
 export interface AppContext {
   config: Config;
+  /** The service's logger (the HTTP server's when there is one). */
+  log: FastifyBaseLogger;
   /** The database: transactions, row locks, onCommit (src/db/database.ts). */
   database: DatabaseHandle;
   /** database.db, for reads outside a transaction. */
@@ -42,20 +43,22 @@ export interface AppContext {
   providerStatus: { prices: ProviderStatus; chat: ProviderStatus };
   /** Where notices go: Telegram, or the embedded log transport. */
   chatTransport: ChatTransport;
-  /** Delivers the notification outbox (tests call runOnce()). */
-  outbox: OutboxWorker;
-  /** Email (docs/email.md): its own outbox worker (tests call runOnce()), the transport, the unsubscribe key. */
-  mail: { outbox: OutboxWorker; transport: MailTransport; key: Buffer };
+  /** The outbox and its channels, chat and email (tests deliver with runOnce()). */
+  outbox: Outbox;
+  /** Email (docs/email.md): the key of its unsubscribe links. */
+  mail: { key: Buffer };
   /** Stripe when STRIPE_SECRET_KEY is set, else the embedded local provider. */
-  payments: StripePaymentProvider | LocalPaymentProvider;
+  payments: PaymentProvider;
   /** Current prices: cached, single-flight, last known price for marks. */
   prices: PriceService;
+  /** Releases what createContext opened: the metrics server, the session subscription, the mail connection, Redis and the database it opened. */
+  close(): Promise<void>;
 }
 
 /** What tests (and main.ts) may inject instead of the defaults. */
 export interface AppDeps {
   clock?: Clock;
-  /** A database the caller owns (and closes); by default buildApp opens config.database. */
+  /** A database the caller owns (and closes); by default createContext opens config.database (and ctx.close() closes it). */
   database?: DatabaseHandle;
   redis?: Redis | null;
   /** The price provider instead of the configured one (tests inject a fake). */

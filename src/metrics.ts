@@ -43,6 +43,20 @@ export class Metrics {
     labelNames: ['channel'] as const,
     registers: [this.registry],
   });
+  /** Every periodic job (src/jobs/periodic-job.ts): its runs by outcome and how long each took. */
+  readonly jobRuns = new Counter({
+    name: 'job_runs_total',
+    help: 'Runs of the periodic jobs, by job and outcome (ok or failed)',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly jobDuration = new Histogram({
+    name: 'job_run_duration_seconds',
+    help: 'Time one run of a periodic job took, by job',
+    labelNames: ['job'] as const,
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
   readonly providerErrors = new Counter({
     name: 'provider_errors_total',
     help: 'Errors from external providers (prices, payments, messaging), by provider',

@@ -108,7 +108,10 @@ export interface NotificationsTable {
   /** The recipient; null for replies to a chat that belongs to nobody (an unknown code). */
   user_id: number | null;
   transport: ChatTransportName;
-  chat_id: string;
+  /** The recipient of a chat channel's row (null on the email channel's). */
+  chat_id: string | null;
+  /** The recipient of the email channel's row (null on a chat's). */
+  email: string | null;
   kind: NotificationKind;
   /** Plain text; transports escape it for their format. */
   text: string;

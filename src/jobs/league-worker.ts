@@ -6,43 +6,16 @@
 // sharing a database never repeat one.
 import type { AppContext } from '../context.js';
 import { type LeagueNoticeResult, runLeagueSteps } from '../services/league-notices.js';
-import type { WorkerLogger } from './settlement.js';
+import type { JobDefinition, JobLogger } from './periodic-job.js';
 
-export class LeagueWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<LeagueNoticeResult> | null = null;
-
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly log: WorkerLogger,
-  ) {}
-
-  /** One pass; concurrent calls share the pass in progress. */
-  runOnce(): Promise<LeagueNoticeResult> {
-    if (!this.running) {
-      this.running = runLeagueSteps(this.ctx)
-        .then((r) => {
-          if (r.settled > 0 || r.deferred > 0) this.log.info({ ...r }, 'league worker pass');
-          return r;
-        })
-        .finally(() => (this.running = null));
-    }
-    return this.running;
-  }
-
-  start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.runOnce().catch((err: unknown) => this.log.error({ err }, 'league worker run failed'));
-    };
-    tick();
-    this.timer = setInterval(tick, this.ctx.config.workers.settlementIntervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
-  }
+export function leagueJob(ctx: AppContext, log: JobLogger): JobDefinition<LeagueNoticeResult> {
+  return {
+    name: 'league worker',
+    intervalMs: ctx.config.workers.settlementIntervalMs,
+    run: async () => {
+      const r = await runLeagueSteps(ctx);
+      if (r.settled > 0 || r.deferred > 0) log.info({ ...r }, 'league worker pass');
+      return r;
+    },
+  };
 }

@@ -1,82 +1,89 @@
-// Delivers the notification outbox. Each run claims due notices (FOR UPDATE
-// SKIP LOCKED on PostgreSQL, so several instances never take the same one;
-// SQLite's single connection serialises claims in-process), sends them one by
-// one and records each outcome. A claim is a lease longer than twice the send
-// timeout, renewed before a send once half of it has passed; a notice whose lease ran out while it waited in the
-// batch (and that another worker may have taken) is not sent. So a notice is
-// only ever sent again if a process dies between the send and its record
+// Delivers the outbox (the notifications table), one periodic job per
+// channel so a slow channel never holds back another. Each run claims a
+// channel's due rows (FOR UPDATE SKIP LOCKED on PostgreSQL, so several
+// instances never take the same one; SQLite's single connection serialises
+// claims in-process), sends them one by one and records each outcome. A claim
+// is a lease longer than twice the send timeout, renewed before a send once
+// half of it has passed; a row whose lease ran out while it waited in the
+// batch (and that another worker may have taken) is not sent. So a row is only
+// ever sent again if a process dies between the send and its record
 // (documented in README); one claimed by a process that died is taken by
-// another worker once the lease has run out.
+// another worker once the lease has run out. What a channel is and how to add
+// one: src/jobs/outbox-channel.ts.
 import { randomBytes } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../db/database.js';
-import type { NotificationRow } from '../db/tables.js';
+import type { ChatTransportName, NotificationRow } from '../db/tables.js';
 import { backoffMs, MAX_ATTEMPTS } from '../domain/notifications.js';
 import type { Clock } from '../lib/clock.js';
-import type { ChatTransport, SendOutcome } from '../providers/chat/types.js';
-import { deleteLinkOfChat, findLinkOfUser } from '../repositories/chat-links.js';
-import { claimDue, dropPendingOfChat, lockNotifications, renewClaim, updateNotification } from '../repositories/notifications.js';
+import type { SendOutcome } from '../providers/chat/types.js';
+import { findBetById } from '../repositories/bets.js';
+import { claimDue, lockNotifications, markSent, renewClaim, updateClaimed } from '../repositories/outbox.js';
 import { enqueueCancelNotice } from '../services/notifications.js';
-import type { ProviderStatus } from '../services/provider-status.js';
+import type { OutboxChannel } from './outbox-channel.js';
+import type { JobDefinition, JobLogger } from './periodic-job.js';
 
 export interface OutboxOptions {
   database: DatabaseHandle;
   clock: Clock;
-  transport: ChatTransport;
-  log: FastifyBaseLogger;
+  channels: OutboxChannel[];
+  log: JobLogger;
   webUrl: string;
   /** Counts failed delivery attempts (metrics). */
-  onDeliveryFailure?: (transport: string) => void;
-  /** Told whether the transport itself works (a chat refusing us says nothing about it). */
-  transportStatus?: ProviderStatus;
+  onDeliveryFailure?: (channel: string) => void;
   batchSize?: number;
-  /** How long a claim lasts (renewed before a send once half of it has passed); must exceed twice the transport's send timeout. */
+  /** How long a claim lasts (renewed before a send once half of it has passed); must exceed twice the channel's send timeout. */
   leaseMs?: number;
   /** Pause between runs that found nothing to do. */
   idleMs?: number;
-  /** Whether a claimed row is still to be sent (default: a follower notice goes only to the chat still linked). */
-  stillWanted?: (row: NotificationRow) => Promise<boolean>;
-  /** Run at the start of each run (the email worker queues the digests now due, which the run then sends). */
-  beforeRun?: () => Promise<void>;
 }
 
-const BET_NOTICES = new Set(['bet_opened', 'bet_cancelled', 'bet_settled']);
+const NEVER_STOPPED = new AbortController().signal;
 
-export class OutboxWorker {
+export class Outbox {
+  readonly channels: readonly OutboxChannel[];
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly idleMs: number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = true;
-  /** Set by stop(): the run in progress finishes the notice in hand and returns the rest. */
-  private stopping = false;
 
   constructor(private readonly o: OutboxOptions) {
+    this.channels = o.channels;
     this.batchSize = o.batchSize ?? 20;
     this.leaseMs = o.leaseMs ?? 60_000;
     this.idleMs = o.idleMs ?? 1_000;
   }
 
-  /** One pass: claims due notices and tries each once. Returns how many were claimed. */
-  async runOnce(): Promise<number> {
-    await this.o.beforeRun?.();
-    return this.deliverDue();
+  /** One run of every channel, or of the one named (tests drain with it). Returns how many rows were claimed. */
+  async runOnce(only?: ChatTransportName): Promise<number> {
+    let claimed = 0;
+    for (const channel of this.channels) {
+      if (only === undefined || channel.name === only) claimed += await this.deliverDue(channel, NEVER_STOPPED);
+    }
+    return claimed;
   }
 
-  private async deliverDue(): Promise<number> {
-    const { database, clock, transport } = this.o;
+  /** Each channel's delivery as a periodic job: again at once while a run fills its batch, otherwise after idleMs. */
+  jobs(): Array<JobDefinition<number>> {
+    return this.channels.map((channel) => ({
+      name: `outbox ${channel.name}`,
+      intervalMs: this.idleMs,
+      run: (signal) => this.deliverDue(channel, signal),
+      again: (claimed) => claimed >= this.batchSize,
+    }));
+  }
+
+  /** One run of one channel: claims its due rows and tries each once; on `stopping` hands back what it has not started. */
+  async deliverDue(channel: OutboxChannel, stopping: AbortSignal): Promise<number> {
+    const { database, clock } = this.o;
     const { db, dialect } = database;
     const token = randomBytes(12).toString('hex');
     const now = clock.now();
-    const rows = await claimDue(db, dialect, transport.name, token, now, now + this.leaseMs, this.batchSize);
+    const rows = await claimDue(db, dialect, channel.name, token, now, now + this.leaseMs, this.batchSize);
     // Each delivery is recorded as soon as it is sent, so a process that dies
-    // leaves at most one notice sent but unrecorded. A claim is renewed only
-    // once the batch has used half its lease (one durable commit a notice,
-    // not two).
+    // leaves at most one row sent but unrecorded. A claim is renewed only
+    // once the batch has used half its lease (one durable commit a row, not two).
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      if (this.stopping) {
+      if (stopping.aborted) {
         // Shutting down: hand the untried rest back at once rather than holding it for a lease.
         await this.release(rows.slice(i), token, row.next_attempt_at);
         break;
@@ -85,22 +92,21 @@ export class OutboxWorker {
       if ((row.claimed_until ?? 0) - clock.now() < this.leaseMs / 2) {
         if (!(await renewClaim(db, row.id, token, clock.now() + this.leaseMs))) continue;
       }
-      if (!(await this.stillWanted(row))) {
-        await updateNotification(db, row.id, token, {
+      if (!(await channel.stillWanted(row))) {
+        await updateClaimed(db, row.id, token, {
           status: 'dropped',
           last_error: 'no longer wanted (chat unlinked, address changed or notices turned off)',
           claim_token: null,
         });
         continue;
       }
-      const outcome = await transport.send({ chatId: row.chat_id, text: row.text, kind: row.kind, betId: row.bet_id, userId: row.user_id });
-      if (outcome.ok || outcome.reason !== 'retry') this.o.transportStatus?.succeeded();
-      else this.o.transportStatus?.failed(clock.now());
+      const outcome = await channel.send(row);
+      channel.serviceAnswered?.(outcome.ok || outcome.reason !== 'retry', clock.now());
       if (outcome.ok) {
-        await this.recordSent(row);
+        await this.recordSent(row, channel);
         continue;
       }
-      await this.recordFailure(row, token, outcome);
+      await this.recordFailure(row, token, channel, outcome);
       if (outcome.reason === 'retry' && outcome.retryAfterMs !== undefined) {
         // The service asked everyone to wait: put the rest of the batch back, untried.
         await this.release(rows.slice(i + 1), token, clock.now() + outcome.retryAfterMs);
@@ -112,7 +118,7 @@ export class OutboxWorker {
 
   private async release(rows: NotificationRow[], token: string, notBefore: number): Promise<void> {
     for (const r of rows) {
-      await updateNotification(this.o.database.db, r.id, token, {
+      await updateClaimed(this.o.database.db, r.id, token, {
         next_attempt_at: Math.max(notBefore, r.next_attempt_at),
         claim_token: null,
         claimed_until: null,
@@ -120,103 +126,60 @@ export class OutboxWorker {
     }
   }
 
-  /** A follower notice goes only to the chat the user still has linked. */
-  private async stillWanted(row: NotificationRow): Promise<boolean> {
-    if (this.o.stillWanted) return this.o.stillWanted(row);
-    if (!BET_NOTICES.has(row.kind) || row.user_id === null) return true;
-    const link = await findLinkOfUser(this.o.database.db, row.user_id, row.transport);
-    return link !== undefined && link.chat_id === row.chat_id;
-  }
-
-  /** Records a delivery as sent. */
-  private async recordSent(row: NotificationRow): Promise<void> {
-    const { database, clock, webUrl, transport } = this.o;
-    const { dialect } = database;
-    const ids = [row.id];
+  private async recordSent(row: NotificationRow, channel: OutboxChannel): Promise<void> {
+    const { database, clock, webUrl } = this.o;
     await database.transaction(async (trx) => {
       const now = clock.now();
-      const current = await lockNotifications(trx, dialect, ids);
-      await trx
-        .updateTable('notifications')
-        .set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), claim_token: null, claimed_until: null, last_error: null }))
-        .where('id', 'in', ids)
-        .execute();
-      for (const c of current) {
-        // The bet was cancelled while this opening notice was on its way: the
-        // follower did get it, so the cancellation is owed after all.
-        if (c.status === 'dropped' && c.kind === 'bet_opened' && c.bet_id !== null && c.user_id !== null) {
-          const bet = await trx.selectFrom('bets').selectAll().where('id', '=', c.bet_id).executeTakeFirst();
-          if (bet && bet.status === 'CANCELLED') {
-            await enqueueCancelNotice(trx, { transport: transport.name, webUrl }, bet, c.user_id, c.transport, now);
-          }
+      const [current] = await lockNotifications(trx, database.dialect, [row.id]);
+      await markSent(trx, [row.id], now);
+      // The bet was cancelled while this opening notice was on its way: the
+      // follower did get it, so the cancellation is owed after all.
+      if (current && current.status === 'dropped' && current.kind === 'bet_opened' && current.bet_id !== null && current.user_id !== null) {
+        const bet = await findBetById(trx, current.bet_id);
+        if (bet && bet.status === 'CANCELLED') {
+          await enqueueCancelNotice(trx, { transport: channel.name, webUrl }, bet, current.user_id, current.transport, now);
         }
       }
     });
   }
 
-  private async recordFailure(row: NotificationRow, token: string, outcome: Exclude<SendOutcome, { ok: true }>): Promise<void> {
+  private async recordFailure(
+    row: NotificationRow,
+    token: string,
+    channel: OutboxChannel,
+    outcome: Exclude<SendOutcome, { ok: true }>,
+  ): Promise<void> {
     const { database, clock, log } = this.o;
     const { db } = database;
-    const now = clock.now();
     const attempts = row.attempts + 1;
     this.o.onDeliveryFailure?.(row.transport);
-    if (outcome.reason === 'blocked') {
-      const chat = { transport: row.transport, chatId: row.chat_id };
+    const { blocked } = channel;
+    if (outcome.reason === 'blocked' && blocked) {
       await database.transaction(async (trx) => {
-        await updateNotification(trx, row.id, token, {
+        await updateClaimed(trx, row.id, token, {
           status: 'failed',
           attempts,
-          last_error: `chat blocked the bot (${outcome.error})`,
+          last_error: `${blocked.reason} (${outcome.error})`,
           claim_token: null,
         });
-        await deleteLinkOfChat(trx, chat);
-        await dropPendingOfChat(trx, chat, 'chat blocked the bot');
+        await blocked.follow(trx, row);
       });
-      log.info({ notification: row.id }, 'chat blocked the bot: unlinked');
+      log.info({ notification: row.id, reason: blocked.reason }, 'recipient blocked the channel');
       return;
     }
-    if (outcome.reason === 'permanent' || attempts >= MAX_ATTEMPTS) {
-      const why = outcome.reason === 'permanent' ? outcome.error : `gave up after ${attempts} attempts: ${outcome.error}`;
-      await updateNotification(db, row.id, token, { status: 'failed', attempts, last_error: why, claim_token: null, claimed_until: null });
+    if (outcome.reason !== 'retry' || attempts >= MAX_ATTEMPTS) {
+      const why = outcome.reason !== 'retry' ? outcome.error : `gave up after ${attempts} attempts: ${outcome.error}`;
+      await updateClaimed(db, row.id, token, { status: 'failed', attempts, last_error: why, claim_token: null, claimed_until: null });
       log.warn({ notification: row.id, error: why }, 'notice not delivered');
       return;
     }
     const wait = outcome.retryAfterMs ?? backoffMs(attempts);
-    await updateNotification(db, row.id, token, {
+    await updateClaimed(db, row.id, token, {
       attempts,
-      next_attempt_at: now + wait,
+      next_attempt_at: clock.now() + wait,
       last_error: outcome.error,
       claim_token: null,
       claimed_until: null,
     });
-  }
-
-  /** Runs continuously until stop(): right away again while there is a backlog, otherwise after idleMs. */
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.stopping = false;
-    const loop = async (): Promise<void> => {
-      let claimed = 0;
-      try {
-        this.running = this.runOnce();
-        claimed = await this.running;
-      } catch (err) {
-        this.o.log.error({ err }, 'outbox run failed');
-      } finally {
-        this.running = null;
-      }
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), claimed >= this.batchSize ? 0 : this.idleMs);
-    };
-    this.timer = setTimeout(() => void loop(), 0);
-  }
-
-  /** Stops the loop and waits for the run in progress to record what it sent. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
   }
 }

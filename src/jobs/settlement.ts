@@ -9,12 +9,7 @@ import { listDueBets } from '../repositories/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
 import { benchmarkPrice } from '../services/benchmarks.js';
 import { settleBet } from '../services/bets.js';
-
-export interface WorkerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import type { JobDefinition, JobLogger } from './periodic-job.js';
 
 export interface SettlementResult {
   settled: number;
@@ -24,79 +19,53 @@ export interface SettlementResult {
 
 const BATCH = 200;
 
-export class SettlementWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<SettlementResult> | null = null;
+/** Settlement as a periodic job, every SETTLEMENT_INTERVAL_SECONDS. */
+export function settlementJob(ctx: AppContext, log: JobLogger): JobDefinition<SettlementResult> {
+  return { name: 'settlement', intervalMs: ctx.config.workers.settlementIntervalMs, run: () => settleDue(ctx, log) };
+}
 
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly log: WorkerLogger,
-  ) {}
-
-  /** One pass over every due bet. Concurrent calls share the pass in progress. */
-  runOnce(): Promise<SettlementResult> {
-    if (!this.running) this.running = this.pass().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private async pass(): Promise<SettlementResult> {
-    const result: SettlementResult = { settled: 0, deferred: 0 };
-    const now = this.ctx.clock.now();
-    const prices = new Map<string, number | null>();
-    // Benchmark prices (for alpha), once per benchmark and pass; a failure only leaves those bets without alpha.
-    const benchmarks = new Map<string, Promise<number | null>>();
-    let afterId = 0;
-    for (;;) {
-      const due = await listDueBets(this.ctx.db, now, afterId, BATCH);
-      for (const bet of due) {
-        const price = await this.priceOf(bet.ticker, prices);
-        if (price === null) {
-          result.deferred++;
-          continue;
-        }
-        const benchmark = benchmarkOf(bet.ticker);
-        if (!benchmarks.has(benchmark)) benchmarks.set(benchmark, benchmarkPrice(this.ctx, bet.ticker));
-        const settled = await settleBet(this.ctx, bet.id, { price, benchmark: await benchmarks.get(benchmark)! });
-        if (!settled) continue; // closed, cancelled or claimed by another instance meanwhile
-        result.settled++;
-        this.log.info(
-          { betId: settled.id, userId: settled.user_id, ticker: settled.ticker, exitPrice: price, gain: settled.percentage_gain },
-          'settled bet',
-        );
+/** One pass over every due bet. */
+export async function settleDue(ctx: AppContext, log: JobLogger): Promise<SettlementResult> {
+  const result: SettlementResult = { settled: 0, deferred: 0 };
+  const now = ctx.clock.now();
+  const prices = new Map<string, number | null>();
+  // Benchmark prices (for alpha), once per benchmark and pass; a failure only leaves those bets without alpha.
+  const benchmarks = new Map<string, Promise<number | null>>();
+  let afterId = 0;
+  for (;;) {
+    const due = await listDueBets(ctx.db, now, afterId, BATCH);
+    for (const bet of due) {
+      const price = await priceOf(ctx, log, bet.ticker, prices);
+      if (price === null) {
+        result.deferred++;
+        continue;
       }
-      if (due.length < BATCH) break;
-      afterId = due[due.length - 1].id;
+      const benchmark = benchmarkOf(bet.ticker);
+      if (!benchmarks.has(benchmark)) benchmarks.set(benchmark, benchmarkPrice(ctx, bet.ticker));
+      const settled = await settleBet(ctx, bet.id, { price, benchmark: await benchmarks.get(benchmark)! });
+      if (!settled) continue; // closed, cancelled or claimed by another instance meanwhile
+      result.settled++;
+      log.info(
+        { betId: settled.id, userId: settled.user_id, ticker: settled.ticker, exitPrice: price, gain: settled.percentage_gain },
+        'settled bet',
+      );
     }
-    return result;
+    if (due.length < BATCH) break;
+    afterId = due[due.length - 1].id;
   }
+  return result;
+}
 
-  /** One price per ticker and pass; null (logged) when the provider fails. */
-  private async priceOf(ticker: string, prices: Map<string, number | null>): Promise<number | null> {
-    const known = prices.get(ticker);
-    if (known !== undefined) return known;
-    let price: number | null = null;
-    try {
-      price = await this.ctx.prices.current(ticker);
-    } catch (err) {
-      this.log.warn({ ticker, err: (err as Error).message }, 'settlement: price unavailable, retrying next run');
-    }
-    prices.set(ticker, price);
-    return price;
+/** One price per ticker and pass; null (logged) when the provider fails. */
+async function priceOf(ctx: AppContext, log: JobLogger, ticker: string, prices: Map<string, number | null>): Promise<number | null> {
+  const known = prices.get(ticker);
+  if (known !== undefined) return known;
+  let price: number | null = null;
+  try {
+    price = await ctx.prices.current(ticker);
+  } catch (err) {
+    log.warn({ ticker, err: (err as Error).message }, 'settlement: price unavailable, retrying next run');
   }
-
-  start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.runOnce().catch((err: unknown) => this.log.error({ err }, 'settlement run failed'));
-    };
-    tick();
-    this.timer = setInterval(tick, this.ctx.config.workers.settlementIntervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
-  }
+  prices.set(ticker, price);
+  return price;
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../db/database.js';
-import type { ChatTransportName, NewNotification, NotificationKind, NotificationRow } from '../db/tables.js';
+import type { Db } from '../db/database.js';
+import type { ChatTransportName, NewNotification, NotificationKind } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
 
 export type QueuedNotice = Omit<NewNotification, 'status' | 'attempts' | 'next_attempt_at' | 'created_at'>;
@@ -23,13 +23,15 @@ export async function enqueueNotification(db: Db, notice: QueuedNotice, now: num
 
 /** A number bound as a parameter, typed for PostgreSQL (a UNION leaves untyped parameters as text). */
 const bigint = (n: number) => sql<number>`cast(${n} as bigint)`;
+/** The other channel's recipient column, typed for the UNION likewise. */
+const noAddress = sql<string | null>`cast(null as varchar(254))`;
 
 /**
  * Queues one delivery of a bet's notice for every follower of its owner who
  * has a chat linked on this transport, and one for every follower who chose
  * email for each notice and has their address verified: one statement
  * however many followers there are, so a trader with many followers opens a
- * bet in the same few statements. Email rows carry the address in chat_id.
+ * bet in the same few statements. Chat rows carry the chat in chat_id, email rows the address in email.
  */
 export async function enqueueForLinkedFollowers(
   db: Db,
@@ -38,7 +40,7 @@ export async function enqueueForLinkedFollowers(
 ): Promise<void> {
   await db
     .insertInto('notifications')
-    .columns(['user_id', 'transport', 'chat_id', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
+    .columns(['user_id', 'transport', 'chat_id', 'email', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
     .expression((eb) =>
       eb
         .selectFrom('follows')
@@ -46,7 +48,8 @@ export async function enqueueForLinkedFollowers(
         .select([
           'chat_links.user_id',
           'chat_links.transport',
-          'chat_links.chat_id',
+          sql.ref<string | null>('chat_links.chat_id').as('chat_id'),
+          noAddress.as('email'),
           eb.val(notice.kind).as('kind'),
           eb.val(notice.text).as('text'),
           bigint(notice.betId).as('bet_id'),
@@ -65,7 +68,8 @@ export async function enqueueForLinkedFollowers(
             .select([
               'users.id as user_id',
               sql<ChatTransportName>`'email'`.as('transport'),
-              'users.email as chat_id',
+              noAddress.as('chat_id'),
+              'users.email as email',
               eb.val(notice.kind).as('kind'),
               eb.val(notice.text).as('text'),
               bigint(notice.betId).as('bet_id'),
@@ -126,68 +130,7 @@ export async function dropPendingOfChat(db: Db, chat: ChatAddress, reason: strin
     .execute();
 }
 
-/**
- * Claims up to `limit` due notices for one worker until `until`. On PostgreSQL
- * rows another worker is claiming are skipped (FOR UPDATE SKIP LOCKED), and a
- * claimed row stays invisible to others until its claim expires.
- */
-export async function claimDue(
-  db: Db,
-  dialect: Dialect,
-  transport: ChatTransportName,
-  token: string,
-  now: number,
-  until: number,
-  limit: number,
-): Promise<NotificationRow[]> {
-  const due = db
-    .selectFrom('notifications')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('transport', '=', transport)
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(limit);
-  const rows = await db
-    .updateTable('notifications')
-    .set({ claim_token: token, claimed_until: until })
-    .where('id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
-    .returningAll()
-    .execute();
-  return rows.sort((a, b) => a.id - b.id);
-}
-
-/** Extends a claim that is still this worker's (same token, still pending); false when another worker has taken the notice. */
-export async function renewClaim(db: Db, id: number, token: string, until: number): Promise<boolean> {
-  const r = await db
-    .updateTable('notifications')
-    .set({ claimed_until: until })
-    .where('id', '=', id)
-    .where('claim_token', '=', token)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
-/** The notices with these ids, locked until the transaction ends (PostgreSQL), in id order. */
-export async function lockNotifications(db: Db, dialect: Dialect, ids: number[]): Promise<NotificationRow[]> {
-  if (ids.length === 0) return [];
-  const q = db.selectFrom('notifications').selectAll().where('id', 'in', ids).orderBy('id');
-  return (dialect === 'postgres' ? q.forUpdate() : q).execute();
-}
-
-export async function updateNotification(
-  db: Db,
-  id: number,
-  token: string,
-  set: Partial<Pick<NotificationRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'sent_at' | 'claimed_until' | 'claim_token'>>,
-): Promise<void> {
-  await db.updateTable('notifications').set(set).where('id', '=', id).where('claim_token', '=', token).where('status', '=', 'pending').execute();
-}
-
-/** Queues one email; its address in chat_id. */
+/** Queues one email to the address `to`. */
 export async function enqueueMail(
   db: Db,
   mail: { userId: number | null; to: string; kind: NotificationKind; text: string; betId?: number | null },
@@ -195,7 +138,7 @@ export async function enqueueMail(
 ): Promise<void> {
   await enqueueNotifications(
     db,
-    [{ user_id: mail.userId, transport: 'email', chat_id: mail.to, kind: mail.kind, text: mail.text, bet_id: mail.betId ?? null }],
+    [{ user_id: mail.userId, transport: 'email', email: mail.to, kind: mail.kind, text: mail.text, bet_id: mail.betId ?? null }],
     now,
   );
 }

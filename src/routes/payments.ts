@@ -5,6 +5,7 @@ import { principalOf } from '../http/types.js';
 import { authenticatedWrite } from '../http/route-options.js';
 import { errorResponses, ref } from '../schemas/common.js';
 import { CheckoutRequestSchema, PlansResponseSchema, UrlResponseSchema } from '../schemas/payments.js';
+import { StripePaymentProvider } from '../providers/payments/stripe.js';
 import { listPlans, openPortal, startCheckout } from '../services/payments.js';
 import { localPayPages } from './local-pay-pages.js';
 import { stripeWebhookRoute } from './stripe-webhook.js';
@@ -65,6 +66,6 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Provider-specific endpoints, each in its own encapsulated plugin (own body parsers).
   const provider = ctx.payments;
-  if (provider.kind === 'stripe') await app.register(stripeWebhookRoute, { stripe: provider });
+  if (provider instanceof StripePaymentProvider) await app.register(stripeWebhookRoute, { stripe: provider });
   else await app.register(localPayPages);
 };

@@ -1,13 +1,14 @@
-// Email as a channel of the outbox (transport 'email', the address in
-// chat_id): the worker claims, retries and leases rows as for chats, and this
-// turns a row into a message when it is sent. A link that carries a token is
+// Email as a channel of the outbox (transport 'email', the address in the
+// email column): the outbox claims, retries and leases rows as for chats, and
+// this turns a row into a message when it is sent. A link that carries a token is
 // minted here, at send time, so no token ever sits in the database in the
 // clear (only its hash), and a resend after a failure carries a fresh one.
 import type { Db } from '../db/database.js';
 import type { NotificationRow } from '../db/tables.js';
 import { CHANGE_TTL_MS, MAIL, type MailContent, maskAddress, RESET_TTL_MS, renderMail, VERIFY_TTL_MS } from '../domain/mail.js';
 import type { Clock } from '../lib/clock.js';
-import type { ChatTransport, OutgoingNotice, SendOutcome } from '../providers/chat/types.js';
+import type { OutboxChannel } from '../jobs/outbox-channel.js';
+import type { SendOutcome } from '../providers/chat/types.js';
 import type { MailSender } from '../providers/mail/types.js';
 import { dropOpenTokens, findEmailState, insertEmailToken, type TokenPurpose } from '../repositories/email.js';
 import { emailNoticeAddress } from '../repositories/notice-settings.js';
@@ -29,7 +30,7 @@ export interface DigestText {
   more: number;
 }
 
-export class MailTransport implements ChatTransport {
+export class MailChannel implements OutboxChannel {
   readonly name = 'email' as const;
 
   constructor(private readonly o: MailDeliveryOptions) {}
@@ -42,33 +43,34 @@ export class MailTransport implements ChatTransport {
   async stillWanted(row: NotificationRow): Promise<boolean> {
     const { db } = this.o;
     const userId = row.user_id === null ? null : Number(row.user_id);
+    const to = row.email ?? '';
     switch (row.kind) {
       case 'bet_opened':
       case 'bet_cancelled':
-        return userId !== null && (await emailNoticeAddress(db, userId, 'each')) === row.chat_id;
+        return userId !== null && (await emailNoticeAddress(db, userId, 'each')) === to;
       case 'email_digest':
-        return userId !== null && (await emailNoticeAddress(db, userId, 'digest')) === row.chat_id;
+        return userId !== null && (await emailNoticeAddress(db, userId, 'digest')) === to;
       case 'email_verify': {
         const state = userId === null ? undefined : await findEmailState(db, userId);
-        return state !== undefined && state.email === row.chat_id && !state.verified;
+        return state !== undefined && state.email === to && !state.verified;
       }
       case 'password_reset':
         // Asked for by address: an address without an account gets nothing, and nobody learns it.
-        return (await findUserByEmail(db, row.chat_id)) !== undefined;
+        return (await findUserByEmail(db, to)) !== undefined;
       case 'email_change': {
         const state = userId === null ? undefined : await findEmailState(db, userId);
-        return state !== undefined && state.email !== row.chat_id;
+        return state !== undefined && state.email !== to;
       }
       default:
         return userId !== null && (await findEmailState(db, userId)) !== undefined;
     }
   }
 
-  async send(notice: OutgoingNotice): Promise<SendOutcome> {
-    const to = notice.chatId;
-    const userId = notice.userId ?? (notice.kind === 'password_reset' ? ((await findUserByEmail(this.o.db, to))?.id ?? null) : null);
+  async send(row: NotificationRow): Promise<SendOutcome> {
+    const to = row.email ?? '';
+    const userId = row.user_id ?? (row.kind === 'password_reset' ? ((await findUserByEmail(this.o.db, to))?.id ?? null) : null);
     if (userId === null) return { ok: false, reason: 'permanent', error: 'no account for this mail' };
-    const content = await this.content(notice, Number(userId), to);
+    const content = await this.content(row, Number(userId), to);
     const unsubscribe = this.unsubscribeUrl(Number(userId));
     const mail = renderMail(content, unsubscribe);
     return this.o.sender.send({
@@ -86,7 +88,7 @@ export class MailTransport implements ChatTransport {
     return token;
   }
 
-  private async content(notice: OutgoingNotice, userId: number, to: string): Promise<MailContent> {
+  private async content(notice: NotificationRow, userId: number, to: string): Promise<MailContent> {
     const web = this.o.webUrl;
     const link = (page: string, token: string) => `${web}${page}?token=${encodeURIComponent(token)}`;
     switch (notice.kind) {

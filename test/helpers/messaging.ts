@@ -1,6 +1,9 @@
 // Drives the messaging side in tests: bets written straight to the database
 // with their events emitted in the same transaction, as the bet lifecycle does.
 import type { BetRow } from '../../src/db/tables.js';
+import { Outbox } from '../../src/jobs/outbox.js';
+import type { ChatTransport } from '../../src/providers/chat/types.js';
+import { ChatChannel } from '../../src/services/chat-delivery.js';
 import type { BetEventKind } from '../../src/services/events.js';
 import type { TestApp, TestUser } from './app.js';
 
@@ -124,7 +127,19 @@ export async function isLinked(t: TestApp, user: TestUser): Promise<boolean> {
   return res.json().linked;
 }
 
-/** Runs the outbox until nothing due is left. */
+/** Runs the outbox's chat channel until nothing due is left. */
 export async function drainOutbox(t: TestApp): Promise<void> {
-  while ((await t.ctx.outbox.runOnce()) > 0);
+  while ((await t.ctx.outbox.runOnce(t.ctx.chatTransport.name)) > 0);
+}
+
+/** An outbox of its own on the test app's database, with one chat channel sending through `transport` (a second worker, or a spy). */
+export function chatOutbox(t: TestApp, transport: ChatTransport, opts: { batchSize?: number; leaseMs?: number } = {}): Outbox {
+  return new Outbox({
+    database: t.ctx.database,
+    clock: t.clock,
+    log: t.app.log,
+    webUrl: t.ctx.config.webUrl,
+    ...opts,
+    channels: [new ChatChannel({ db: t.ctx.db, transport })],
+  });
 }

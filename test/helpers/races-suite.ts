@@ -9,7 +9,8 @@ import { Writable } from 'node:stream';
 import { after, afterEach, before, test } from 'node:test';
 import { testConfig } from '../../src/config.js';
 import { utcDate } from '../../src/domain/market-calendar.js';
-import { SettlementWorker } from '../../src/jobs/settlement.js';
+import { PeriodicJob } from '../../src/jobs/periodic-job.js';
+import { settlementJob } from '../../src/jobs/settlement.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser, uniqueName } from './app.js';
 import { type RawRequest, type RawResponse, together } from './barrier.js';
@@ -376,7 +377,7 @@ export function racesSuite(opts: { rounds: number }): void {
     });
 
     test('the settlement worker against users closing the same bets: each bet closes exactly once', async () => {
-      const worker = new SettlementWorker(t.ctx, quiet);
+      const worker = new PeriodicJob(settlementJob(t.ctx, quiet));
       for (let round = 0; round < opts.rounds; round++) {
         const u = await registerAndLogin(t.app);
         const today = utcDate(clock.now());

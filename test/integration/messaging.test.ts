@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { MAX_ATTEMPTS } from '../../src/domain/notifications.js';
+import type { Outbox } from '../../src/jobs/outbox.js';
+import { PeriodicJob } from '../../src/jobs/periodic-job.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakeTelegram } from '../helpers/fake-telegram.js';
 import {
+  chatOutbox,
   drainOutbox,
   finishBet,
   follow,
@@ -451,7 +454,6 @@ forEachDialect('outbox workers racing', (dialect) => {
   });
 
   test('two workers never send one notice twice', async () => {
-    const { OutboxWorker } = await import('../../src/jobs/outbox.js');
     const leader = await registerAndLogin(t.app, 'lead');
     const followers = await Promise.all(Array.from({ length: 12 }, () => registerAndLogin(t.app)));
     for (const f of followers) {
@@ -469,16 +471,8 @@ forEachDialect('outbox workers racing', (dialect) => {
     assert.equal(expected.length, 12 + 12 * 3);
 
     bot.delayMs = 2;
-    const worker = () =>
-      new OutboxWorker({
-        database: t.ctx.database,
-        clock: t.clock,
-        transport: t.ctx.chatTransport,
-        log: t.app.log,
-        webUrl: t.ctx.config.webUrl,
-        batchSize: 4,
-      });
-    const drain = async (w: InstanceType<typeof OutboxWorker>) => {
+    const worker = () => chatOutbox(t, t.ctx.chatTransport, { batchSize: 4 });
+    const drain = async (w: Outbox) => {
       while ((await w.runOnce()) > 0);
     };
     await Promise.all([drain(worker()), drain(worker())]);
@@ -491,7 +485,6 @@ forEachDialect('outbox workers racing', (dialect) => {
   });
 
   test('stop() lets the send in hand be recorded and hands the rest of the batch back', async () => {
-    const { OutboxWorker } = await import('../../src/jobs/outbox.js');
     const leader = await registerAndLogin(t.app, 'lead');
     const followers = await Promise.all([1, 2, 3].map(() => registerAndLogin(t.app)));
     for (const f of followers) {
@@ -505,20 +498,15 @@ forEachDialect('outbox workers racing', (dialect) => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const real = t.ctx.chatTransport;
-    const w = new OutboxWorker({
-      database: t.ctx.database,
-      clock: t.clock,
-      log: t.app.log,
-      webUrl: t.ctx.config.webUrl,
-      transport: {
-        name: real.name,
-        send: async (n) => {
-          entered();
-          await gate;
-          return real.send(n);
-        },
+    const outbox = chatOutbox(t, {
+      name: real.name,
+      send: async (n) => {
+        entered();
+        await gate;
+        return real.send(n);
       },
     });
+    const w = new PeriodicJob(outbox.jobs()[0]!);
     w.start();
     await inSend;
     const stopped = w.stop();
@@ -537,7 +525,6 @@ forEachDialect('outbox workers racing', (dialect) => {
   });
 
   test('a batch that outlasts its lease: the rows another worker took meanwhile are not sent again', async () => {
-    const { OutboxWorker } = await import('../../src/jobs/outbox.js');
     const leader = await registerAndLogin(t.app, 'lead');
     const followers = await Promise.all([1, 2, 3].map(() => registerAndLogin(t.app)));
     for (const f of followers) {
@@ -548,21 +535,22 @@ forEachDialect('outbox workers racing', (dialect) => {
     const bet = await insertOpenBet(t, leader.id);
     const real = t.ctx.chatTransport;
     const sent: string[] = [];
-    const options = { database: t.ctx.database, clock: t.clock, log: t.app.log, webUrl: t.ctx.config.webUrl, leaseMs: 1000, batchSize: 10 };
-    const other = new OutboxWorker({
-      ...options,
-      transport: {
+    const options = { leaseMs: 1000, batchSize: 10 };
+    const other = chatOutbox(
+      t,
+      {
         name: real.name,
         send: async (n) => {
           sent.push(n.chatId);
           return real.send(n);
         },
       },
-    });
+      options,
+    );
     let sends = 0;
-    const slow = new OutboxWorker({
-      ...options,
-      transport: {
+    const slow = chatOutbox(
+      t,
+      {
         name: real.name,
         send: async (n) => {
           sent.push(n.chatId);
@@ -573,7 +561,8 @@ forEachDialect('outbox workers racing', (dialect) => {
           return real.send(n);
         },
       },
-    });
+      options,
+    );
     assert.equal(await slow.runOnce(), 3);
     assert.equal(sent.length, 3, `each notice sent once: ${sent.join(', ')}`);
     assert.equal(new Set(sent).size, 3);

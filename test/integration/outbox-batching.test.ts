@@ -3,10 +3,10 @@
 // each is recorded as soon as it is sent.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { OutboxWorker } from '../../src/jobs/outbox.js';
 import { enqueueNotifications } from '../../src/repositories/notifications.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
+import { chatOutbox } from '../helpers/messaging.js';
 
 forEachDialect('outbox batching', (dialect) => {
   let t: TestApp;
@@ -26,20 +26,17 @@ forEachDialect('outbox batching', (dialect) => {
       t.clock.now(),
     );
     const sent: string[] = [];
-    const worker = new OutboxWorker({
-      database: t.ctx.database,
-      clock: t.clock,
-      log: t.app.log,
-      webUrl: t.ctx.config.webUrl,
-      batchSize: 20,
-      transport: {
+    const worker = chatOutbox(
+      t,
+      {
         name: t.ctx.chatTransport.name,
         send: async (n) => {
           if (n.chatId === chatId) sent.push(n.text);
           return { ok: true };
         },
       },
-    });
+      { batchSize: 20 },
+    );
     const statements: string[] = [];
     log = statements;
     try {

@@ -52,7 +52,7 @@ forEachDialect('password reset across instances', (dialect) => {
       const me = (app: FastifyInstance) => app.inject({ method: 'GET', url: '/me', headers: { cookie: u.cookie } }).then((r) => r.statusCode);
       assert.equal(await me(b), 200, 'cached as live on b');
       assert.equal((await a.inject({ method: 'POST', url: '/password/forgot', payload: { email: u.email } })).statusCode, 202);
-      while ((await a.ctx.mail.outbox.runOnce()) > 0);
+      while ((await a.ctx.outbox.runOnce('email')) > 0);
       const mail = smtp.to(u.email).find((m) => /Reset your password/.test(m.subject));
       assert.ok(mail);
       const link = mail.links.find((l) => l.includes('reset-password?token='))!;

@@ -3,7 +3,8 @@
 // the 5-point floor, the caller's own rank, cancelled bets and deleted users.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SettlementWorker } from '../../src/jobs/settlement.js';
+import { PeriodicJob } from '../../src/jobs/periodic-job.js';
+import { settlementJob } from '../../src/jobs/settlement.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { findBetById } from '../../src/repositories/bets.js';
 import { createTestApp, registerAndLogin, type TestUser } from '../helpers/app.js';
@@ -166,7 +167,7 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       a.t.clock.set('2026-03-02T21:00:00Z');
       try {
         const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-        assert.ok((await new SettlementWorker(a.t.ctx, quiet).runOnce()).settled >= 1);
+        assert.ok((await new PeriodicJob(settlementJob(a.t.ctx, quiet)).runOnce()).settled >= 1);
       } finally {
         a.prices.set('AAPL', 100);
         a.prices.set('SPY', 500);

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { SettlementWorker } from '../../src/jobs/settlement.js';
+import { PeriodicJob } from '../../src/jobs/periodic-job.js';
+import { type SettlementResult, settlementJob } from '../../src/jobs/settlement.js';
 import { findBetById } from '../../src/repositories/bets.js';
 import type { BetEvent } from '../../src/services/events.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
@@ -16,12 +17,12 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 
 forEachDialect('automatic settlement', (dialect) => {
   let t: TestApp;
-  let worker: SettlementWorker;
+  let worker: PeriodicJob<SettlementResult>;
   const prices = new FakePriceProvider();
   const events: BetEvent[] = [];
   before(async () => {
     t = await createTestApp(dialect, { deps: { prices }, config: { capacities: { baseBets: 50, baseFollows: 5 } } });
-    worker = new SettlementWorker(t.ctx, quiet);
+    worker = new PeriodicJob(settlementJob(t.ctx, quiet));
     t.ctx.events.inTransaction('betChanged', async (_trx, e) => {
       events.push(e);
     });
@@ -142,7 +143,7 @@ forEachDialect('automatic settlement', (dialect) => {
     for (let i = 0; i < 12; i++)
       ids.push(await openAt(u, '2026-08-03T15:00:00Z', { ticker: i % 2 ? 'AAPL' : 'MSFT', direction: 'LONG', target_date: '2026-08-04' }));
     t.clock.set('2026-08-04T20:00:00Z');
-    const other = new SettlementWorker(t.ctx, quiet);
+    const other = new PeriodicJob(settlementJob(t.ctx, quiet));
     const [a, b] = await Promise.all([worker.runOnce(), other.runOnce()]);
     assert.equal(a.settled + b.settled, 12);
     for (const id of ids) assert.equal(await status(id), 'CLOSED');

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { usernameKey } from '../../src/domain/accounts.js';
-import { OutboxWorker } from '../../src/jobs/outbox.js';
 import type { ChatTransport } from '../../src/providers/chat/types.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
+import { chatOutbox } from '../helpers/messaging.js';
 
 const FOLLOWERS = 10_000;
 
@@ -52,14 +52,7 @@ forEachDialect('fan-out delivery', (dialect) => {
         return { ok: true };
       },
     };
-    const worker = new OutboxWorker({
-      database: t.ctx.database,
-      clock: t.clock,
-      transport,
-      log: t.app.log,
-      webUrl: t.ctx.config.webUrl,
-      batchSize: 500,
-    });
+    const worker = chatOutbox(t, transport, { batchSize: 500 });
     while ((await worker.runOnce()) > 0);
     assert.equal(sent.length, FOLLOWERS);
     assert.equal(new Set(sent).size, FOLLOWERS, 'one delivery each');

@@ -17,6 +17,7 @@ import * as m0017 from './0017_email.js';
 import * as m0018 from './0018_leagues.js';
 import * as m0019 from './0019_local_cancellations.js';
 import * as m0020 from './0020_league_tallies.js';
+import * as m0021 from './0021_outbox_recipients.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0018_leagues': m0018,
   '0019_local_cancellations': m0019,
   '0020_league_tallies': m0020,
+  '0021_outbox_recipients': m0021,
 };
