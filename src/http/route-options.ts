@@ -1,6 +1,7 @@
 // How a route is declared: who may call it, how often, and what that adds to
-// its answers, said once. Each builder returns the route's `config` and
-// `schema` (spread into the options of app.get/post/...): the session or its
+// its answers, said once. Each builder takes the route's schema and returns
+// its `config` and completed `schema` (the options of app.get/post/...,
+// spread when the route has more): the session or its
 // absence in `config` and in the document's `security`, the 401 every session
 // route can answer, the 429 every limited route can answer, and the answer's
 // Cache-Control where the access decides it.
@@ -35,8 +36,10 @@ type Completed<S extends RouteSchema, Added extends number, E> = S & {
   response: Record<Added, E> & NonNullable<S['response']>;
 };
 
-interface AccessOptions<L, E> extends RouteFlags {
+interface AccessOptions<L, S, E> extends RouteFlags {
   limit: L;
+  /** The route's schema: its own parameters, body and answers (security and the access's answers are added). */
+  schema: S;
   /**
    * The schema of the answers the access adds (401, 429): the Error shape by
    * default; pages answer their errors as HTML and pass theirs.
@@ -91,27 +94,25 @@ function completed<S extends RouteSchema>(schema: S, security: Security, added: 
  */
 export function sessionRoute<S extends RouteSchema, E = typeof ERROR_ANSWER>(
   app: Pick<FastifyInstance, 'ctx'>,
-  options: AccessOptions<SessionLimit, E>,
-  schema: S,
+  options: AccessOptions<SessionLimit, S, E>,
 ): { config: RouteConfig; schema: Completed<S, 401 | 429, E> } {
   const answer = options.errorAnswer ?? ERROR_ANSWER;
   const added = options.limit === 'none' ? { 401: answer } : { 401: answer, 429: answer };
   return {
     config: routeConfig(options, true, sessionRateLimit(app.ctx.config, options.limit)),
-    schema: completed(schema, COOKIE_AUTH, added) as Completed<S, 401 | 429, E>,
+    schema: completed(options.schema, COOKIE_AUTH, added) as Completed<S, 401 | 429, E>,
   };
 }
 
 /** A route anyone may call, whose answer is the same with or without a session (no session is read). */
 export function publicRoute<S extends RouteSchema, E = typeof ERROR_ANSWER>(
   app: Pick<FastifyInstance, 'ctx'>,
-  options: AccessOptions<PublicLimit, E>,
-  schema: S,
+  options: AccessOptions<PublicLimit, S, E>,
 ): { config: RouteConfig; schema: Completed<S, 429, E> } {
   const added = options.limit === 'none' ? {} : { 429: options.errorAnswer ?? ERROR_ANSWER };
   return {
     config: routeConfig(options, false, publicRateLimit(app.ctx.config, options.limit)),
-    schema: completed(schema, PUBLIC, added) as Completed<S, 429, E>,
+    schema: completed(options.schema, PUBLIC, added) as Completed<S, 429, E>,
   };
 }
 
@@ -124,14 +125,14 @@ export function publicRoute<S extends RouteSchema, E = typeof ERROR_ANSWER>(
  */
 export function optionalSessionRoute<S extends RouteSchema>(
   app: FastifyInstance,
-  schema: S,
+  options: { schema: S },
 ): {
   config: RouteConfig;
   schema: Completed<S, 429, typeof ERROR_ANSWER>;
   preHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 } {
   return {
-    ...publicRoute(app, { limit: 'reads' }, schema),
+    ...publicRoute(app, { limit: 'reads', schema: options.schema }),
     // After validation, as the handler: a refused request reads no session and is not marked.
     preHandler: async (request, reply) => {
       request.principal = await optionalPrincipal(app, request);

@@ -12,10 +12,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/register',
-    publicRoute(
-      app,
-      { limit: 'sign-in' },
-      {
+    publicRoute(app, {
+      limit: 'sign-in',
+      schema: {
         tags: ['accounts'],
         operationId: 'register',
         summary: 'Create an account (sets no cookie; log in afterwards)',
@@ -29,7 +28,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...errorResponses(400, 403, 409, 413, 415, 500, 503),
         },
       },
-    ),
+    }),
     async (request, reply) => {
       await register(ctx, request.ip, request.body);
       return reply.code(201).send({ message: 'Account created; log in to start a session' });
@@ -38,17 +37,16 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/login',
-    publicRoute(
-      app,
-      { limit: 'sign-in' },
-      {
+    publicRoute(app, {
+      limit: 'sign-in',
+      schema: {
         tags: ['accounts'],
         operationId: 'login',
         summary: 'Log in; sets the auth_token session cookie',
         body: ref(LoginRequestSchema),
         response: { 200: ref(UserSchema), ...errorResponses(400, 401, 403, 413, 415, 503) },
       },
-    ),
+    }),
     async (request, reply) => {
       const body = request.body;
       const { user, token } = await login(ctx, request.ip, body.email, body.password);
@@ -59,16 +57,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/logout',
-    publicRoute(
-      app,
-      { limit: 'none' },
-      {
+    publicRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['accounts'],
         operationId: 'logout',
         summary: 'End the session and clear the cookie',
         response: { 200: ref(MessageResponseSchema), ...errorResponses(403) },
       },
-    ),
+    }),
     async (request, reply) => {
       await logout(ctx, cookieOf(request, COOKIE));
       clearSessionCookie(app, reply);
@@ -78,16 +75,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/me',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['accounts'],
         operationId: 'getMe',
         summary: 'The logged-in user',
         response: { 200: ref(UserSchema), ...errorResponses(404) },
       },
-    ),
+    }),
     async (request) => currentUser(ctx, principalOf(request).userId),
   );
 };

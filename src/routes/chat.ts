@@ -23,46 +23,44 @@ export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   app.get(
     '/chat/status',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['chat'],
         operationId: 'getChatStatus',
         summary: 'Whether a messaging account is linked',
         response: { 200: ref(ChatStatusResponseSchema) },
       },
-    ),
+    }),
     async (request) => chatStatus(ctx, principalOf(request).userId),
   );
 
   app.post(
     '/chat/link-code',
-    sessionRoute(
-      app,
-      { limit: 'writes', idempotent: true },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
+      schema: {
         tags: ['chat'],
         operationId: 'createChatLinkCode',
         summary: 'Create a one-time code (and deep link) to link a messaging account; valid 10 minutes, replaces the previous one',
         response: { 200: ref(ChatLinkCodeResponseSchema), ...errorResponses(403) },
       },
-    ),
+    }),
     async (request) => createLinkCode(ctx, principalOf(request).userId),
   );
 
   app.post(
     '/chat/unlink',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags: ['chat'],
         operationId: 'unlinkChat',
         summary: 'Unlink the messaging account (disables notifications); idempotent',
         response: { 200: ref(ChatUnlinkResponseSchema), ...errorResponses(403) },
       },
-    ),
+    }),
     async (request) => unlinkChat(ctx, principalOf(request).userId),
   );
 
@@ -114,10 +112,10 @@ const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/chat/local/link/:code',
-    publicRoute(
-      app,
-      { limit: 'none', secretParams: ['code'] },
-      {
+    publicRoute(app, {
+      limit: 'none',
+      secretParams: ['code'],
+      schema: {
         tags: ['chat'],
         operationId: 'getLocalChatLinkPage',
         summary: 'Local stand-in for the messaging app: confirm linking with a code (HTML page)',
@@ -126,7 +124,7 @@ const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
         querystring: AnyQuery,
         response: { 200: HTML, 404: HTML, ...errorResponses(400, 500) },
       },
-    ),
+    }),
     async (request, reply) => {
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
       const username = await codeOwnerName(ctx, request.params.code);

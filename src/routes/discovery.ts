@@ -19,10 +19,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/',
-    publicRoute(
-      app,
-      { limit: 'none' },
-      {
+    publicRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['discovery'],
         operationId: 'getHealth',
         summary: 'Health: status, version, database reachability and failing providers',
@@ -31,7 +30,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'once a second) or a provider (prices, chat) failed on its latest call within the last minute.',
         response: { 200: ref(HealthResponseSchema) },
       },
-    ),
+    }),
     async (_request, reply) => {
       reply.header('link', catalogLink).header('cache-control', 'no-store');
       return health.get();
@@ -53,16 +52,15 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     method: ['GET', 'HEAD'],
     url: '/.well-known/api-catalog',
-    ...publicRoute(
-      app,
-      { limit: 'none' },
-      {
+    ...publicRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['discovery'],
         operationId: 'getApiCatalog',
         summary: 'API catalog (RFC 9727 linkset)',
         response: { 200: { content: { 'application/linkset+json': { schema: ref(ApiCatalogSchema) } } } },
       },
-    ),
+    }),
     handler: async (_request, reply) => {
       reply.header('link', catalogLink).type('application/linkset+json');
       return catalog;
@@ -82,31 +80,29 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/.well-known/oauth-protected-resource',
-    publicRoute(
-      app,
-      { limit: 'none' },
-      {
+    publicRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['discovery'],
         operationId: 'getProtectedResourceMetadata',
         summary: 'OAuth protected-resource metadata (RFC 9728): no OAuth, cookie sessions only',
         response: { 200: ref(ProtectedResourceMetadataSchema) },
       },
-    ),
+    }),
     async () => metadata,
   );
 
   app.get(
     '/openapi.json',
-    publicRoute(
-      app,
-      { limit: 'none' },
-      {
+    publicRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['discovery'],
         operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI 3.1 document',
         response: { 200: { content: { 'application/openapi+json': { schema: { type: 'object', additionalProperties: true } } } } },
       },
-    ),
+    }),
     async (_request, reply) => {
       reply.type('application/openapi+json');
       return JSON.stringify(app.swagger());
@@ -116,16 +112,15 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const llms = llmsTxt(config.publicUrl, config.webUrl);
   app.get(
     '/llms.txt',
-    publicRoute(
-      app,
-      { limit: 'none' },
-      {
+    publicRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['discovery'],
         operationId: 'getLlmsTxt',
         summary: 'A plain-text guide for automated clients',
         response: { 200: { content: { 'text/plain': { schema: { type: 'string', maxLength: LLMS_TXT_MAX } } } } },
       },
-    ),
+    }),
     async (_request, reply) => {
       reply.type('text/plain; charset=utf-8');
       return llms;

@@ -56,10 +56,10 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: { token: string } }>(
     '/email/unsubscribe',
     // Per client address like the other public reads: each request checks a signed token.
-    publicRoute(
-      app,
-      { limit: 'reads', errorAnswer: TOO_MANY },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      errorAnswer: TOO_MANY,
+      schema: {
         tags: ['email'],
         operationId: 'getUnsubscribePage',
         summary: 'Confirmation page of an unsubscribe link (no session needed)',
@@ -70,7 +70,7 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
           500: htmlResponse('Internal error page (never a stack trace)'),
         },
       },
-    ),
+    }),
     async (request, reply) => {
       if (!unsubscribeTokenIsValid(ctx, request.query.token)) return send(reply, 400, 'Link not valid', badLink);
       const action = `/email/unsubscribe?token=${encodeURIComponent(request.query.token)}`;
@@ -87,10 +87,10 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
 
   app.post<{ Querystring: { token: string } }>(
     '/email/unsubscribe',
-    publicRoute(
-      app,
-      { limit: 'reads', errorAnswer: TOO_MANY },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      errorAnswer: TOO_MANY,
+      schema: {
         tags: ['email'],
         operationId: 'unsubscribe',
         summary: 'Unsubscribe at once (RFC 8058 one-click: form body List-Unsubscribe=One-Click); no session needed',
@@ -105,7 +105,7 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
           500: htmlResponse('Internal error page (never a stack trace)'),
         },
       },
-    ),
+    }),
     async (request, reply) => {
       await unsubscribe(ctx, request.query.token);
       return send(

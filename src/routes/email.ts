@@ -52,10 +52,9 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/email/verify',
-    publicRoute(
-      app,
-      { limit: 'sign-in' },
-      {
+    publicRoute(app, {
+      limit: 'sign-in',
+      schema: {
         tags,
         operationId: 'verifyEmail',
         summary: "Verify an address with its emailed link's token (single use, 24 hours)",
@@ -63,7 +62,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: EmailTokenQuerySchema,
         response: { 200: ref(EmailResultSchema), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return verifyEmail(ctx, request.query.token);
@@ -72,16 +71,15 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/email/verify/resend',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags,
         operationId: 'resendVerificationEmail',
         summary: 'Send the verification link again (a new link replaces the previous one)',
         response: { 202: ref(MessageResponseSchema), ...errorResponses(403, 404, 409) },
       },
-    ),
+    }),
     async (request, reply) => {
       const { userId } = principalOf(request);
       await limitPerAddress(request, `resend:${userId}`);
@@ -92,25 +90,23 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/me/email',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags,
         operationId: 'getMyEmail',
         summary: "The caller's address, whether it is verified, and a change waiting for confirmation",
         response: { 200: ref(EmailStateSchema), ...errorResponses(404) },
       },
-    ),
+    }),
     async (request) => emailState(ctx, principalOf(request).userId),
   );
 
   app.post(
     '/me/email',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags,
         operationId: 'changeMyEmail',
         summary: 'Ask to change the address (needs the password): a link goes to the new address, a notice to the old one',
@@ -120,7 +116,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ref(ChangeEmailRequestSchema),
         response: { 202: ref(MessageResponseSchema), ...errorResponses(400, 403, 404, 409, 413, 415, 503) },
       },
-    ),
+    }),
     async (request, reply) => {
       const who = principalOf(request);
       await limitPerAddress(request, `change:${who.userId}`);
@@ -131,17 +127,16 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/email/confirm',
-    publicRoute(
-      app,
-      { limit: 'sign-in' },
-      {
+    publicRoute(app, {
+      limit: 'sign-in',
+      schema: {
         tags,
         operationId: 'confirmEmailChange',
         summary: "Confirm a change of address with its emailed link's token (single use, 24 hours)",
         querystring: EmailTokenQuerySchema,
         response: { 200: ref(EmailResultSchema), ...errorResponses(400, 409) },
       },
-    ),
+    }),
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return confirmEmailChange(ctx, request.query.token);
@@ -151,10 +146,9 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const forgotAnswer = { message: 'If an account has this address, a link to reset its password is on its way' };
   app.post(
     '/password/forgot',
-    publicRoute(
-      app,
-      { limit: 'sign-in' },
-      {
+    publicRoute(app, {
+      limit: 'sign-in',
+      schema: {
         tags,
         operationId: 'forgotPassword',
         summary: 'Ask for a password reset link (always 202 with the same body)',
@@ -164,7 +158,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ref(ForgotPasswordRequestSchema),
         response: { 202: ref(MessageResponseSchema), ...errorResponses(400, 403, 413, 415) },
       },
-    ),
+    }),
     async (request, reply) => {
       const email = normalizeEmail(request.body.email);
       await limitPerAddress(request, `forgot:${email}`);
@@ -175,10 +169,9 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/password/reset',
-    publicRoute(
-      app,
-      { limit: 'sign-in' },
-      {
+    publicRoute(app, {
+      limit: 'sign-in',
+      schema: {
         tags,
         operationId: 'resetPassword',
         summary: "Set a new password with a reset link's token; signs out every session",
@@ -188,7 +181,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ref(ResetPasswordRequestSchema),
         response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 403, 413, 415, 503) },
       },
-    ),
+    }),
     async (request) => {
       await limitPerAddress(request, `reset:${hashToken(request.body.token)}`);
       await resetPassword(ctx, request.ip, request.body.token, request.body.new_password);
@@ -198,32 +191,30 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/me/notice-settings',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags,
         operationId: 'getNoticeSettings',
         summary: 'Which notices go by email: each, a daily digest (hour and time zone), or none',
         response: { 200: ref(NoticeSettingsSchema) },
       },
-    ),
+    }),
     async (request) => getNoticeSettings(ctx, principalOf(request).userId),
   );
 
   app.put(
     '/me/notice-settings',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags,
         operationId: 'putNoticeSettings',
         summary: 'Choose which notices go by email (each or a daily digest needs a verified address: 409 otherwise)',
         body: ref(NoticeSettingsSchema),
         response: { 200: ref(NoticeSettingsSchema), ...errorResponses(400, 403, 404, 409, 413, 415) },
       },
-    ),
+    }),
     async (request) => putNoticeSettings(ctx, principalOf(request).userId, request.body),
   );
 

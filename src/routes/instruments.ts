@@ -23,10 +23,9 @@ export const instrumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   app.get(
     '/instruments',
-    sessionRoute(
-      app,
-      { limit: 'costly reads' },
-      {
+    sessionRoute(app, {
+      limit: 'costly reads',
+      schema: {
         tags: ['trading'],
         operationId: 'listInstruments',
         summary: 'Instrument directory: search by symbol or name',
@@ -37,16 +36,15 @@ export const instrumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: InstrumentListQuerySchema,
         response: { 200: ref(InstrumentListResponseSchema), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request) => listInstruments(ctx, request.query.q, request.query.limit, request.query.offset),
   );
 
   app.get(
     '/instruments/:symbol',
-    sessionRoute(
-      app,
-      { limit: 'costly reads' },
-      {
+    sessionRoute(app, {
+      limit: 'costly reads',
+      schema: {
         tags: ['trading'],
         operationId: 'getInstrument',
         summary: 'One instrument with its price chart, from one quote',
@@ -57,7 +55,7 @@ export const instrumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: InstrumentChartQuerySchema,
         response: { 200: ref(InstrumentChartResponseSchema), ...errorResponses(400, 404, 503) },
       },
-    ),
+    }),
     async (request) => instrumentChart(ctx, request.params.symbol, request.query.range),
   );
 };

@@ -101,10 +101,10 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
 
   app.get<{ Params: { id: string } }>(
     '/pay/local/checkout/:id',
-    sessionRoute(
-      app,
-      { limit: 'none', errorAnswer: ERROR_PAGE },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      errorAnswer: ERROR_PAGE,
+      schema: {
         tags,
         operationId: 'getLocalCheckoutPage',
         summary: 'Local checkout page (simulation): confirm or go back',
@@ -112,7 +112,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
         querystring: AnyQuery,
         response: { 200: htmlResponse('Checkout page'), ...errorPages(400, 404, 500) },
       },
-    ),
+    }),
     async (request, reply) => {
       const view = await localCheckoutView(ctx, principalOf(request).userId, request.params.id);
       const action = `/pay/local/checkout/${encodeURIComponent(view.id)}/confirm`;
@@ -131,10 +131,10 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
 
   app.post<{ Params: { id: string } }>(
     '/pay/local/checkout/:id/confirm',
-    sessionRoute(
-      app,
-      { limit: 'writes', errorAnswer: ERROR_PAGE },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      errorAnswer: ERROR_PAGE,
+      schema: {
         tags,
         operationId: 'confirmLocalCheckout',
         summary: 'Confirm a local checkout (simulation): grants the plan, then redirects to the web app',
@@ -142,7 +142,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
         querystring: AnyQuery,
         response: { 303: redirect, ...errorPages(400, 403, 404, 409, 413, 415, 500) },
       },
-    ),
+    }),
     async (request, reply) => {
       await confirmLocalCheckout(ctx, principalOf(request).userId, request.params.id);
       return reply.redirect(checkoutUrls(ctx).successUrl, 303);
@@ -151,17 +151,17 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
 
   app.get(
     '/pay/local/portal',
-    sessionRoute(
-      app,
-      { limit: 'none', errorAnswer: ERROR_PAGE },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      errorAnswer: ERROR_PAGE,
+      schema: {
         tags,
         operationId: 'getLocalPortalPage',
         summary: 'Local customer portal (simulation): see the plan, switch to another, cancel at the end of the period',
         querystring: AnyQuery,
         response: { 200: htmlResponse('Portal page'), ...errorPages(400, 404, 500) },
       },
-    ),
+    }),
     async (request, reply) => {
       const view = await localPortalView(ctx, principalOf(request).userId);
       const body =
@@ -173,10 +173,10 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
   );
 
   const portalWrite = (operationId: string, summary: string, codes: number[], body?: typeof SwitchBody) =>
-    sessionRoute(
-      app,
-      { limit: 'writes', errorAnswer: ERROR_PAGE },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      errorAnswer: ERROR_PAGE,
+      schema: {
         tags,
         operationId,
         summary,
@@ -184,7 +184,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
         ...(body ? { body } : {}),
         response: { 303: redirect, ...errorPages(400, 403, 404, ...codes, 413, 415, 500) },
       },
-    );
+    });
 
   app.post<{ Body: { price_id: string } }>(
     '/pay/local/portal/switch',

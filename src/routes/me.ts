@@ -13,17 +13,16 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/me/password',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags: ['accounts'],
         operationId: 'changePassword',
         summary: 'Change the password (needs the current one; signs out every other session)',
         body: ref(ChangePasswordRequestSchema),
         response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 403, 404, 503) },
       },
-    ),
+    }),
     async (request) => {
       await changePassword(ctx, principalOf(request), request.ip, request.body.current_password, request.body.new_password);
       return { message: 'Password changed; other sessions were signed out' };
@@ -32,17 +31,16 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/me',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags: ['accounts'],
         operationId: 'deleteAccount',
         summary: 'Delete the account (needs the password); bets stay in the record under an anonymous name',
         body: ref(DeleteAccountRequestSchema),
         response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 403, 404, 503) },
       },
-    ),
+    }),
     async (request, reply) => {
       await deleteAccount(ctx, principalOf(request), request.ip, request.body.password);
       clearSessionCookie(app, reply);
@@ -52,10 +50,9 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/me/export',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['accounts'],
         operationId: 'exportBets',
         summary: "Download the caller's whole bet history as JSON or CSV (streamed)",
@@ -71,7 +68,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...errorResponses(400),
         },
       },
-    ),
+    }),
     async (request, reply) => {
       const format = request.query.format ?? 'json';
       const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);

@@ -11,10 +11,9 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   app.get(
     '/notifications',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['chat'],
         operationId: 'getNotifications',
         summary: "The caller's notices, newest first, paged",
@@ -23,7 +22,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: PageQuerySchema,
         response: { 200: Page(ref(NotificationSchema)), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request) => {
       const { limit, offset } = request.query;
       return listNotifications(ctx.db, principalOf(request).userId, limit, offset);
@@ -33,25 +32,23 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/notifications/unread',
     // A count over the caller's followed traders' bets and stored notices: limited as the other costly reads.
-    sessionRoute(
-      app,
-      { limit: 'costly reads' },
-      {
+    sessionRoute(app, {
+      limit: 'costly reads',
+      schema: {
         tags: ['chat'],
         operationId: 'getNotificationsUnread',
         summary: 'How many notices are unread, and the read marker',
         response: { 200: ref(NoticeReadStateSchema) },
       },
-    ),
+    }),
     async (request) => noticeReadState(ctx.db, principalOf(request).userId),
   );
 
   app.post(
     '/notifications/read',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags: ['chat'],
         operationId: 'markNotificationsRead',
         summary: 'Moves the read marker forward',
@@ -59,7 +56,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ref(MarkNoticesReadRequestSchema),
         response: { 200: ref(NoticeReadStateSchema), ...errorResponses(400, 403, 413, 415) },
       },
-    ),
+    }),
     async (request) => {
       const until = request.body?.until === undefined ? undefined : Date.parse(request.body.until);
       return markNoticesRead(ctx.db, principalOf(request).userId, until, ctx.clock.now());

@@ -13,47 +13,45 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/api/pay/plans',
-    publicRoute(
-      app,
-      { limit: 'none' },
-      {
+    publicRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['payments'],
         operationId: 'getPlans',
         summary: 'Subscription plans and what each adds',
         response: { 200: ref(PlansResponseSchema), ...errorResponses(500) },
       },
-    ),
+    }),
     async (request) => ({ plans: await listPlans(ctx, request.log) }),
   );
 
   app.post(
     '/api/pay/checkout',
-    sessionRoute(
-      app,
-      { limit: 'writes', idempotent: true },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
+      schema: {
         tags: ['payments'],
         operationId: 'startCheckout',
         summary: 'Start a hosted checkout for a plan (changes nothing until the provider confirms)',
         body: ref(CheckoutRequestSchema),
         response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 403, 409, 500) },
       },
-    ),
+    }),
     async (request) => ({ url: await startCheckout(ctx, request.log, principalOf(request).userId, request.body.price_id) }),
   );
 
   app.post(
     '/api/pay/portal',
-    sessionRoute(
-      app,
-      { limit: 'writes' },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
         tags: ['payments'],
         operationId: 'openPortal',
         summary: 'Open the customer portal',
         response: { 200: ref(UrlResponseSchema), ...errorResponses(400, 403, 500) },
       },
-    ),
+    }),
     async (request) => ({ url: await openPortal(ctx, request.log, principalOf(request).userId) }),
   );
 

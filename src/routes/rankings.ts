@@ -11,28 +11,29 @@ export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/rankings',
     optionalSessionRoute(app, {
-      tags: ['trading'],
-      operationId: 'getRankings',
-      summary: 'Traders ranked by skill: alpha against the market, shrunk toward zero for few trades',
-      description:
-        "Each closed bet's alpha is its gain minus its direction's sign times the benchmark's return over the same " +
-        'holding period (SPY for stocks and ETFs, BTC-USD for crypto); bets whose benchmark price could not be fetched ' +
-        'have none. Per user over the window: n bets with alpha, their mean, s their sample standard deviation floored ' +
-        'at 5 points, skill = mean − 1.645 × s / √n. Ranked by skill, then n, then id; top 100. Windows are whole UTC ' +
-        'days by exit time (see `period`), read from per-day aggregates. Deleted accounts and cancelled bets never count. ' +
-        "With a valid session, `me` carries the caller's row when it ranks below the top rows.",
-      querystring: RankingsQuerySchema,
-      response: { 200: ref(RankingsResponseSchema), ...errorResponses(400) },
+      schema: {
+        tags: ['trading'],
+        operationId: 'getRankings',
+        summary: 'Traders ranked by skill: alpha against the market, shrunk toward zero for few trades',
+        description:
+          "Each closed bet's alpha is its gain minus its direction's sign times the benchmark's return over the same " +
+          'holding period (SPY for stocks and ETFs, BTC-USD for crypto); bets whose benchmark price could not be fetched ' +
+          'have none. Per user over the window: n bets with alpha, their mean, s their sample standard deviation floored ' +
+          'at 5 points, skill = mean − 1.645 × s / √n. Ranked by skill, then n, then id; top 100. Windows are whole UTC ' +
+          'days by exit time (see `period`), read from per-day aggregates. Deleted accounts and cancelled bets never count. ' +
+          "With a valid session, `me` carries the caller's row when it ranks below the top rows.",
+        querystring: RankingsQuerySchema,
+        response: { 200: ref(RankingsResponseSchema), ...errorResponses(400) },
+      },
     }),
     async (request) => rankings(app.ctx, request.query, request.principal?.userId ?? null),
   );
 
   app.get(
     '/me/standing',
-    sessionRoute(
-      app,
-      { limit: 'costly reads' },
-      {
+    sessionRoute(app, {
+      limit: 'costly reads',
+      schema: {
         tags: ['trading'],
         operationId: 'getMyStanding',
         summary: "The caller's score, closed trades and rank in each leaderboard window",
@@ -43,7 +44,7 @@ export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: StandingQuerySchema,
         response: { 200: ref(MyStandingResponseSchema), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request) => myStanding(app.ctx, principalOf(request).userId, request.query.min_trades),
   );
 };

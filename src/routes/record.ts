@@ -11,41 +11,38 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/record/head',
-    publicRoute(
-      app,
-      { limit: 'reads' },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      schema: {
         tags: ['record'],
         operationId: 'getRecordHead',
         summary: "The latest published daily Merkle root over every user's chain head",
         response: { 200: ref(RecordDaySchema) },
       },
-    ),
+    }),
     async () => recordHead(ctx),
   );
 
   app.get(
     '/record/days/:date',
-    publicRoute(
-      app,
-      { limit: 'reads' },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      schema: {
         tags: ['record'],
         operationId: 'getRecordDay',
         summary: 'The Merkle root published for an ended UTC day',
         params: Type.Object({ date: DateString() }),
         response: { 200: ref(RecordDaySchema), ...errorResponses(400, 404) },
       },
-    ),
+    }),
     async (request) => recordDay(ctx, request.params.date),
   );
 
   app.get(
     '/record/user/:user_id',
-    publicRoute(
-      app,
-      { limit: 'reads' },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      schema: {
         tags: ['record'],
         operationId: 'getUserRecord',
         summary: "A user's hash chain, current bets and the proof that its head is in the latest published root",
@@ -53,7 +50,7 @@ export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ user_id: Id() }),
         response: { 200: ref(UserRecordSchema), ...errorResponses(400, 404) },
       },
-    ),
+    }),
     async (request) => userRecord(ctx, request.params.user_id),
   );
 };

@@ -19,17 +19,17 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/follow',
-    sessionRoute(
-      app,
-      { limit: 'writes', idempotent: true },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
+      schema: {
         tags: ['social'],
         operationId: 'changeFollow',
         summary: 'Follow or unfollow a user',
         body: ref(FollowRequestSchema),
         response: { 200: ref(FollowSuccessResponseSchema), ...errorResponses(400, 404, 413, 415), 403: Limit403 },
       },
-    ),
+    }),
     async (request) => {
       await changeFollow(ctx, principalOf(request).userId, request.body.followed_id, request.body.action);
       return { success: true };
@@ -38,10 +38,9 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/following',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['social'],
         operationId: 'getFollowing',
         summary: 'Ids of the users the caller follows',
@@ -49,48 +48,45 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
           200: Type.Array(Id(), { description: 'At most the follow_capacity (more only after a downgrade: existing follows stay)' }),
         },
       },
-    ),
+    }),
     async (request) => followedIds(ctx, principalOf(request).userId),
   );
 
   app.get(
     '/feed',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['social'],
         operationId: 'getFeed',
         summary: 'Activity of followed users, newest first',
         querystring: PageQuerySchema,
         response: { 200: Page(ref(FeedItemSchema)), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request) => feed(ctx, principalOf(request).userId, request.query),
   );
 
   app.get(
     '/users/search',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['social'],
         operationId: 'searchUsers',
         summary: 'Find users by username substring',
         querystring: Type.Object({ q: Type.Optional(Text({ maxLength: 100 })) }, { additionalProperties: false }),
         response: { 200: Type.Array(ref(PublicUserSchema), { maxItems: SEARCH_MAX_RESULTS }), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request) => findUsers(ctx, request.query.q),
   );
 
   app.get(
     '/user/:user_id/public',
-    publicRoute(
-      app,
-      { limit: 'reads' },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      schema: {
         tags: ['social'],
         operationId: 'getPublicProfile',
         summary: "A user's public profile: open bets and paged history",
@@ -98,7 +94,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: PageQuerySchema,
         response: { 200: ref(PublicProfileResponseSchema), ...errorResponses(400, 404) },
       },
-    ),
+    }),
     async (request, reply) => {
       return sendShared(request, reply, await publicProfile(ctx, request.params.user_id, request.query));
     },

@@ -18,10 +18,10 @@ export const tailFadeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const kind of ['tail', 'fade'] as const) {
     app.post(
       `/bet/:bet_id/${kind}`,
-      sessionRoute(
-        app,
-        { limit: 'writes', idempotent: true },
-        {
+      sessionRoute(app, {
+        limit: 'writes',
+        idempotent: true,
+        schema: {
           tags: ['trading'],
           operationId: `${kind}Bet`,
           summary: SUMMARY[kind],
@@ -31,7 +31,7 @@ export const tailFadeRoutes: FastifyPluginAsyncTypebox = async (app) => {
           params: Type.Object({ bet_id: Id() }),
           response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 404, 503), 403: Limit403 },
         },
-      ),
+      }),
       async (request) => tailOrFade(ctx, principalOf(request).userId, request.params.bet_id, kind),
     );
   }

@@ -36,10 +36,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/price/:ticker',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['trading'],
         operationId: 'getPrice',
         summary: 'Current price of a ticker',
@@ -47,7 +46,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: TickerParams,
         response: { 200: ref(TickerPriceResponseSchema), ...errorResponses(400, 404, 503) },
       },
-    ),
+    }),
     async (request): Promise<TickerPriceResponse> => {
       const ticker = tickerOrBadRequest(request.params.ticker);
       return { ticker, price: await priceOrUnavailable(ctx, ticker) };
@@ -56,10 +55,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/price/:ticker/history',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['trading'],
         operationId: 'getPriceHistory',
         summary: 'Price points of a ticker for charts',
@@ -68,16 +66,15 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object({ range: HistoryRangeSchema }, { additionalProperties: false }),
         response: { 200: ref(PriceHistoryResponseSchema), ...errorResponses(400, 404, 503) },
       },
-    ),
+    }),
     async (request) => tickerHistory(ctx, request.params.ticker, request.query.range),
   );
 
   app.get(
     '/bet/:bet_id',
-    publicRoute(
-      app,
-      { limit: 'reads' },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      schema: {
         tags: ['trading'],
         operationId: 'getBet',
         summary: 'One bet with its owner (public, like profiles)',
@@ -85,7 +82,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: BetParams,
         response: { 200: ref(BetDetailSchema), ...errorResponses(400, 404) },
       },
-    ),
+    }),
     async (request, reply) => {
       return sendShared(request, reply, await betDetail(ctx, request.params.bet_id));
     },
@@ -93,10 +90,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/bet/open',
-    sessionRoute(
-      app,
-      { limit: 'writes', idempotent: true },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
+      schema: {
         tags: ['trading'],
         operationId: 'openBet',
         summary: 'Open a bet at the current server price',
@@ -107,16 +104,16 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ref(OpenBetRequestSchema),
         response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 404, 413, 415, 503), 403: Limit403 },
       },
-    ),
+    }),
     async (request) => openBet(ctx, principalOf(request).userId, request.body),
   );
 
   app.post(
     '/bet/close',
-    sessionRoute(
-      app,
-      { limit: 'writes', idempotent: true },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
+      schema: {
         tags: ['trading'],
         operationId: 'closeBet',
         summary: 'Close an open bet at the current server price',
@@ -124,16 +121,16 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ref(CloseBetRequestSchema),
         response: { 200: ref(CloseBetResponseSchema), ...errorResponses(400, 403, 413, 415, 500) },
       },
-    ),
+    }),
     async (request) => closeBet(ctx, principalOf(request).userId, request.body.bet_id),
   );
 
   app.delete(
     '/bet/:bet_id',
-    sessionRoute(
-      app,
-      { limit: 'writes', idempotent: true },
-      {
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
+      schema: {
         tags: ['trading'],
         operationId: 'cancelBet',
         summary: 'Cancel a bet within 5 minutes of opening',
@@ -141,16 +138,15 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: BetParams,
         response: { 200: ref(CancelBetResponseSchema), ...errorResponses(400, 404), 403: CancelWindow403 },
       },
-    ),
+    }),
     async (request) => cancelBet(ctx, principalOf(request).userId, request.params.bet_id),
   );
 
   app.get(
     '/portfolio',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['trading'],
         operationId: 'getPortfolio',
         summary: "The caller's open bets, marked to market",
@@ -159,16 +155,15 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           200: Type.Array(ref(PortfolioBetSchema), { description: 'At most the bet_capacity (more only after a downgrade: existing bets stay)' }),
         },
       },
-    ),
+    }),
     async (request) => portfolio(ctx, principalOf(request).userId),
   );
 
   app.get(
     '/history',
-    sessionRoute(
-      app,
-      { limit: 'none' },
-      {
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
         tags: ['trading'],
         operationId: 'getHistory',
         summary: "The caller's closed and cancelled bets, newest first",
@@ -176,7 +171,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: PageQuerySchema,
         response: { 200: Page(ref(ClosedBetSchema)), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request) => {
       const { limit, offset } = request.query;
       return history(ctx, principalOf(request).userId, limit, offset);
@@ -185,10 +180,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/leaderboard',
-    publicRoute(
-      app,
-      { limit: 'reads' },
-      {
+    publicRoute(app, {
+      limit: 'reads',
+      schema: {
         tags: ['trading'],
         operationId: 'getLeaderboard',
         summary: 'Top traders by the sum of their closed-bet gains',
@@ -203,7 +197,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: LeaderboardQuerySchema,
         response: { 200: Type.Array(ref(LeaderboardUserSchema), { maxItems: TOP_ROWS }), ...errorResponses(400) },
       },
-    ),
+    }),
     async (request, reply) => {
       return sendShared(request, reply, await leaderboard(ctx, request.query));
     },
