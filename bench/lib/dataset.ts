@@ -3,6 +3,7 @@
 // so the bulk writer can bind them to prepared multi-row inserts directly.
 import { usernameKey } from '../../src/domain/accounts.js';
 import { percentageGain } from '../../src/domain/bets.js';
+import { type BetColumn, BET_COLUMNS as COLUMNS_OF_A_BET } from '../../src/db/bet-columns.js';
 import type { Direction } from '../../src/db/tables.js';
 import type { Preset } from './presets.js';
 import { seededRng, type Rng } from './random.js';
@@ -24,20 +25,14 @@ const DAY = 24 * 3600 * 1000;
 const SPAN = 2 * 365 * DAY;
 
 export const USER_COLUMNS = ['id', 'username', 'username_lower', 'email', 'password_hash', 'extra_bets', 'extra_slots', 'created_at'];
-export const BET_COLUMNS = [
-  'id',
-  'user_id',
-  'ticker',
-  'direction',
-  'status',
-  'entry_price',
-  'exit_price',
-  'percentage_gain',
-  'opened_at',
-  'closed_at',
-  'last_event_at',
-  'close_reason',
-];
+/** Every column of the bets table (src/db/bet-columns.ts), the id first. */
+export const BET_COLUMNS = ['id', ...COLUMNS_OF_A_BET];
+/** A bet as a row in BET_COLUMNS' order, the columns it does not name null. */
+function betRow(bet: { id: number } & Partial<Record<BetColumn, string | number>>): Row {
+  const values: Partial<Record<string, string | number>> = bet;
+  return BET_COLUMNS.map((column) => values[column] ?? null);
+}
+
 export const FOLLOW_COLUMNS = ['follower_id', 'followed_id', 'created_at'];
 export const CHAT_LINK_COLUMNS = ['user_id', 'transport', 'chat_id', 'linked_at'];
 
@@ -135,13 +130,39 @@ export class Population {
     const entry = round(price * Math.exp(0.15 * rng.normal()));
     if (rng.next() < 0.08) {
       const cancelledAt = openedAt + 10_000 + rng.int(280_000);
-      return [id, userId, ticker, direction, 'CANCELLED', entry, entry, 0, openedAt, cancelledAt, cancelledAt, 'cancel'];
+      return betRow({
+        id,
+        user_id: userId,
+        ticker,
+        direction,
+        status: 'CANCELLED',
+        entry_price: entry,
+        exit_price: entry,
+        percentage_gain: 0,
+        opened_at: openedAt,
+        closed_at: cancelledAt,
+        last_event_at: cancelledAt,
+        close_reason: 'cancel',
+      });
     }
     // Held from minutes to weeks (mean three days), never past the data's end.
     const held = Math.min(Math.floor(-Math.log(1 - rng.next()) * 3 * DAY) + 60_000, this.now - DAY - openedAt);
     const closedAt = openedAt + Math.max(held, 60_000);
     const exit = round(entry * Math.exp(0.06 * rng.normal()));
-    return [id, userId, ticker, direction, 'CLOSED', entry, exit, percentageGain(direction, entry, exit), openedAt, closedAt, closedAt, 'user'];
+    return betRow({
+      id,
+      user_id: userId,
+      ticker,
+      direction,
+      status: 'CLOSED',
+      entry_price: entry,
+      exit_price: exit,
+      percentage_gain: percentageGain(direction, entry, exit),
+      opened_at: openedAt,
+      closed_at: closedAt,
+      last_event_at: closedAt,
+      close_reason: 'user',
+    });
   }
 
   /** Open bets opened in the last 30 days, past their cancellation window; ids follow the finished ones. */
@@ -157,7 +178,16 @@ export class Population {
       const openedAt = this.now - 10 * 60_000 - rng.int(30 * DAY);
       const direction: Direction = rng.next() < 0.6 ? 'LONG' : 'SHORT';
       const entry = round(price * Math.exp(0.05 * rng.normal()));
-      yield [++id, userId, ticker, direction, 'OPEN', entry, null, null, openedAt, null, openedAt, null];
+      yield betRow({
+        id: ++id,
+        user_id: userId,
+        ticker,
+        direction,
+        status: 'OPEN',
+        entry_price: entry,
+        opened_at: openedAt,
+        last_event_at: openedAt,
+      });
     }
   }
 

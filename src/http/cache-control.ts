@@ -16,30 +16,35 @@ interface EncodedAnswer {
   gzip?: Buffer;
 }
 
-// Keyed by the answer object itself: an entry lives exactly as long as the
-// shared cache (or the request, for an answer made afresh) holds its object.
-// Each kind of answer is sent by one route, so one serialization fits it.
-const encodedAnswers = new WeakMap<object, EncodedAnswer>();
+/** Sends a shared answer: see sharedAnswerSender. */
+type SendShared = (request: FastifyRequest, reply: FastifyReply, answer: object) => FastifyReply;
 
 /**
- * Sends a successful answer everyone reads alike, marked as shareable (an
- * error thrown before this is never marked): serialized by the route's
- * response schema and compressed as the client accepts, both at most once
- * per answer object.
+ * A sender of successful answers everyone reads alike, marked as shareable
+ * (an error thrown before it is called is never marked): serialized by the
+ * route's response schema and compressed as the client accepts, both at most
+ * once per answer object. Each route module makes its own when it registers,
+ * so what it keeps lives as long as that app.
  */
-export function sendShared(request: FastifyRequest, reply: FastifyReply, answer: object): FastifyReply {
-  reply.header('cache-control', SHARED_FOR_A_MOMENT);
-  let encoded = encodedAnswers.get(answer);
-  if (!encoded) {
-    encoded = { json: reply.serialize(answer) as string };
-    encodedAnswers.set(answer, encoded);
-  }
-  reply.type('application/json; charset=utf-8');
-  if (encoded.json.length < COMPRESS_THRESHOLD) return reply.send(encoded.json);
-  reply.header('vary', 'accept-encoding');
-  const encoding: Encoding | null = preferredEncoding(request.headers['accept-encoding']);
-  if (encoding === null) return reply.send(encoded.json);
-  encoded[encoding] ??= compressText(encoding, encoded.json);
-  reply.header('content-encoding', encoding);
-  return reply.send(encoded[encoding]);
+export function sharedAnswerSender(): SendShared {
+  // Keyed by the answer object itself: an entry lives exactly as long as the
+  // shared cache (or the request, for an answer made afresh) holds its object.
+  // Each kind of answer is sent by one route, so one serialization fits it.
+  const encodedAnswers = new WeakMap<object, EncodedAnswer>();
+  return (request, reply, answer) => {
+    reply.header('cache-control', SHARED_FOR_A_MOMENT);
+    let encoded = encodedAnswers.get(answer);
+    if (!encoded) {
+      encoded = { json: reply.serialize(answer) as string };
+      encodedAnswers.set(answer, encoded);
+    }
+    reply.type('application/json; charset=utf-8');
+    if (encoded.json.length < COMPRESS_THRESHOLD) return reply.send(encoded.json);
+    reply.header('vary', 'accept-encoding');
+    const encoding: Encoding | null = preferredEncoding(request.headers['accept-encoding']);
+    if (encoding === null) return reply.send(encoded.json);
+    encoded[encoding] ??= compressText(encoding, encoded.json);
+    reply.header('content-encoding', encoding);
+    return reply.send(encoded[encoding]);
+  };
 }

@@ -8,7 +8,7 @@ export function installResponseHeaders(app: FastifyInstance, shutdown: ClosingSt
   // Registered after the cookie plugin, whose onSend hook writes Set-Cookie, so this one sees it.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    // Anything answered for a session, or setting one, is the caller's own:
+    // Anything answered on a session route (sessionRoute in route-options.ts), or setting a session, is the caller's own:
     // no shared cache (proxy, CDN, browser back/forward) may keep it.
     if (request.routeOptions.config?.auth === true || reply.hasHeader('set-cookie')) {
       reply.header('cache-control', 'no-store');

@@ -1,5 +1,6 @@
 // Queries on bets and the leaderboard aggregate. Each takes the database or
 // the caller's transaction first.
+import { BET_COLUMNS } from '../db/bet-columns.js';
 import type { Db } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
@@ -32,26 +33,6 @@ const insertWithinCapacityQuery = prepared((db, b: Omit<NewBet, 'id'> & { capaci
     )
     .returningAll(),
 );
-
-const BET_COLUMNS = [
-  'user_id',
-  'ticker',
-  'direction',
-  'status',
-  'entry_price',
-  'exit_price',
-  'percentage_gain',
-  'target_date',
-  'settle_at',
-  'opened_at',
-  'closed_at',
-  'last_event_at',
-  'close_reason',
-  'source_bet_id',
-  'source_kind',
-  'benchmark_entry',
-  'benchmark_exit',
-] as const satisfies ReadonlyArray<keyof NewBet>;
 
 /** The columns an opening leaves empty: a new bet has no exit yet. */
 const NOT_ENDED = { exit_price: null, percentage_gain: null, closed_at: null, close_reason: null, benchmark_exit: null } as const;

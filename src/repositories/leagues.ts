@@ -1,6 +1,7 @@
 // Queries on leagues and their members. Each takes the database or the
 // caller's transaction first.
 import { sql } from 'kysely';
+import { betColumnsOf } from '../db/bet-columns.js';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { LeagueMembersTable, LeaguesTable } from '../db/tables.js';
@@ -142,20 +143,9 @@ export async function listLeagues(
   };
 }
 
-/** A bet's fields a league reads, besides its id and owner. */
-const BET_FIELDS = [
-  'b.ticker',
-  'b.direction',
-  'b.status',
-  'b.entry_price',
-  'b.exit_price',
-  'b.percentage_gain',
-  'b.opened_at',
-  'b.closed_at',
-  'b.benchmark_entry',
-  'b.benchmark_exit',
-] as const;
-const BET_COLUMNS = ['b.id', 'b.user_id', ...BET_FIELDS] as const;
+/** A bet's columns as the league queries read them (the join with members takes the owner from the membership). */
+const BETS = ['b.id', ...betColumnsOf('b')] as const;
+const MEMBERS_BETS = betColumnsOf('b', ['user_id']);
 
 const addToTalliesQuery = prepared((db, v: MemberTally & { user_id: number; opened_at: number; closed_at: number; kind: 'stocks' | 'crypto' }) =>
   db
@@ -232,7 +222,7 @@ export async function membersAndOpenBets(
         .on('b.opened_at', '<', league.ends_at)
         .on((eb) => eb.or([eb('b.status', '=', 'OPEN'), eb('b.closed_at', '>', asOf)]));
     })
-    .select([...MEMBER_COLUMNS, 'b.id as bet_id', ...BET_FIELDS])
+    .select([...MEMBER_COLUMNS, 'b.id as bet_id', ...MEMBERS_BETS])
     .where('m.league_id', '=', league.id)
     .orderBy('m.joined_at')
     .orderBy('m.user_id')
@@ -269,7 +259,7 @@ export async function windowFeed(db: Db, userIds: number[], startsAt: number, en
   return db
     .selectFrom('bets as b')
     .innerJoin('users as u', 'u.id', 'b.user_id')
-    .select([...BET_COLUMNS, 'u.username'])
+    .select([...BETS, 'u.username'])
     .where('b.user_id', 'in', userIds)
     .where('b.opened_at', '>=', startsAt)
     .where('b.opened_at', '<', endsAt)

@@ -6,9 +6,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Update } from 'grammy/types';
 import { forbidden, notFound, unauthorized } from '../errors.js';
-import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
-import { authenticatedWrite } from '../http/route-options.js';
+import { publicRoute, sessionRoute } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { ChatLinkCodeResponseSchema, ChatStatusResponseSchema, ChatUnlinkResponseSchema } from '../schemas/chat.js';
 import { errorResponses, ref, Text } from '../schemas/common.js';
@@ -22,56 +21,46 @@ function sameSecret(given: string | string[] | undefined, expected: string): boo
 
 export const chatRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { config: { auth: true } };
-
   app.get(
     '/chat/status',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['chat'],
         operationId: 'getChatStatus',
         summary: 'Whether a messaging account is linked',
-        security: COOKIE_AUTH,
-        response: { 200: ref(ChatStatusResponseSchema), ...errorResponses(401) },
+        response: { 200: ref(ChatStatusResponseSchema) },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return chatStatus(ctx, principalOf(request).userId);
-    },
+    }),
+    async (request) => chatStatus(ctx, principalOf(request).userId),
   );
 
   app.post(
     '/chat/link-code',
-    {
-      config: { ...authenticatedWrite(ctx.config), idempotent: true },
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
       schema: {
         tags: ['chat'],
         operationId: 'createChatLinkCode',
         summary: 'Create a one-time code (and deep link) to link a messaging account; valid 10 minutes, replaces the previous one',
-        security: COOKIE_AUTH,
-        response: { 200: ref(ChatLinkCodeResponseSchema), ...errorResponses(401, 403, 429) },
+        response: { 200: ref(ChatLinkCodeResponseSchema), ...errorResponses(403) },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return createLinkCode(ctx, principalOf(request).userId);
-    },
+    }),
+    async (request) => createLinkCode(ctx, principalOf(request).userId),
   );
 
   app.post(
     '/chat/unlink',
-    {
-      config: authenticatedWrite(ctx.config),
+    sessionRoute(app, {
+      limit: 'writes',
       schema: {
         tags: ['chat'],
         operationId: 'unlinkChat',
         summary: 'Unlink the messaging account (disables notifications); idempotent',
-        security: COOKIE_AUTH,
-        response: { 200: ref(ChatUnlinkResponseSchema), ...errorResponses(401, 403, 429) },
+        response: { 200: ref(ChatUnlinkResponseSchema), ...errorResponses(403) },
       },
-    },
+    }),
     async (request) => unlinkChat(ctx, principalOf(request).userId),
   );
 
@@ -123,19 +112,19 @@ const localLinkPage: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/chat/local/link/:code',
-    {
-      config: { secretParams: ['code'] },
+    publicRoute(app, {
+      limit: 'none',
+      secretParams: ['code'],
       schema: {
         tags: ['chat'],
         operationId: 'getLocalChatLinkPage',
         summary: 'Local stand-in for the messaging app: confirm linking with a code (HTML page)',
         description: 'The code in the address is the credential: no session is read.',
-        security: PUBLIC,
         params: CodeParams,
         querystring: AnyQuery,
         response: { 200: HTML, 404: HTML, ...errorResponses(400, 500) },
       },
-    },
+    }),
     async (request, reply) => {
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
       const username = await codeOwnerName(ctx, request.params.code);

@@ -1,7 +1,7 @@
 // Health and the discovery documents: API catalog (RFC 9727), protected
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { PUBLIC } from '../http/openapi.js';
+import { publicRoute } from '../http/route-options.js';
 import { ref } from '../schemas/common.js';
 import type { Static } from '@sinclair/typebox';
 import { ApiCatalogSchema, HealthResponseSchema, ProtectedResourceMetadataSchema } from '../schemas/discovery.js';
@@ -19,18 +19,18 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/',
-    {
+    publicRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['discovery'],
         operationId: 'getHealth',
         summary: 'Health: status, version, database reachability and failing providers',
-        security: PUBLIC,
         description:
           'Always 200 while the process serves. `degraded` with `reasons` when the database does not answer (checked at most ' +
           'once a second) or a provider (prices, chat) failed on its latest call within the last minute.',
         response: { 200: ref(HealthResponseSchema) },
       },
-    },
+    }),
     async (_request, reply) => {
       reply.header('link', catalogLink).header('cache-control', 'no-store');
       return health.get();
@@ -52,13 +52,15 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     method: ['GET', 'HEAD'],
     url: '/.well-known/api-catalog',
-    schema: {
-      tags: ['discovery'],
-      operationId: 'getApiCatalog',
-      summary: 'API catalog (RFC 9727 linkset)',
-      security: PUBLIC,
-      response: { 200: { content: { 'application/linkset+json': { schema: ref(ApiCatalogSchema) } } } },
-    },
+    ...publicRoute(app, {
+      limit: 'none',
+      schema: {
+        tags: ['discovery'],
+        operationId: 'getApiCatalog',
+        summary: 'API catalog (RFC 9727 linkset)',
+        response: { 200: { content: { 'application/linkset+json': { schema: ref(ApiCatalogSchema) } } } },
+      },
+    }),
     handler: async (_request, reply) => {
       reply.header('link', catalogLink).type('application/linkset+json');
       return catalog;
@@ -78,29 +80,29 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/.well-known/oauth-protected-resource',
-    {
+    publicRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['discovery'],
         operationId: 'getProtectedResourceMetadata',
         summary: 'OAuth protected-resource metadata (RFC 9728): no OAuth, cookie sessions only',
-        security: PUBLIC,
         response: { 200: ref(ProtectedResourceMetadataSchema) },
       },
-    },
+    }),
     async () => metadata,
   );
 
   app.get(
     '/openapi.json',
-    {
+    publicRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['discovery'],
         operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI 3.1 document',
-        security: PUBLIC,
         response: { 200: { content: { 'application/openapi+json': { schema: { type: 'object', additionalProperties: true } } } } },
       },
-    },
+    }),
     async (_request, reply) => {
       reply.type('application/openapi+json');
       return JSON.stringify(app.swagger());
@@ -110,15 +112,15 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const llms = llmsTxt(config.publicUrl, config.webUrl);
   app.get(
     '/llms.txt',
-    {
+    publicRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['discovery'],
         operationId: 'getLlmsTxt',
         summary: 'A plain-text guide for automated clients',
-        security: PUBLIC,
         response: { 200: { content: { 'text/plain': { schema: { type: 'string', maxLength: LLMS_TXT_MAX } } } } },
       },
-    },
+    }),
     async (_request, reply) => {
       reply.type('text/plain; charset=utf-8');
       return llms;

@@ -4,12 +4,12 @@
 // JSON API keeps refusing them.
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
-import { PUBLIC } from '../http/openapi.js';
-import { publicRateLimit } from '../http/route-options.js';
+import { publicRoute } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { unsubscribe, unsubscribeTokenIsValid } from '../services/email.js';
 
 const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const TOO_MANY = htmlResponse('Too many requests from this address (Retry-After)');
 const TokenQuery = {
   type: 'object',
   properties: { token: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[0-9]+\\.[A-Za-z0-9_-]+$' } },
@@ -55,23 +55,22 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
 
   app.get<{ Querystring: { token: string } }>(
     '/email/unsubscribe',
-    {
-      // Per client address like the other public reads: each request checks a signed token.
-      config: publicRateLimit(ctx.config),
+    // Per client address like the other public reads: each request checks a signed token.
+    publicRoute(app, {
+      limit: 'reads',
+      errorAnswer: TOO_MANY,
       schema: {
         tags: ['email'],
         operationId: 'getUnsubscribePage',
         summary: 'Confirmation page of an unsubscribe link (no session needed)',
-        security: PUBLIC,
         querystring: TokenQuery,
         response: {
           200: htmlResponse('Confirmation page'),
           400: htmlResponse('The link is not valid'),
-          429: htmlResponse('Too many requests from this address (Retry-After)'),
           500: htmlResponse('Internal error page (never a stack trace)'),
         },
       },
-    },
+    }),
     async (request, reply) => {
       if (!unsubscribeTokenIsValid(ctx, request.query.token)) return send(reply, 400, 'Link not valid', badLink);
       const action = `/email/unsubscribe?token=${encodeURIComponent(request.query.token)}`;
@@ -88,14 +87,14 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
 
   app.post<{ Querystring: { token: string } }>(
     '/email/unsubscribe',
-    {
-      config: publicRateLimit(ctx.config),
+    publicRoute(app, {
+      limit: 'reads',
+      errorAnswer: TOO_MANY,
       schema: {
         tags: ['email'],
         operationId: 'unsubscribe',
         summary: 'Unsubscribe at once (RFC 8058 one-click: form body List-Unsubscribe=One-Click); no session needed',
         description: 'Turns email notices off. Repeating it changes nothing. Only this path accepts a form-encoded body.',
-        security: PUBLIC,
         querystring: TokenQuery,
         consumes: ['application/x-www-form-urlencoded'],
         body: OneClickBody,
@@ -103,11 +102,10 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
           200: htmlResponse('Done'),
           400: htmlResponse('The link is not valid'),
           415: htmlResponse('Not a form body'),
-          429: htmlResponse('Too many requests from this address (Retry-After)'),
           500: htmlResponse('Internal error page (never a stack trace)'),
         },
       },
-    },
+    }),
     async (request, reply) => {
       await unsubscribe(ctx, request.query.token);
       return send(

@@ -4,8 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { normalizeEmail } from '../domain/accounts.js';
 import { tooManyRequests } from '../errors.js';
-import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
-import { authenticatedWrite } from '../http/route-options.js';
+import { publicRoute, sessionRoute } from '../http/route-options.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
 import {
@@ -36,10 +35,6 @@ const tags = ['email'];
 export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const limits = ctx.config.rateLimits;
-  // Per client address, as /login and /register.
-  const perClient: { rateLimit?: { max: number; timeWindow: number } } = limits.enabled
-    ? { rateLimit: { max: limits.authPerMinute, timeWindow: 60_000 } }
-    : {};
   // Per email address (or account, or token): mails and guesses about one address stay few, from however many clients.
   const perAddressLimiter = limits.enabled
     ? app.createRateLimit({
@@ -57,18 +52,17 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/email/verify',
-    {
-      config: perClient,
+    publicRoute(app, {
+      limit: 'sign-in',
       schema: {
         tags,
         operationId: 'verifyEmail',
         summary: "Verify an address with its emailed link's token (single use, 24 hours)",
         description: 'The web page the emailed link opens calls this. 400 for an unknown, used or expired token.',
-        security: PUBLIC,
         querystring: EmailTokenQuerySchema,
-        response: { 200: ref(EmailResultSchema), ...errorResponses(400, 429) },
+        response: { 200: ref(EmailResultSchema), ...errorResponses(400) },
       },
-    },
+    }),
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return verifyEmail(ctx, request.query.token);
@@ -77,16 +71,15 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/email/verify/resend',
-    {
-      config: authenticatedWrite(ctx.config),
+    sessionRoute(app, {
+      limit: 'writes',
       schema: {
         tags,
         operationId: 'resendVerificationEmail',
         summary: 'Send the verification link again (a new link replaces the previous one)',
-        security: COOKIE_AUTH,
-        response: { 202: ref(MessageResponseSchema), ...errorResponses(401, 403, 404, 409, 429) },
+        response: { 202: ref(MessageResponseSchema), ...errorResponses(403, 404, 409) },
       },
-    },
+    }),
     async (request, reply) => {
       const { userId } = principalOf(request);
       await limitPerAddress(request, `resend:${userId}`);
@@ -97,26 +90,22 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/me/email',
-    {
-      config: { auth: true },
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags,
         operationId: 'getMyEmail',
         summary: "The caller's address, whether it is verified, and a change waiting for confirmation",
-        security: COOKIE_AUTH,
-        response: { 200: ref(EmailStateSchema), ...errorResponses(401, 404) },
+        response: { 200: ref(EmailStateSchema), ...errorResponses(404) },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return emailState(ctx, principalOf(request).userId);
-    },
+    }),
+    async (request) => emailState(ctx, principalOf(request).userId),
   );
 
   app.post(
     '/me/email',
-    {
-      config: authenticatedWrite(ctx.config),
+    sessionRoute(app, {
+      limit: 'writes',
       schema: {
         tags,
         operationId: 'changeMyEmail',
@@ -124,11 +113,10 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The change happens when the link sent to the new address is confirmed (GET /email/confirm). 403 for a wrong password ' +
           '(throttled as logins are), 409 for an address another account holds, 400 for a reserved address.',
-        security: COOKIE_AUTH,
         body: ref(ChangeEmailRequestSchema),
-        response: { 202: ref(MessageResponseSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503) },
+        response: { 202: ref(MessageResponseSchema), ...errorResponses(400, 403, 404, 409, 413, 415, 503) },
       },
-    },
+    }),
     async (request, reply) => {
       const who = principalOf(request);
       await limitPerAddress(request, `change:${who.userId}`);
@@ -139,17 +127,16 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/email/confirm',
-    {
-      config: perClient,
+    publicRoute(app, {
+      limit: 'sign-in',
       schema: {
         tags,
         operationId: 'confirmEmailChange',
         summary: "Confirm a change of address with its emailed link's token (single use, 24 hours)",
-        security: PUBLIC,
         querystring: EmailTokenQuerySchema,
-        response: { 200: ref(EmailResultSchema), ...errorResponses(400, 409, 429) },
+        response: { 200: ref(EmailResultSchema), ...errorResponses(400, 409) },
       },
-    },
+    }),
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return confirmEmailChange(ctx, request.query.token);
@@ -159,8 +146,8 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const forgotAnswer = { message: 'If an account has this address, a link to reset its password is on its way' };
   app.post(
     '/password/forgot',
-    {
-      config: perClient,
+    publicRoute(app, {
+      limit: 'sign-in',
       schema: {
         tags,
         operationId: 'forgotPassword',
@@ -168,11 +155,10 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Answers alike, and in the same time, whether or not an account has the address: the link (valid 30 minutes, single use) ' +
           'is sent by the outbox only to an address with an account. Rate limited per client address and per email address (429).',
-        security: PUBLIC,
         body: ref(ForgotPasswordRequestSchema),
-        response: { 202: ref(MessageResponseSchema), ...errorResponses(400, 403, 413, 415, 429) },
+        response: { 202: ref(MessageResponseSchema), ...errorResponses(400, 403, 413, 415) },
       },
-    },
+    }),
     async (request, reply) => {
       const email = normalizeEmail(request.body.email);
       await limitPerAddress(request, `forgot:${email}`);
@@ -183,8 +169,8 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/password/reset',
-    {
-      config: perClient,
+    publicRoute(app, {
+      limit: 'sign-in',
       schema: {
         tags,
         operationId: 'resetPassword',
@@ -192,11 +178,10 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           '400 for an unknown, used or expired token, or a password SPEC refuses. On success every session of the account ends ' +
           '(on every instance) and a "your password was changed" email goes out. Rate limited per client address and per token (429).',
-        security: PUBLIC,
         body: ref(ResetPasswordRequestSchema),
-        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 403, 413, 415, 429, 503) },
+        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 403, 413, 415, 503) },
       },
-    },
+    }),
     async (request) => {
       await limitPerAddress(request, `reset:${hashToken(request.body.token)}`);
       await resetPassword(ctx, request.ip, request.body.token, request.body.new_password);
@@ -206,35 +191,30 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/me/notice-settings',
-    {
-      config: { auth: true },
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags,
         operationId: 'getNoticeSettings',
         summary: 'Which notices go by email: each, a daily digest (hour and time zone), or none',
-        security: COOKIE_AUTH,
-        response: { 200: ref(NoticeSettingsSchema), ...errorResponses(401) },
+        response: { 200: ref(NoticeSettingsSchema) },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return getNoticeSettings(ctx, principalOf(request).userId);
-    },
+    }),
+    async (request) => getNoticeSettings(ctx, principalOf(request).userId),
   );
 
   app.put(
     '/me/notice-settings',
-    {
-      config: authenticatedWrite(ctx.config),
+    sessionRoute(app, {
+      limit: 'writes',
       schema: {
         tags,
         operationId: 'putNoticeSettings',
         summary: 'Choose which notices go by email (each or a daily digest needs a verified address: 409 otherwise)',
-        security: COOKIE_AUTH,
         body: ref(NoticeSettingsSchema),
-        response: { 200: ref(NoticeSettingsSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: { 200: ref(NoticeSettingsSchema), ...errorResponses(400, 403, 404, 409, 413, 415) },
       },
-    },
+    }),
     async (request) => putNoticeSettings(ctx, principalOf(request).userId, request.body),
   );
 

@@ -5,8 +5,7 @@
 // page asks for up to 50 quotes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COOKIE_AUTH } from '../http/openapi.js';
-import { authenticatedCostlyRead } from '../http/route-options.js';
+import { sessionRoute } from '../http/route-options.js';
 import { errorResponses, ref, Text } from '../schemas/common.js';
 import {
   InstrumentChartQuerySchema,
@@ -22,12 +21,10 @@ const SymbolParams = Type.Object({
 
 export const instrumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { config: authenticatedCostlyRead(ctx.config) };
-
   app.get(
     '/instruments',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'costly reads',
       schema: {
         tags: ['trading'],
         operationId: 'listInstruments',
@@ -36,18 +33,17 @@ export const instrumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Symbol, name, kind (stock, etf, crypto), exchange, whether its market is open now with the next open and close, and ' +
           'a dated quote with the daily change (null for an instrument whose quote failed). Best matches first; paged with ' +
           '`limit` (at most 50) and `offset`.',
-        security: COOKIE_AUTH,
         querystring: InstrumentListQuerySchema,
-        response: { 200: ref(InstrumentListResponseSchema), ...errorResponses(400, 401, 429) },
+        response: { 200: ref(InstrumentListResponseSchema), ...errorResponses(400) },
       },
-    },
+    }),
     async (request) => listInstruments(ctx, request.query.q, request.query.limit, request.query.offset),
   );
 
   app.get(
     '/instruments/:symbol',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'costly reads',
       schema: {
         tags: ['trading'],
         operationId: 'getInstrument',
@@ -55,12 +51,11 @@ export const instrumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           "The instrument as listed by /instruments and its chart over `range` (1d by default); the chart's last point is the " +
           "instrument's quote. Badly formed symbol 400, not in the directory 404; 503 with Retry-After while the price provider is down.",
-        security: COOKIE_AUTH,
         params: SymbolParams,
         querystring: InstrumentChartQuerySchema,
-        response: { 200: ref(InstrumentChartResponseSchema), ...errorResponses(400, 401, 404, 429, 503) },
+        response: { 200: ref(InstrumentChartResponseSchema), ...errorResponses(400, 404, 503) },
       },
-    },
+    }),
     async (request) => instrumentChart(ctx, request.params.symbol, request.query.range),
   );
 };

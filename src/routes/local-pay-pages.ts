@@ -4,9 +4,8 @@
 // Cross-site form posts are refused by the app-wide cross-site check.
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
-import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
-import { authenticatedWrite } from '../http/route-options.js';
+import { sessionRoute } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { NO_NUL_PATTERN } from '../schemas/common.js';
 import type { StripePlan } from '../schemas/payments.js';
@@ -51,7 +50,8 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: Safe
 }
 
 const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-const errorPages = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, htmlResponse('Error page')]));
+const ERROR_PAGE = htmlResponse('Error page');
+const errorPages = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ERROR_PAGE]));
 const redirect = { description: 'See Other: back to the web app or the portal', type: 'null' };
 /** Pages for a browser: the API's strict query rule does not apply to them. */
 const AnyQuery = { type: 'object', properties: {}, additionalProperties: true } as const;
@@ -97,23 +97,22 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
     return sendPage(reply, 500, 'Something went wrong', html`<p>Internal server error.</p>`);
   });
 
-  const auth = { config: { auth: true } };
   const tags = ['payments (local provider)'];
 
   app.get<{ Params: { id: string } }>(
     '/pay/local/checkout/:id',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
+      errorAnswer: ERROR_PAGE,
       schema: {
         tags,
         operationId: 'getLocalCheckoutPage',
         summary: 'Local checkout page (simulation): confirm or go back',
         params: IdParams,
         querystring: AnyQuery,
-        security: COOKIE_AUTH,
-        response: { 200: htmlResponse('Checkout page'), ...errorPages(400, 401, 404, 500) },
+        response: { 200: htmlResponse('Checkout page'), ...errorPages(400, 404, 500) },
       },
-    },
+    }),
     async (request, reply) => {
       const view = await localCheckoutView(ctx, principalOf(request).userId, request.params.id);
       const action = `/pay/local/checkout/${encodeURIComponent(view.id)}/confirm`;
@@ -132,18 +131,18 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
 
   app.post<{ Params: { id: string } }>(
     '/pay/local/checkout/:id/confirm',
-    {
-      config: authenticatedWrite(ctx.config),
+    sessionRoute(app, {
+      limit: 'writes',
+      errorAnswer: ERROR_PAGE,
       schema: {
         tags,
         operationId: 'confirmLocalCheckout',
         summary: 'Confirm a local checkout (simulation): grants the plan, then redirects to the web app',
-        security: COOKIE_AUTH,
         params: IdParams,
         querystring: AnyQuery,
-        response: { 303: redirect, ...errorPages(400, 401, 403, 404, 409, 413, 415, 429, 500) },
+        response: { 303: redirect, ...errorPages(400, 403, 404, 409, 413, 415, 500) },
       },
-    },
+    }),
     async (request, reply) => {
       await confirmLocalCheckout(ctx, principalOf(request).userId, request.params.id);
       return reply.redirect(checkoutUrls(ctx).successUrl, 303);
@@ -152,17 +151,17 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
 
   app.get(
     '/pay/local/portal',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
+      errorAnswer: ERROR_PAGE,
       schema: {
         tags,
         operationId: 'getLocalPortalPage',
         summary: 'Local customer portal (simulation): see the plan, switch to another, cancel at the end of the period',
-        security: COOKIE_AUTH,
         querystring: AnyQuery,
-        response: { 200: htmlResponse('Portal page'), ...errorPages(400, 401, 404, 500) },
+        response: { 200: htmlResponse('Portal page'), ...errorPages(400, 404, 500) },
       },
-    },
+    }),
     async (request, reply) => {
       const view = await localPortalView(ctx, principalOf(request).userId);
       const body =
@@ -173,18 +172,19 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
     },
   );
 
-  const portalWrite = (operationId: string, summary: string, codes: number[], body?: typeof SwitchBody) => ({
-    config: authenticatedWrite(ctx.config),
-    schema: {
-      tags,
-      operationId,
-      summary,
-      security: COOKIE_AUTH,
-      querystring: AnyQuery,
-      ...(body ? { body } : {}),
-      response: { 303: redirect, ...errorPages(400, 401, 403, 404, ...codes, 413, 415, 429, 500) },
-    },
-  });
+  const portalWrite = (operationId: string, summary: string, codes: number[], body?: typeof SwitchBody) =>
+    sessionRoute(app, {
+      limit: 'writes',
+      errorAnswer: ERROR_PAGE,
+      schema: {
+        tags,
+        operationId,
+        summary,
+        querystring: AnyQuery,
+        ...(body ? { body } : {}),
+        response: { 303: redirect, ...errorPages(400, 403, 404, ...codes, 413, 415, 500) },
+      },
+    });
 
   app.post<{ Body: { price_id: string } }>(
     '/pay/local/portal/switch',

@@ -2,30 +2,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { clearSessionCookie } from '../http/auth.js';
-import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
-import { authenticatedWrite } from '../http/route-options.js';
+import { sessionRoute } from '../http/route-options.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
 import { ChangePasswordRequestSchema, DeleteAccountRequestSchema, ExportedBetSchema, ExportQuerySchema } from '../schemas/me.js';
 import { changePassword, deleteAccount, exportBets } from '../services/account-control.js';
 
 export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { config: { auth: true } };
 
   app.post(
     '/me/password',
-    {
-      config: authenticatedWrite(ctx.config),
+    sessionRoute(app, {
+      limit: 'writes',
       schema: {
         tags: ['accounts'],
         operationId: 'changePassword',
         summary: 'Change the password (needs the current one; signs out every other session)',
-        security: COOKIE_AUTH,
         body: ref(ChangePasswordRequestSchema),
-        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 403, 404, 503) },
       },
-    },
+    }),
     async (request) => {
       await changePassword(ctx, principalOf(request), request.ip, request.body.current_password, request.body.new_password);
       return { message: 'Password changed; other sessions were signed out' };
@@ -34,17 +31,16 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/me',
-    {
-      config: authenticatedWrite(ctx.config),
+    sessionRoute(app, {
+      limit: 'writes',
       schema: {
         tags: ['accounts'],
         operationId: 'deleteAccount',
         summary: 'Delete the account (needs the password); bets stay in the record under an anonymous name',
-        security: COOKIE_AUTH,
         body: ref(DeleteAccountRequestSchema),
-        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: ref(MessageResponseSchema), ...errorResponses(400, 403, 404, 503) },
       },
-    },
+    }),
     async (request, reply) => {
       await deleteAccount(ctx, principalOf(request), request.ip, request.body.password);
       clearSessionCookie(app, reply);
@@ -54,13 +50,12 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/me/export',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['accounts'],
         operationId: 'exportBets',
         summary: "Download the caller's whole bet history as JSON or CSV (streamed)",
-        security: COOKIE_AUTH,
         querystring: ExportQuerySchema,
         response: {
           200: {
@@ -70,15 +65,14 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
               'text/csv': { schema: Type.String() },
             },
           },
-          ...errorResponses(400, 401),
+          ...errorResponses(400),
         },
       },
-    },
+    }),
     async (request, reply) => {
       const format = request.query.format ?? 'json';
       const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);
       reply
-        .header('cache-control', 'no-store')
         .header('content-disposition', `attachment; filename="bets-${date}.${format}"`)
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
       // A stream bypasses serialization; each row was built from ExportedBet by toExportedBet.

@@ -1,24 +1,20 @@
 // The windowed skill ranking (DESIGN path), public; a session adds the caller's own rank.
 // GET /me/standing: the caller's own place on every leaderboard window.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { optionalPrincipal } from '../http/auth.js';
-import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { errorResponses, ref } from '../schemas/common.js';
 import { MyStandingResponseSchema, RankingsQuerySchema, RankingsResponseSchema, StandingQuerySchema } from '../schemas/rankings.js';
 import { myStanding, rankings } from '../services/rankings.js';
-import { authenticatedCostlyRead, publicRateLimit } from '../http/route-options.js';
+import { optionalSessionRoute, sessionRoute } from '../http/route-options.js';
 import { principalOf } from '../http/types.js';
 
 export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/rankings',
-    {
-      config: publicRateLimit(app.ctx.config),
+    optionalSessionRoute(app, {
       schema: {
         tags: ['trading'],
         operationId: 'getRankings',
         summary: 'Traders ranked by skill: alpha against the market, shrunk toward zero for few trades',
-        security: PUBLIC,
         description:
           "Each closed bet's alpha is its gain minus its direction's sign times the benchmark's return over the same " +
           'holding period (SPY for stocks and ETFs, BTC-USD for crypto); bets whose benchmark price could not be fetched ' +
@@ -27,34 +23,28 @@ export const rankingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'days by exit time (see `period`), read from per-day aggregates. Deleted accounts and cancelled bets never count. ' +
           "With a valid session, `me` carries the caller's row when it ranks below the top rows.",
         querystring: RankingsQuerySchema,
-        response: { 200: ref(RankingsResponseSchema), ...errorResponses(400, 429) },
+        response: { 200: ref(RankingsResponseSchema), ...errorResponses(400) },
       },
-    },
-    async (request, reply) => {
-      const caller = await optionalPrincipal(app, request);
-      // The answer depends on the session cookie: never shared by caches.
-      reply.header('cache-control', 'private, no-store');
-      return rankings(app.ctx, request.query, caller?.userId ?? null);
-    },
+    }),
+    async (request) => rankings(app.ctx, request.query, request.principal?.userId ?? null),
   );
 
   app.get(
     '/me/standing',
-    {
-      config: authenticatedCostlyRead(app.ctx.config),
+    sessionRoute(app, {
+      limit: 'costly reads',
       schema: {
         tags: ['trading'],
         operationId: 'getMyStanding',
         summary: "The caller's score, closed trades and rank in each leaderboard window",
-        security: COOKIE_AUTH,
         description:
           "For `all` (SPEC's all-time leaderboard) and each `period` of GET /leaderboard: the sum of the caller's " +
           'closed-bet gains, their count, and their place on that board as if it listed everyone (null when unranked: ' +
           'fewer closed bets in the window than `min_trades`). Read from the same aggregates as the leaderboard.',
         querystring: StandingQuerySchema,
-        response: { 200: ref(MyStandingResponseSchema), ...errorResponses(400, 401, 429) },
+        response: { 200: ref(MyStandingResponseSchema), ...errorResponses(400) },
       },
-    },
+    }),
     async (request) => myStanding(app.ctx, principalOf(request).userId, request.query.min_trades),
   );
 };

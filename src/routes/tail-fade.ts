@@ -2,9 +2,8 @@
 // buttons on a Telegram opening notice, for any client.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COOKIE_AUTH } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
-import { authenticatedWrite } from '../http/route-options.js';
+import { sessionRoute } from '../http/route-options.js';
 import { OpenBetResponseSchema } from '../schemas/bets.js';
 import { errorResponses, Id, Limit403, ref } from '../schemas/common.js';
 import { type CopyKind, tailOrFade } from '../services/tail-fade.js';
@@ -19,8 +18,9 @@ export const tailFadeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const kind of ['tail', 'fade'] as const) {
     app.post(
       `/bet/:bet_id/${kind}`,
-      {
-        config: { ...authenticatedWrite(ctx.config), idempotent: true },
+      sessionRoute(app, {
+        limit: 'writes',
+        idempotent: true,
         schema: {
           tags: ['trading'],
           operationId: `${kind}Bet`,
@@ -28,11 +28,10 @@ export const tailFadeRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description:
             '404 for an unknown bet, 400 when it is not OPEN or is your own; 403 LIMIT_REACHED at your bet_capacity; ' +
             '503 with Retry-After while the price provider is down. The new bet records the bet it came from.',
-          security: COOKIE_AUTH,
           params: Type.Object({ bet_id: Id() }),
-          response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 401, 404, 429, 503), 403: Limit403 },
+          response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 404, 503), 403: Limit403 },
         },
-      },
+      }),
       async (request) => tailOrFade(ctx, principalOf(request).userId, request.params.bet_id, kind),
     );
   }

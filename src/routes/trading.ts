@@ -1,7 +1,6 @@
 // Prices, the bet lifecycle, portfolio, history and leaderboard.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COOKIE_AUTH, PUBLIC } from '../http/openapi.js';
 import { principalOf } from '../http/types.js';
 import {
   BetDetailSchema,
@@ -22,8 +21,8 @@ import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, r
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { leaderboard } from '../services/rankings.js';
-import { sendShared } from '../http/cache-control.js';
-import { authenticatedWrite, publicRateLimit } from '../http/route-options.js';
+import { sharedAnswerSender } from '../http/cache-control.js';
+import { publicRoute, sessionRoute } from '../http/route-options.js';
 import { LeaderboardQuerySchema, TOP_ROWS } from '../schemas/rankings.js';
 
 const TickerParams = Type.Object({
@@ -33,23 +32,21 @@ const BetParams = Type.Object({ bet_id: Id() });
 
 export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const auth = { config: { auth: true } };
-  const publicLimit = publicRateLimit(ctx.config);
+  const sendShared = sharedAnswerSender();
 
   app.get(
     '/price/:ticker',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['trading'],
         operationId: 'getPrice',
         summary: 'Current price of a ticker',
         description: 'Badly formed ticker 400, unknown ticker 404; 503 with Retry-After while the price provider is down.',
-        security: COOKIE_AUTH,
         params: TickerParams,
-        response: { 200: ref(TickerPriceResponseSchema), ...errorResponses(400, 401, 404, 503) },
+        response: { 200: ref(TickerPriceResponseSchema), ...errorResponses(400, 404, 503) },
       },
-    },
+    }),
     async (request): Promise<TickerPriceResponse> => {
       const ticker = tickerOrBadRequest(request.params.ticker);
       return { ticker, price: await priceOrUnavailable(ctx, ticker) };
@@ -58,36 +55,34 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/price/:ticker/history',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['trading'],
         operationId: 'getPriceHistory',
         summary: 'Price points of a ticker for charts',
         description: 'Oldest first, ending now; `range` 1d (default), 5d, 1m, 3m or 1y. Stocks show no points while NYSE is closed.',
-        security: COOKIE_AUTH,
         params: TickerParams,
         querystring: Type.Object({ range: HistoryRangeSchema }, { additionalProperties: false }),
-        response: { 200: ref(PriceHistoryResponseSchema), ...errorResponses(400, 401, 404, 503) },
+        response: { 200: ref(PriceHistoryResponseSchema), ...errorResponses(400, 404, 503) },
       },
-    },
+    }),
     async (request) => tickerHistory(ctx, request.params.ticker, request.query.range),
   );
 
   app.get(
     '/bet/:bet_id',
-    {
-      config: publicLimit,
+    publicRoute(app, {
+      limit: 'reads',
       schema: {
         tags: ['trading'],
         operationId: 'getBet',
         summary: 'One bet with its owner (public, like profiles)',
-        security: PUBLIC,
         description: 'A CLOSED or CANCELLED bet as it ended; an OPEN bet marked to market now (exit_price is the current price).',
         params: BetParams,
-        response: { 200: ref(BetDetailSchema), ...errorResponses(400, 404, 429) },
+        response: { 200: ref(BetDetailSchema), ...errorResponses(400, 404) },
       },
-    },
+    }),
     async (request, reply) => {
       return sendShared(request, reply, await betDetail(ctx, request.params.bet_id));
     },
@@ -95,8 +90,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/bet/open',
-    {
-      config: { ...authenticatedWrite(ctx.config), idempotent: true },
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
       schema: {
         tags: ['trading'],
         operationId: 'openBet',
@@ -105,102 +101,91 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close ' +
           'on or after it, crypto at 00:00 UTC after it. 403 LIMIT_REACHED at bet_capacity open bets; 503 with ' +
           'Retry-After while the price provider is down.',
-        security: COOKIE_AUTH,
         body: ref(OpenBetRequestSchema),
-        response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 401, 404, 413, 415, 429, 503), 403: Limit403 },
+        response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 404, 413, 415, 503), 403: Limit403 },
       },
-    },
+    }),
     async (request) => openBet(ctx, principalOf(request).userId, request.body),
   );
 
   app.post(
     '/bet/close',
-    {
-      config: { ...authenticatedWrite(ctx.config), idempotent: true },
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
       schema: {
         tags: ['trading'],
         operationId: 'closeBet',
         summary: 'Close an open bet at the current server price',
         description: "400 when the bet is missing, not the caller's or not open; 500 when the price cannot be fetched (the bet stays open).",
-        security: COOKIE_AUTH,
         body: ref(CloseBetRequestSchema),
-        response: { 200: ref(CloseBetResponseSchema), ...errorResponses(400, 401, 403, 413, 415, 429, 500) },
+        response: { 200: ref(CloseBetResponseSchema), ...errorResponses(400, 403, 413, 415, 500) },
       },
-    },
+    }),
     async (request) => closeBet(ctx, principalOf(request).userId, request.body.bet_id),
   );
 
   app.delete(
     '/bet/:bet_id',
-    {
-      config: { ...authenticatedWrite(ctx.config), idempotent: true },
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
       schema: {
         tags: ['trading'],
         operationId: 'cancelBet',
         summary: 'Cancel a bet within 5 minutes of opening',
         description: 'Kept in history at 0 % and never on the leaderboard. After 5 minutes 403: close it instead.',
-        security: COOKIE_AUTH,
         params: BetParams,
-        response: { 200: ref(CancelBetResponseSchema), ...errorResponses(400, 401, 404, 429), 403: CancelWindow403 },
+        response: { 200: ref(CancelBetResponseSchema), ...errorResponses(400, 404), 403: CancelWindow403 },
       },
-    },
+    }),
     async (request) => cancelBet(ctx, principalOf(request).userId, request.params.bet_id),
   );
 
   app.get(
     '/portfolio',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['trading'],
         operationId: 'getPortfolio',
         summary: "The caller's open bets, marked to market",
         description: 'Marked at the cached current price; the last known price when the provider is down.',
-        security: COOKIE_AUTH,
         response: {
           200: Type.Array(ref(PortfolioBetSchema), { description: 'At most the bet_capacity (more only after a downgrade: existing bets stay)' }),
-          ...errorResponses(401),
         },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const { userId } = principalOf(request);
-      return portfolio(ctx, userId);
-    },
+    }),
+    async (request) => portfolio(ctx, principalOf(request).userId),
   );
 
   app.get(
     '/history',
-    {
-      ...auth,
+    sessionRoute(app, {
+      limit: 'none',
       schema: {
         tags: ['trading'],
         operationId: 'getHistory',
         summary: "The caller's closed and cancelled bets, newest first",
         description: 'Ordered by exit time (the cancel time for CANCELLED bets); each carries its status.',
-        security: COOKIE_AUTH,
         querystring: PageQuerySchema,
-        response: { 200: Page(ref(ClosedBetSchema)), ...errorResponses(400, 401) },
+        response: { 200: Page(ref(ClosedBetSchema)), ...errorResponses(400) },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const { userId } = principalOf(request);
+    }),
+    async (request) => {
       const { limit, offset } = request.query;
-      return history(ctx, userId, limit, offset);
+      return history(ctx, principalOf(request).userId, limit, offset);
     },
   );
 
   app.get(
     '/leaderboard',
-    {
-      config: publicLimit,
+    publicRoute(app, {
+      limit: 'reads',
       schema: {
         tags: ['trading'],
         operationId: 'getLeaderboard',
         summary: 'Top traders by the sum of their closed-bet gains',
-        security: PUBLIC,
         description:
           'Users with at least one CLOSED bet; total_score is the sum of their CLOSED gains (percent), total_trades the ' +
           'count; ordered by score, then trades, then id; top 100. Cancelled bets and deleted accounts never count. ' +
@@ -210,9 +195,9 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '`limit` (1 to 100) and `offset` (0 to 10000) page through the board past the top 100; GET /me/standing gives ' +
           "the caller's own rank.",
         querystring: LeaderboardQuerySchema,
-        response: { 200: Type.Array(ref(LeaderboardUserSchema), { maxItems: TOP_ROWS }), ...errorResponses(400, 429) },
+        response: { 200: Type.Array(ref(LeaderboardUserSchema), { maxItems: TOP_ROWS }), ...errorResponses(400) },
       },
-    },
+    }),
     async (request, reply) => {
       return sendShared(request, reply, await leaderboard(ctx, request.query));
     },

@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import { anonymiseUser, deleteOtherSessions } from '../repositories/account-control.js';
 import { betsPageAfter } from '../repositories/export.js';
 import { findUserById, updatePasswordHash } from '../repositories/users.js';
-import type { ExportedBet } from '../schemas/me.js';
+import { type ExportedBet, ExportedBetSchema } from '../schemas/me.js';
 import { checkPassword, type Principal } from './accounts.js';
 import { passwordChanged } from './email-queue.js';
 
@@ -64,18 +64,8 @@ export function toExportedBet(b: BetRow): ExportedBet {
   };
 }
 
-const COLUMNS: Array<keyof ExportedBet> = [
-  'id',
-  'ticker',
-  'direction',
-  'status',
-  'entry_price',
-  'exit_price',
-  'percentage_gain',
-  'target_date',
-  'entry_date',
-  'exit_date',
-];
+/** The CSV's columns: the exported shape's fields, in its order (the JSON form's). */
+const COLUMNS = Object.keys(ExportedBetSchema.properties) as Array<keyof ExportedBet>;
 
 function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';

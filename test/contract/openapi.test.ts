@@ -362,8 +362,9 @@ describe('OpenAPI document', () => {
 
 describe('OpenAPI document and rate limits', () => {
   // With limits on, an operation's answers carry @fastify/rate-limit's headers
-  // exactly when the document declares its 429: the route options and the
-  // schema blocks are written apart, so this keeps them in step.
+  // exactly when the document declares its 429: the builders of
+  // src/http/route-options.ts derive both from one `limit`, and this checks it
+  // for every route, those declared without a builder too.
   test('an operation sends the rate-limit headers if and only if it declares 429', async () => {
     const limits = { ...testConfig().rateLimits, enabled: true, authPerMinute: 1000, publicPerMinute: 1000, writesPerMinute: 1000 };
     const t = await createTestApp('sqlite', { config: { rateLimits: limits } });

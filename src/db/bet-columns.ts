@@ -1,0 +1,38 @@
+// The bets table's columns, listed once: the insert of a new bet, the league
+// queries and the benchmark's bulk load name them from here, and the type
+// check fails while a column of BetsTable is missing.
+import type { BetRow } from './tables.js';
+
+/** Every column of a bet but its id, in the table's order. */
+export const BET_COLUMNS = [
+  'user_id',
+  'ticker',
+  'direction',
+  'status',
+  'entry_price',
+  'exit_price',
+  'percentage_gain',
+  'target_date',
+  'settle_at',
+  'opened_at',
+  'closed_at',
+  'last_event_at',
+  'close_reason',
+  'source_bet_id',
+  'source_kind',
+  'benchmark_entry',
+  'benchmark_exit',
+] as const satisfies ReadonlyArray<keyof BetRow>;
+
+export type BetColumn = (typeof BET_COLUMNS)[number];
+
+type Unlisted = Exclude<keyof BetRow, BetColumn | 'id'>;
+/** Names the first column BET_COLUMNS lacks, in the type error, until it is added. */
+export type EveryBetColumnListed = [Unlisted] extends [never] ? true : { missing: Unlisted };
+true satisfies EveryBetColumnListed;
+
+/** The columns but `except`, qualified by a table alias (`b.ticker`), for queries that join bets. */
+export function betColumnsOf<A extends string, X extends BetColumn = never>(alias: A, except: readonly X[] = []) {
+  const skipped = new Set<BetColumn>(except);
+  return BET_COLUMNS.filter((c): c is Exclude<BetColumn, X> => !skipped.has(c)).map((c) => `${alias}.${c}` as const);
+}
