@@ -1,6 +1,6 @@
 // Step one of the assembly (src/app.ts): every dependency of the services,
 // nothing of HTTP. A test that exercises services or jobs without requests
-// builds a context alone (test/unit/context.test.ts; `createTestContext` in test/helpers/context.ts) and closes it.
+// builds a context alone (createTestContext in test/helpers/context.ts) and closes it.
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import pino from 'pino';
