@@ -21,6 +21,7 @@ import { logDestination, logSerializers } from './http/logging.js';
 import { installObservability, requestIdOf } from './http/observability.js';
 import { installResponseHeaders } from './http/response-headers.js';
 import { installSecurityHeaders } from './http/security-headers.js';
+import { serializerFactory } from './http/serialization.js';
 import { installOpenApi } from './http/openapi.js';
 import './http/types.js';
 import { installValidators } from './http/validation.js';
@@ -123,6 +124,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clientErrorHandler,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // Each response schema's serializer built once, with only the shared schemas it uses.
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory() } },
   };
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
