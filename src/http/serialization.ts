@@ -76,15 +76,16 @@ function keyOf(schema: unknown): string | null {
  * Fastify calls it once for each plugin context that compiles responses (with
  * the server's serializer options, the same each time); what it builds is kept
  * across those contexts, and reused while the shared schemas it used are the same ones.
- * A schema fast-json-stringify refuses fails its first answer (a 500) instead
- * of the start: test/contract/serializers.test.ts builds every route's serializers.
+ * A schema fast-json-stringify refuses would fail its first answer (a 500)
+ * instead of the start: test/contract/openapi.test.ts checks every schema and
+ * builds a serializer for every shared one.
  */
 export function serializerFactory() {
   const built = new Map<string, { uses: SchemaMap; serialize: Serializer }>();
   return (externalSchemas: unknown = {}, serializerOptions: Options = {}) =>
     ({ schema }: { schema?: unknown }): Serializer => {
       const shared = { ...(externalSchemas as SchemaMap) };
-      const ownId = (schema as { $id?: unknown }).$id;
+      const ownId = (schema as { $id?: unknown } | undefined)?.$id;
       // Fastify's compiler leaves out the shared schema a route answers with itself, which the build adds as its root.
       if (typeof ownId === 'string' && shared[ownId] !== undefined) delete shared[ownId];
       const key = keyOf(schema);
