@@ -12,6 +12,7 @@ import { frameworkErrors } from './http/errors.js';
 import { logDestination, logSerializers } from './http/logging.js';
 import { requestIdOf } from './http/observability.js';
 import { registerHttp } from './http/register-http.js';
+import { serializerFactory } from './http/serialization.js';
 import { clientErrorHandler, httpServerFactory } from './http/server.js';
 import { startWorkers, type Workers } from './jobs/workers.js';
 
@@ -57,6 +58,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clientErrorHandler,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // Each response schema's serializer built once, with only the shared schemas it uses.
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory() } },
   };
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 

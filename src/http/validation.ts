@@ -5,6 +5,12 @@
 // 1.0 and Infinity as numbers. An integer in the URL must be plain ASCII
 // digits within the safe-integer range, checked before Ajv coerces it, so the
 // document keeps `type: integer` and its bounds.
+//
+// A route's validators are compiled on its first request: a start calls no
+// route, and a test a few. Ajv does not check the schemas against the JSON
+// Schema meta-schema at each start (compiling the meta-schema's validator cost
+// more than all the route schemas): they are code, and test/contract/openapi.test.ts
+// checks every one of them.
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -19,6 +25,7 @@ function makeAjv(coerce: boolean, shared: TSchema[]): Ajv {
     removeAdditional: false,
     allErrors: false,
     strict: false,
+    validateSchema: false,
   });
   addFormats(ajv);
   for (const s of shared) ajv.addSchema(s);
@@ -65,6 +72,20 @@ function digitsFirst(validate: ValidateFunction, names: string[]): ValidateFunct
   return wrapped;
 }
 
+/** Compiles on the first call, then behaves as the compiled validator. */
+function lazily(compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  const wrapped = ((data: unknown, dataCtx?: unknown) => {
+    validate ??= compile();
+    const ok = validate(data, dataCtx as never);
+    wrapped.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  // Every validator here is Ajv's, to which Fastify passes the parent object when it carries schemaEnv (see digitsFirst).
+  Object.assign(wrapped, { schemaEnv: true });
+  return wrapped;
+}
+
 /** No query parameters: an unknown one is refused like any other invalid request. */
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
 
@@ -90,9 +111,8 @@ function closeQueryStrings(routeOptions: RouteOptions): void {
 export function installValidators(app: FastifyInstance, shared: TSchema[]): void {
   const bodyAjv = makeAjv(false, shared);
   const textAjv = makeAjv(true, shared);
-  app.addHook('onRoute', closeQueryStrings);
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return bodyAjv.compile(schema) as ReturnType<Ajv['compile']>;
+  const compile = (schema: TSchema, httpPart: string | undefined): ValidateFunction => {
+    if (httpPart === 'body') return bodyAjv.compile(schema);
     const validate = textAjv.compile(schema);
     if (httpPart !== 'params' && httpPart !== 'querystring') return validate;
     const root = (schema as JsonSchema).$ref
@@ -101,5 +121,7 @@ export function installValidators(app: FastifyInstance, shared: TSchema[]): void
     const properties = root?.properties ?? {};
     const integers = Object.keys(properties).filter((name) => acceptsInteger(properties[name] as JsonSchema, textAjv));
     return integers.length === 0 ? validate : digitsFirst(validate, integers);
-  });
+  };
+  app.addHook('onRoute', closeQueryStrings);
+  app.setValidatorCompiler(({ schema, httpPart }) => lazily(() => compile(schema as TSchema, httpPart)));
 }

@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv } from 'ajv';
+import build from 'fast-json-stringify';
 import { testConfig } from '../../src/config.js';
+import { sharedSchemas } from '../../src/schemas/index.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { SPEC_ENDPOINTS, SPEC_SHAPES, type SpecField } from './spec.js';
 
@@ -111,6 +114,29 @@ describe('OpenAPI document', () => {
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '1.0.0');
+  });
+
+  // The server compiles validators and serializers on first use and does not check the schemas at
+  // each start (src/http/validation.ts, src/http/serialization.ts): a schema either would refuse fails here.
+  test('every schema is a valid JSON Schema (draft-07, as Ajv and fast-json-stringify read them)', () => {
+    const ajv = new Ajv({ strict: false });
+    const check = (label: string, schema: unknown) => assert.ok(ajv.validateSchema(schema as object), `${label}: ${ajv.errorsText()}`);
+    for (const schema of sharedSchemas) check(String(schema.$id), schema);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) check(`components.schemas.${name}`, schema);
+    for (const [label, op] of operations()) {
+      for (const p of parametersOf(op)) check(`${label} parameter ${p.name}`, p.schema);
+      for (const [type, c] of Object.entries(op.requestBody?.content ?? {})) check(`${label} body ${type}`, c.schema);
+      for (const status of Object.keys(op.responses)) {
+        for (const [type, c] of Object.entries(answer(op, status)?.content ?? {})) check(`${label} ${status} ${type}`, c.schema);
+      }
+    }
+  });
+
+  test('fast-json-stringify builds a serializer for every shared schema', () => {
+    const byId = Object.fromEntries(sharedSchemas.map((s) => [String(s.$id), s]));
+    // One build that refers to them all resolves each, as the routes' serializers do.
+    const all = { type: 'object', properties: Object.fromEntries(Object.keys(byId).map((id) => [id, { $ref: id }])) };
+    assert.equal(typeof build(all as never, { schema: byId as never }), 'function');
   });
 
   test('declares the auth_token cookie security scheme', () => {
