@@ -223,8 +223,12 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: SKI
         `bet ${id}`,
       );
     }
-    const settledLogs = cluster.servers.flatMap((s) => s.logs.filter((l) => l.msg === 'settled bet' && betIds.includes(Number(l.betId))));
-    assert.equal(settledLogs.length, betIds.length);
+    // Log lines leave each server in buffered writes (flushed at least every 250 ms, src/http/logging.ts):
+    // wait for them, then a little longer, so a second line for any bet would be seen too.
+    const settledLogs = () => cluster.servers.flatMap((s) => s.logs.filter((l) => l.msg === 'settled bet' && betIds.includes(Number(l.betId))));
+    await waitUntil(() => settledLogs().length >= betIds.length, 'every settlement to be logged');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(settledLogs().length, betIds.length);
     // The aggregate is the sum over the bets, for each trader.
     for (const t of traders) {
       const own = bets.filter((b) => b.user_id === t.id);
