@@ -47,12 +47,14 @@ export interface Config {
   bodyLimitBytes: number;
   /** How many argon2 hashes may run at once (each takes a libuv thread). */
   hashConcurrency: number;
-  /** The per-account ceiling on failed password checks, beside rateLimits' per IP+account one (with rate limits on). */
+  /** Per-account ceilings on password checks (with rate limits on): failures, beside rateLimits' per IP+account one, and confirmations per hour. */
   accountThrottle: {
     /** Failures on one account, from any address within an hour, before every address waits. */
     failuresBeforeDelay: number;
     /** The longest wait it imposes. */
     maxDelayMs: number;
+    /** Password confirmations (password change, deletion, change of address) per account per hour, right or wrong. */
+    passwordChecksPerHour: number;
   };
   /** The queue in front of the hashes (src/services/passwords.ts). */
   hashQueue: {
@@ -62,6 +64,8 @@ export interface Config {
     maxWaitMs: number;
     /** Places one address, or one account, may hold (with rate limits on); more get 429 at once. */
     perClient: number;
+    /** Places (running or waiting) only logins may take. */
+    loginReserve: number;
   };
   prices: {
     provider: 'simulated' | 'finnhub';
@@ -249,6 +253,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('MAIL_FROM must be an address or `Name <address>`');
   }
   const metricsPort = str(env, 'METRICS_PORT');
+  const hashConcurrency = int(env, 'HASH_CONCURRENCY', 2, 1, 64);
+  const hashQueueMax = int(env, 'HASH_QUEUE_MAX', 16, 0, 1_000_000);
+  // Other work must keep at least one place of the queue.
+  const hashPlaces = hashConcurrency + hashQueueMax;
 
   return {
     env: mode,
@@ -280,15 +288,17 @@ export function loadConfig(env: Env = process.env): Config {
       writesPerMinute: int(env, 'WRITE_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
     },
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
-    hashConcurrency: int(env, 'HASH_CONCURRENCY', 2, 1, 64),
+    hashConcurrency,
     accountThrottle: {
       failuresBeforeDelay: int(env, 'ACCOUNT_FAILURES_BEFORE_DELAY', 20, 1, 1_000_000),
       maxDelayMs: int(env, 'ACCOUNT_MAX_DELAY_SECONDS', 60, 1, 3600) * 1000,
+      passwordChecksPerHour: int(env, 'ACCOUNT_PASSWORD_CHECKS_PER_HOUR', 10, 1, 1_000_000),
     },
     hashQueue: {
-      maxWaiting: int(env, 'HASH_QUEUE_MAX', 16, 0, 1_000_000),
+      maxWaiting: hashQueueMax,
       maxWaitMs: int(env, 'HASH_QUEUE_WAIT_MS', 1000, 1, 60_000),
       perClient: int(env, 'HASH_QUEUE_PER_CLIENT', 4, 1, 1_000_000),
+      loginReserve: int(env, 'HASH_QUEUE_LOGIN_RESERVE', Math.min(4, hashPlaces - 1), 0, hashPlaces - 1),
     },
     prices: {
       provider,

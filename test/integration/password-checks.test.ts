@@ -44,7 +44,13 @@ forEachDialect('password checks', (dialect) => {
   const login = (email: string, password: string, ip = '127.0.0.1') =>
     t.app.inject({ method: 'POST', url: '/login', payload: { email, password }, remoteAddress: ip });
   const changePassword = (cookie: string, current: string, ip = '127.0.0.1', next = 'a brand new passphrase here') =>
-    t.app.inject({ method: 'POST', url: '/me/password', headers: { cookie }, payload: { current_password: current, new_password: next }, remoteAddress: ip });
+    t.app.inject({
+      method: 'POST',
+      url: '/me/password',
+      headers: { cookie },
+      payload: { current_password: current, new_password: next },
+      remoteAddress: ip,
+    });
   const deleteMe = (cookie: string, password: string, ip = '127.0.0.1') =>
     t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie }, payload: { password }, remoteAddress: ip });
   const changeEmail = (cookie: string, password: string, ip = '127.0.0.1') =>
