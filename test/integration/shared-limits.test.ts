@@ -70,4 +70,27 @@ describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
     assert.ok(Number(spent.headers['retry-after']) > 0);
     assert.equal((await change(b)).statusCode, 429);
   });
+
+  test('changes of address to one recipient are counted on every instance', async () => {
+    const victim = `${uniqueName()}@victim.test`;
+    const perRecipient = testConfig().mail.perAddressPerHour;
+    const statuses: number[] = [];
+    for (let i = 0; i <= perRecipient; i++) {
+      const username = uniqueName();
+      const email = `${username}@x.test`;
+      assert.equal((await a.inject({ method: 'POST', url: '/register', payload: { username, email, password: PASSWORD } })).statusCode, 201);
+      const login = await a.inject({ method: 'POST', url: '/login', payload: { email, password: PASSWORD } });
+      const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+      const app = i % 2 ? b : a;
+      const res = await app.inject({
+        method: 'POST',
+        url: '/me/email',
+        headers: { cookie },
+        remoteAddress: `10.8.${i}.1`,
+        payload: { new_email: victim, password: PASSWORD },
+      });
+      statuses.push(res.statusCode);
+    }
+    assert.deepEqual(statuses, [...Array.from({ length: perRecipient }, () => 202), 429]);
+  });
 });
