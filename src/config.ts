@@ -43,6 +43,8 @@ export interface Config {
     publicPerMinute: number;
     /** Requests per signed-in user per minute on each authenticated write route. */
     writesPerMinute: number;
+    /** Requests that send mail (reset, change of address, resend) per client address per hour. */
+    mailPerClientPerHour: number;
   };
   bodyLimitBytes: number;
   /** How many argon2 hashes may run at once (each takes a libuv thread). */
@@ -86,7 +88,7 @@ export interface Config {
     smtpUrl: string | null;
     /** The sender, `Name <address>` or an address. */
     from: string;
-    /** Mails per address (or account) per hour on the forgot, reset and resend operations, with rate limits on. */
+    /** Mails per recipient address (or account, or token) per hour on the forgot, reset, resend and change-of-address operations, with rate limits on. */
     perAddressPerHour: number;
   };
   workers: {
@@ -286,6 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
       loginFailuresBeforeDelay: int(env, 'LOGIN_FAILURES_BEFORE_DELAY', 5, 1, 1000),
       publicPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
       writesPerMinute: int(env, 'WRITE_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
+      mailPerClientPerHour: int(env, 'MAIL_CLIENT_RATE_LIMIT_PER_HOUR', 20, 1, 1_000_000),
     },
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     hashConcurrency,

@@ -20,7 +20,14 @@ describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
     database = await openTestDatabase('sqlite', { migrated: true });
     redis = new Redis(REDIS_URL!);
     const config = testConfig({
-      rateLimits: { enabled: true, authPerMinute: 1000, loginFailuresBeforeDelay: 2, publicPerMinute: 1000, writesPerMinute: 1000 },
+      rateLimits: {
+        enabled: true,
+        authPerMinute: 1000,
+        loginFailuresBeforeDelay: 2,
+        publicPerMinute: 1000,
+        writesPerMinute: 1000,
+        mailPerClientPerHour: 1000,
+      },
       accountThrottle: { ...testConfig().accountThrottle, passwordChecksPerHour: 2 },
     });
     const clock = new FakeClock();
