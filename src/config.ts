@@ -43,16 +43,20 @@ export interface Config {
     publicPerMinute: number;
     /** Requests per signed-in user per minute on each authenticated write route. */
     writesPerMinute: number;
+    /** Requests that send mail (reset, change of address, resend) per client address per hour. */
+    mailPerClientPerHour: number;
   };
   bodyLimitBytes: number;
   /** How many argon2 hashes may run at once (each takes a libuv thread). */
   hashConcurrency: number;
-  /** The per-account ceiling on failed password checks, beside rateLimits' per IP+account one (with rate limits on). */
+  /** Per-account ceilings on password checks (with rate limits on): failures, beside rateLimits' per IP+account one, and confirmations per hour. */
   accountThrottle: {
     /** Failures on one account, from any address within an hour, before every address waits. */
     failuresBeforeDelay: number;
     /** The longest wait it imposes. */
     maxDelayMs: number;
+    /** Password confirmations (password change, deletion, change of address) per account per hour, right or wrong. */
+    passwordChecksPerHour: number;
   };
   /** The queue in front of the hashes (src/services/passwords.ts). */
   hashQueue: {
@@ -62,6 +66,8 @@ export interface Config {
     maxWaitMs: number;
     /** Places one address, or one account, may hold (with rate limits on); more get 429 at once. */
     perClient: number;
+    /** Places (running or waiting) only logins may take. */
+    loginReserve: number;
   };
   prices: {
     provider: 'simulated' | 'finnhub';
@@ -82,7 +88,7 @@ export interface Config {
     smtpUrl: string | null;
     /** The sender, `Name <address>` or an address. */
     from: string;
-    /** Mails per address (or account) per hour on the forgot, reset and resend operations, with rate limits on. */
+    /** Mails per recipient address (or account, or token) per hour on the forgot, reset, resend and change-of-address operations, with rate limits on. */
     perAddressPerHour: number;
   };
   workers: {
@@ -249,6 +255,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('MAIL_FROM must be an address or `Name <address>`');
   }
   const metricsPort = str(env, 'METRICS_PORT');
+  const hashConcurrency = int(env, 'HASH_CONCURRENCY', 2, 1, 64);
+  const hashQueueMax = int(env, 'HASH_QUEUE_MAX', 16, 0, 1_000_000);
+  // Other work must keep at least one place of the queue.
+  const hashPlaces = hashConcurrency + hashQueueMax;
 
   return {
     env: mode,
@@ -278,17 +288,20 @@ export function loadConfig(env: Env = process.env): Config {
       loginFailuresBeforeDelay: int(env, 'LOGIN_FAILURES_BEFORE_DELAY', 5, 1, 1000),
       publicPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
       writesPerMinute: int(env, 'WRITE_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
+      mailPerClientPerHour: int(env, 'MAIL_CLIENT_RATE_LIMIT_PER_HOUR', 20, 1, 1_000_000),
     },
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
-    hashConcurrency: int(env, 'HASH_CONCURRENCY', 2, 1, 64),
+    hashConcurrency,
     accountThrottle: {
       failuresBeforeDelay: int(env, 'ACCOUNT_FAILURES_BEFORE_DELAY', 20, 1, 1_000_000),
       maxDelayMs: int(env, 'ACCOUNT_MAX_DELAY_SECONDS', 60, 1, 3600) * 1000,
+      passwordChecksPerHour: int(env, 'ACCOUNT_PASSWORD_CHECKS_PER_HOUR', 10, 1, 1_000_000),
     },
     hashQueue: {
-      maxWaiting: int(env, 'HASH_QUEUE_MAX', 16, 0, 1_000_000),
+      maxWaiting: hashQueueMax,
       maxWaitMs: int(env, 'HASH_QUEUE_WAIT_MS', 1000, 1, 60_000),
       perClient: int(env, 'HASH_QUEUE_PER_CLIENT', 4, 1, 1_000_000),
+      loginReserve: int(env, 'HASH_QUEUE_LOGIN_RESERVE', Math.min(4, hashPlaces - 1), 0, hashPlaces - 1),
     },
     prices: {
       provider,

@@ -13,6 +13,7 @@ import type { PaymentProvider } from './providers/payments/types.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { Events } from './services/events.js';
 import type { LoginThrottle } from './services/login-throttle.js';
+import type { PasswordBudget } from './services/password-budget.js';
 import type { PasswordHasher, PasswordHashing } from './services/passwords.js';
 import type { SharedAnswers } from './services/shared-answers.js';
 import type { SessionCache } from './services/sessions.js';
@@ -32,6 +33,8 @@ export interface AppContext {
   /** Live sessions seen lately, dropped on every instance when one ends. */
   sessions: SessionCache;
   loginThrottle: LoginThrottle;
+  /** Password confirmations each account may make per hour (with rate limits on). */
+  passwordBudget: PasswordBudget;
   redis: Redis | null;
   /** What follows a change (a bet's, an account's deletion, a league's): typed events, their handlers registered in src/services/wiring.ts. */
   events: Events;

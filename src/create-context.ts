@@ -19,6 +19,7 @@ import { ChatChannel } from './services/chat-delivery.js';
 import { Events } from './services/events.js';
 import { localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
+import { MemoryPasswordBudget, RedisPasswordBudget } from './services/password-budget.js';
 import { MailChannel } from './services/mail-delivery.js';
 import { mailKeyFrom } from './services/mail-tokens.js';
 import { PasswordHasher } from './services/passwords.js';
@@ -91,12 +92,16 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
           maxWaitMs: config.hashQueue.maxWaitMs,
           // A fair share is a rate limit: off with them (local automation logs in from one address).
           perClient: config.rateLimits.enabled ? config.hashQueue.perClient : Number.POSITIVE_INFINITY,
+          loginReserve: config.hashQueue.loginReserve,
         },
         deps.passwordHashing,
       ),
       tokens: new SessionTokens(jwtSecret),
       sessions,
       loginThrottle: redis ? new RedisLoginThrottle(redis, throttleLimits(config)) : new MemoryLoginThrottle(throttleLimits(config)),
+      passwordBudget: redis
+        ? new RedisPasswordBudget(redis, config.accountThrottle.passwordChecksPerHour)
+        : new MemoryPasswordBudget(config.accountThrottle.passwordChecksPerHour),
       redis,
       events: new Events(database),
       metrics,

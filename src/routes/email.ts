@@ -35,20 +35,30 @@ const tags = ['email'];
 export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const limits = ctx.config.rateLimits;
-  // Per email address (or account, or token): mails and guesses about one address stay few, from however many clients.
-  const perAddressLimiter = limits.enabled
-    ? app.createRateLimit({
-        max: ctx.config.mail.perAddressPerHour,
-        timeWindow: 3_600_000,
-        keyGenerator: (req: FastifyRequest) => (req as FastifyRequest & { mailLimitKey?: string }).mailLimitKey ?? req.ip,
-      })
-    : null;
-  async function limitPerAddress(request: FastifyRequest, key: string): Promise<void> {
-    if (!perAddressLimiter) return;
-    (request as FastifyRequest & { mailLimitKey?: string }).mailLimitKey = `mail:${key}`;
-    const r = await perAddressLimiter(request);
-    if (!r.isAllowed && r.isExceeded) throw tooManyRequests(r.ttlInSeconds);
-  }
+  /**
+   * A limit per key per hour, checked in the handler once the key is known
+   * (429 with Retry-After beyond it). Counted by @fastify/rate-limit's store:
+   * Redis when REDIS_URL is set, so every instance counts together.
+   */
+  const hourly = (max: number) => {
+    if (!limits.enabled) return async (_request: FastifyRequest, _key: string) => undefined;
+    const limiter = app.createRateLimit({
+      max,
+      timeWindow: 3_600_000,
+      keyGenerator: (req: FastifyRequest) => (req as FastifyRequest & { mailLimitKey?: string }).mailLimitKey ?? req.ip,
+    });
+    return async (request: FastifyRequest, key: string) => {
+      (request as FastifyRequest & { mailLimitKey?: string }).mailLimitKey = key;
+      const r = await limiter(request);
+      if (!r.isAllowed && r.isExceeded) throw tooManyRequests(r.ttlInSeconds);
+    };
+  };
+  // Per email address (or account, or token): mails and guesses about one address stay few, from however many clients and accounts.
+  const perAddress = hourly(ctx.config.mail.perAddressPerHour);
+  // Per client address: one client cannot spread mail over many recipients and accounts.
+  const perClient = hourly(limits.mailPerClientPerHour);
+  const limitPerAddress = (request: FastifyRequest, key: string) => perAddress(request, `mail:${key}`);
+  const limitMailFromClient = (request: FastifyRequest) => perClient(request, `mail-client:${request.ip}`);
 
   app.get(
     '/email/verify',
@@ -82,6 +92,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     async (request, reply) => {
       const { userId } = principalOf(request);
+      await limitMailFromClient(request);
       await limitPerAddress(request, `resend:${userId}`);
       await resendVerification(ctx, userId);
       return reply.code(202).send({ message: 'A new verification link is on its way' });
@@ -119,7 +130,10 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     async (request, reply) => {
       const who = principalOf(request);
+      await limitMailFromClient(request);
       await limitPerAddress(request, `change:${who.userId}`);
+      // The confirmation goes to an address the caller names: a stranger's, perhaps.
+      await limitPerAddress(request, `change-to:${normalizeEmail(request.body.new_email)}`);
       await requestEmailChange(ctx, who, request.ip, request.body.new_email, request.body.password);
       return reply.code(202).send({ message: 'Confirm the change with the link sent to the new address' });
     },
@@ -161,6 +175,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     async (request, reply) => {
       const email = normalizeEmail(request.body.email);
+      await limitMailFromClient(request);
       await limitPerAddress(request, `forgot:${email}`);
       await forgotPassword(ctx, email);
       return reply.code(202).send(forgotAnswer);

@@ -13,14 +13,17 @@ import { checkPassword, type Principal } from './accounts.js';
 import { passwordChanged } from './email-queue.js';
 
 /** What the account's control (password, deletion, export) uses of the context. */
-export type AccountControlDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'events' | 'passwords' | 'sessions' | 'loginThrottle'>;
+export type AccountControlDeps = Pick<
+  AppContext,
+  'config' | 'database' | 'db' | 'clock' | 'events' | 'passwords' | 'sessions' | 'loginThrottle' | 'passwordBudget'
+>;
 
-/** The caller's row once their password is confirmed: throttled and queued as a login (services/accounts.ts). */
+/** The caller's row once their password is confirmed: throttled as a login, within the account's hourly budget (services/accounts.ts). */
 export async function confirmPassword(ctx: AccountControlDeps, who: Principal, ip: string, password: string) {
   const user = await findUserById(ctx.db, who.userId);
   if (!user) throw notFound('User not found');
   // Keyed by the account's email, as /login is: guesses here and there add up.
-  if (!(await checkPassword(ctx, ip, user.email, password, async () => user))) throw forbidden('Password is incorrect');
+  if (!(await checkPassword(ctx, { ip, account: user.email, login: false }, password, async () => user))) throw forbidden('Password is incorrect');
   return user;
 }
 

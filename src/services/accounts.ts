@@ -59,7 +59,7 @@ const INVALID_LOGIN = 'Invalid email or password';
 export async function login(ctx: AppContext, ip: string, email: string, password: string): Promise<LoginResult> {
   const account = normalizeEmail(email);
   const now = ctx.clock.now();
-  const row = await checkPassword(ctx, ip, account, password, () => findUserByEmail(ctx.db, account));
+  const row = await checkPassword(ctx, { ip, account, login: true }, password, () => findUserByEmail(ctx.db, account));
   if (!row) throw unauthorized(INVALID_LOGIN);
   const sessionId = SessionTokens.newSessionId();
   const ttl = ctx.config.sessionTtlSeconds;
@@ -68,24 +68,37 @@ export async function login(ctx: AppContext, ip: string, email: string, password
   return { user: toUser(ctx, row), token };
 }
 
+/** Who checks a password: the client's address, the account's email, and whether it is a login or a signed-in user confirming theirs. */
+export interface PasswordCheck {
+  ip: string;
+  account: string;
+  login: boolean;
+}
+
 /**
  * Every password check (login, and the password a signed-in user confirms
  * with): a place in the hash queue first (429 or 503 at once when the
  * address or account holds its share, or the queue is full; nothing is
- * counted then), then the failure throttle for ip+account (429 with
+ * counted then; a login may take the places kept for logins), then for a
+ * confirmation the account's hourly budget (429 with Retry-After, right
+ * password or wrong), then the failure throttle for ip+account (429 with
  * Retry-After), then the verification. The row when the password is right,
  * else null; an account that does not exist costs the same work.
  */
 export async function checkPassword(
-  ctx: Pick<AppContext, 'config' | 'clock' | 'passwords' | 'loginThrottle'>,
-  ip: string,
-  account: string,
+  ctx: Pick<AppContext, 'config' | 'clock' | 'passwords' | 'loginThrottle' | 'passwordBudget'>,
+  check: PasswordCheck,
   password: string,
   find: () => Promise<UserRow | undefined>,
 ): Promise<UserRow | null> {
-  const place = ctx.passwords.reserve({ ip, account });
+  const { ip, account } = check;
+  const place = ctx.passwords.reserve(check);
   try {
     const throttled = ctx.config.rateLimits.enabled;
+    if (throttled && !check.login) {
+      const refill = await ctx.passwordBudget.spend(account, ctx.clock.now());
+      if (refill > 0) throw tooManyRequests(Math.ceil(refill / 1000));
+    }
     if (throttled) {
       // Counted as a failure from here on, until the password proves right.
       const wait = await ctx.loginThrottle.claim(ip, account, ctx.clock.now());

@@ -7,7 +7,12 @@
 //   that every later login must sit through;
 // - one address, and one account, hold at most `perClient` of the places
 //   (running or waiting): beyond that the answer is 429 at once, so a flood
-//   from one address or against one account leaves room for everyone else.
+//   from one address or against one account leaves room for everyone else;
+// - `loginReserve` places are kept for logins, and a waiting login goes before
+//   other waiting work: password changes, deletions, changes of address and
+//   registrations (which cost hashes even with the right password) can fill
+//   only the rest, so however many accounts send them, a login still gets a
+//   place and the next free thread.
 import argon2 from 'argon2';
 import { serviceUnavailable, tooManyRequests } from '../errors.js';
 
@@ -43,12 +48,16 @@ export interface HashQueueLimits {
   maxWaitMs: number;
   /** Places (running or waiting) one address, or one account, may hold; Infinity for no share. */
   perClient: number;
+  /** Places (running or waiting) only logins may take; less than concurrency + maxWaiting. */
+  loginReserve: number;
 }
 
 /** Whom a hash is done for: the client's address, and the account when there is one. */
 export interface HashClaimant {
   ip: string;
   account?: string;
+  /** A login: it may take the places kept for logins, and waits ahead of other work. */
+  login?: boolean;
 }
 
 /** One place in the queue: used for one hash or verification, then given back. */
@@ -69,7 +78,10 @@ interface Waiter {
 
 export class PasswordHasher {
   private running = 0;
-  private readonly waiting: Waiter[] = [];
+  private readonly waitingLogins: Waiter[] = [];
+  private readonly waitingOthers: Waiter[] = [];
+  /** Places (running or waiting) held by work other than logins. */
+  private others = 0;
   private readonly held = new Map<string, number>();
   private dummy: Promise<string> | null = null;
 
@@ -81,18 +93,23 @@ export class PasswordHasher {
 
   /** Hashes running and waiting now. */
   get load(): { running: number; waiting: number } {
-    return { running: this.running, waiting: this.waiting.length };
+    return { running: this.running, waiting: this.waitingLogins.length + this.waitingOthers.length };
   }
 
   /**
    * Takes a place in the queue at once, or throws: 429 when the address or
-   * the account already holds its share, 503 when the queue is full. Taking
+   * the account already holds its share, 503 when the queue is full (for work
+   * other than a login, when all but the logins' places are taken). Taking
    * the place first lets a caller refuse early, before any other check counts
    * the attempt. The place is given back by its one hash, or by release().
    */
   reserve(who: HashClaimant): HashPlace {
     const keys = [`ip:${who.ip}`, ...(who.account === undefined ? [] : [`account:${who.account}`])];
     if (keys.some((k) => (this.held.get(k) ?? 0) >= this.limits.perClient)) throw tooManyRequests(1);
+    const login = who.login === true;
+    const { concurrency, maxWaiting, loginReserve } = this.limits;
+    if (!login && this.others >= concurrency + maxWaiting - loginReserve) throw this.busy();
+    const line = login ? this.waitingLogins : this.waitingOthers;
     let granted = false;
     let released = false;
     let waiter: Waiter | null = null;
@@ -101,6 +118,7 @@ export class PasswordHasher {
     const release = () => {
       if (released) return;
       released = true;
+      if (!login) this.others--;
       for (const k of keys) {
         const n = (this.held.get(k) ?? 1) - 1;
         if (n <= 0) this.held.delete(k);
@@ -108,18 +126,18 @@ export class PasswordHasher {
       }
       if (granted) this.next();
       else if (waiter) {
-        const i = this.waiting.indexOf(waiter);
-        if (i >= 0) this.waiting.splice(i, 1);
+        const i = line.indexOf(waiter);
+        if (i >= 0) line.splice(i, 1);
         waiter.cancel();
       }
     };
     let turn: Promise<void>;
-    if (this.running < this.limits.concurrency) {
+    if (this.running < concurrency) {
       this.running++;
       granted = true;
       turn = Promise.resolve();
     } else {
-      if (this.waiting.length >= this.limits.maxWaiting) throw this.busy();
+      if (this.load.waiting >= maxWaiting) throw this.busy();
       turn = new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           refusal = this.busy();
@@ -136,12 +154,13 @@ export class PasswordHasher {
           cancel: () => clearTimeout(timer),
         };
         waiter = w;
-        this.waiting.push(w);
+        line.push(w);
       });
       // Whoever uses the place sees the refusal; a place never used must not be an unhandled rejection.
       turn.catch(() => undefined);
     }
     for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
+    if (!login) this.others++;
 
     const use = async <T>(work: () => Promise<T>): Promise<T> => {
       if (released) throw refusal ?? new Error('a hash place is used once');
@@ -173,9 +192,9 @@ export class PasswordHasher {
     return this.reserve(who).verify(hash, password);
   }
 
-  /** A running hash finished or gave its thread back: the next in line starts. */
+  /** A running hash finished or gave its thread back: the next in line starts, a login first. */
   private next(): void {
-    const waiter = this.waiting.shift();
+    const waiter = this.waitingLogins.shift() ?? this.waitingOthers.shift();
     if (waiter) waiter.start();
     else this.running--;
   }

@@ -317,6 +317,8 @@ forEachDialect('email', (dialect) => {
   });
 });
 
+const MAIL_PER_CLIENT = 6;
+
 forEachDialect('email rate limits', (dialect) => {
   let t: TestApp;
   let smtp: TestSmtpServer;
@@ -325,7 +327,7 @@ forEachDialect('email rate limits', (dialect) => {
     const base = (await import('../../src/config.js')).testConfig();
     t = await createTestApp(dialect, {
       config: {
-        rateLimits: { ...base.rateLimits, enabled: true, authPerMinute: 1000 },
+        rateLimits: { ...base.rateLimits, enabled: true, authPerMinute: 1000, mailPerClientPerHour: MAIL_PER_CLIENT },
         mail: { smtpUrl: smtp.url, from: 'no-reply@example.test', perAddressPerHour: 3 },
       },
     });
@@ -347,5 +349,55 @@ forEachDialect('email rate limits', (dialect) => {
       assert.equal((await t.app.inject({ method: 'POST', url: '/password/reset', payload: { token, new_password: NEW_PASSWORD } })).statusCode, 400);
     }
     assert.equal((await t.app.inject({ method: 'POST', url: '/password/reset', payload: { token, new_password: NEW_PASSWORD } })).statusCode, 429);
+  });
+
+  const changeEmail = (u: TestUser, to: string, ip: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/me/email',
+      headers: { cookie: u.cookie },
+      payload: { new_email: to, password: PASSWORD },
+      remoteAddress: ip,
+    });
+  const forgot = (email: string, ip: string) => t.app.inject({ method: 'POST', url: '/password/forgot', payload: { email }, remoteAddress: ip });
+  const drain = async () => {
+    while ((await t.ctx.outbox.runOnce('email')) > 0);
+  };
+
+  test('changes of address to one stranger are limited per recipient, whichever accounts and clients ask', async () => {
+    const victim = 'bombed@example.test';
+    const accounts: TestUser[] = [];
+    for (let i = 0; i < 6; i++) accounts.push(await registerAndLogin(t.app, 'bomb'));
+    const answers: number[] = [];
+    for (const [i, u] of accounts.entries()) {
+      for (let n = 0; n < 6; n++) answers.push((await changeEmail(u, n % 2 ? victim.toUpperCase() : victim, `10.40.${i}.${n}`)).statusCode);
+    }
+    assert.deepEqual(answers.slice(0, 3), [202, 202, 202]);
+    assert.ok(
+      answers.slice(3).every((s) => s === 429),
+      `past 3 to the address, 429: ${answers.join(' ')}`,
+    );
+    await drain();
+    assert.equal(smtp.to(victim).length, 3, 'three confirmation mails reach the stranger in the hour');
+    const fresh = await registerAndLogin(t.app, 'bomb');
+    assert.equal((await changeEmail(fresh, `${fresh.username}.new@example.test`, '10.40.9.9')).statusCode, 202, 'another address is not affected');
+  });
+
+  test('mail-sending requests are limited per client address, whatever the recipients and accounts', async () => {
+    const ip = '10.41.0.1';
+    const a = await registerAndLogin(t.app, 'client');
+    const b = await registerAndLogin(t.app, 'client');
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++) statuses.push((await changeEmail(a, `a${i}.${a.username}@example.test`, ip)).statusCode);
+    for (let i = 0; i < 2; i++) statuses.push((await changeEmail(b, `b${i}.${b.username}@example.test`, ip)).statusCode);
+    for (let i = 0; i < MAIL_PER_CLIENT - 4; i++) statuses.push((await forgot(`f${i}.${a.username}@example.test`, ip)).statusCode);
+    assert.deepEqual(statuses, [202, 202, 202, 202, 202, 202]);
+    const refused = await forgot(`late.${a.username}@example.test`, ip);
+    assert.equal(refused.statusCode, 429);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal((await changeEmail(b, `late.${b.username}@example.test`, ip)).statusCode, 429);
+    const resend = await t.app.inject({ method: 'POST', url: '/email/verify/resend', headers: { cookie: a.cookie }, remoteAddress: ip });
+    assert.equal(resend.statusCode, 429, 'a resend is mail from this client too');
+    assert.equal((await forgot(`late.${a.username}@example.test`, '10.41.0.2')).statusCode, 202, 'another client is not affected');
   });
 });

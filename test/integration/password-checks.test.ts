@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { testConfig } from '../../src/config.js';
 import { forEachDialect } from '../helpers/db.js';
-import { createTestApp, PASSWORD, registerAndLogInThroughApi, type TestApp, uniqueName } from '../helpers/app.js';
+import { createTestApp, PASSWORD, registerAndLogInThroughApi, type TestApp, type TestUser, uniqueName } from '../helpers/app.js';
 import { GatedHashing, settled } from '../helpers/fake-hashing.js';
 
 const FREE_FAILURES = 3;
@@ -16,12 +16,14 @@ const ACCOUNT_FREE_FAILURES = 6;
 const PER_CLIENT = 3;
 const CONCURRENCY = 2;
 const MAX_WAITING = 8;
+const LOGIN_RESERVE = 2;
+const CHECKS_PER_HOUR = 8;
 
 const config = () => ({
   rateLimits: { ...testConfig().rateLimits, enabled: true, authPerMinute: 100_000, loginFailuresBeforeDelay: FREE_FAILURES },
-  accountThrottle: { failuresBeforeDelay: ACCOUNT_FREE_FAILURES, maxDelayMs: 60_000 },
+  accountThrottle: { failuresBeforeDelay: ACCOUNT_FREE_FAILURES, maxDelayMs: 60_000, passwordChecksPerHour: CHECKS_PER_HOUR },
   hashConcurrency: CONCURRENCY,
-  hashQueue: { maxWaiting: MAX_WAITING, maxWaitMs: 60_000, perClient: PER_CLIENT },
+  hashQueue: { maxWaiting: MAX_WAITING, maxWaitMs: 60_000, perClient: PER_CLIENT, loginReserve: LOGIN_RESERVE },
 });
 
 const tally = (responses: LightMyRequestResponse[]) => {
@@ -41,16 +43,24 @@ forEachDialect('password checks', (dialect) => {
 
   const login = (email: string, password: string, ip = '127.0.0.1') =>
     t.app.inject({ method: 'POST', url: '/login', payload: { email, password }, remoteAddress: ip });
-  const changePassword = (cookie: string, current: string, ip = '127.0.0.1') =>
+  const changePassword = (cookie: string, current: string, ip = '127.0.0.1', next = 'a brand new passphrase here') =>
     t.app.inject({
       method: 'POST',
       url: '/me/password',
       headers: { cookie },
-      payload: { current_password: current, new_password: 'a brand new passphrase here' },
+      payload: { current_password: current, new_password: next },
       remoteAddress: ip,
     });
   const deleteMe = (cookie: string, password: string, ip = '127.0.0.1') =>
     t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie }, payload: { password }, remoteAddress: ip });
+  const changeEmail = (cookie: string, password: string, ip = '127.0.0.1') =>
+    t.app.inject({
+      method: 'POST',
+      url: '/me/email',
+      headers: { cookie },
+      payload: { new_email: `${uniqueName()}@elsewhere.test`, password },
+      remoteAddress: ip,
+    });
 
   describe('throttled like /login', () => {
     test('POST /me/password: wrong current passwords get 403, then 429 with Retry-After; failures add up with /login', async () => {
@@ -89,6 +99,27 @@ forEachDialect('password checks', (dialect) => {
       assert.equal((await login(other.email, PASSWORD, '10.22.1.1')).statusCode, 200, 'another account is not affected');
       t.clock.advance(60_000);
       assert.equal((await login(u.email, PASSWORD, '10.22.1.1')).statusCode, 200, 'the wait is bounded');
+    });
+    test('every password-confirming endpoint has a budget per account per hour, right password or wrong, from any address', async () => {
+      const u = await registerAndLogInThroughApi(t.app);
+      const other = await registerAndLogInThroughApi(t.app);
+      // Half right, half wrong, each from its own address: no failure throttle is reached.
+      for (let i = 0; i < CHECKS_PER_HOUR; i++) {
+        const right = i % 2 === 0;
+        const res = await changePassword(u.cookie, right ? PASSWORD : `wrong guess ${i} at it`, `10.23.0.${i}`, PASSWORD);
+        assert.equal(res.statusCode, right ? 200 : 403);
+      }
+      const spent = await changePassword(u.cookie, PASSWORD, '10.23.1.1', PASSWORD);
+      assert.equal(spent.statusCode, 429, 'the right password, from a new address, past the budget');
+      const wait = Number(spent.headers['retry-after']);
+      assert.ok(wait >= 1 && wait <= 3600);
+      assert.deepEqual(Object.keys(spent.json()), ['error']);
+      assert.equal((await changeEmail(u.cookie, PASSWORD, '10.23.1.2')).statusCode, 429, 'POST /me/email shares it');
+      assert.equal((await deleteMe(u.cookie, PASSWORD, '10.23.1.3')).statusCode, 429, 'DELETE /me shares it');
+      assert.equal((await login(u.email, PASSWORD, '10.23.1.4')).statusCode, 200, '/login is not part of it');
+      assert.equal((await changePassword(other.cookie, PASSWORD, '10.23.1.1', PASSWORD)).statusCode, 200, 'another account has its own');
+      t.clock.advance(wait * 1000);
+      assert.equal((await changeEmail(u.cookie, PASSWORD, '10.23.1.2')).statusCode, 202, 'an hour later');
     });
   });
 
@@ -157,6 +188,42 @@ forEachDialect('password checks', (dialect) => {
       hashing.release();
       assert.deepEqual(tally(await Promise.all(all)), { 401: bound, 503: 25 - bound });
       assert.equal((await login(owner.email, PASSWORD, '10.32.1.1')).statusCode, 200, 'once the flood drains');
+    });
+
+    test('correct passwords on /me/password from 16 accounts on 8 addresses: a login for another account from another address is admitted every time', async () => {
+      const owner = await registerAndLogInThroughApi(t.app);
+      const accounts: TestUser[] = [];
+      for (let i = 0; i < 16; i++) accounts.push(await registerAndLogInThroughApi(t.app));
+      const load = () => t.ctx.passwords.load.running + t.ctx.passwords.load.waiting;
+      for (let round = 0; round < 3; round++) {
+        hashing.hold();
+        const answered: LightMyRequestResponse[] = [];
+        // Each request is the right password (kept as it is), so none is a failure.
+        const flood = accounts.flatMap((u, i) =>
+          [0, 1].map(() =>
+            changePassword(u.cookie, PASSWORD, `10.34.0.${i % 8}`, PASSWORD).then((res) => {
+              answered.push(res);
+              return res;
+            }),
+          ),
+        );
+        await settled('every request of the flood answered or in the queue', () => answered.length + load() === flood.length);
+        for (const r of answered) {
+          assert.ok(r.statusCode === 429 || r.statusCode === 503, `refused at once: ${r.statusCode}`);
+          assert.match(String(r.headers['retry-after']), /^\d+$/);
+        }
+        const queued = load();
+        let answeredWith: number | null = null;
+        const legit = login(owner.email, PASSWORD, `10.34.1.${round}`).then((res) => {
+          answeredWith = res.statusCode;
+          return res;
+        });
+        await settled('the login has a place in the queue, or an answer', () => answeredWith !== null || load() === queued + 1);
+        assert.equal(answeredWith, null, `round ${round}: the login is admitted, not refused`);
+        hashing.release();
+        assert.equal((await legit).statusCode, 200);
+        for (const r of await Promise.all(flood)) assert.ok([200, 429, 503].includes(r.statusCode), `flood answer ${r.statusCode}`);
+      }
     });
 
     test('registrations are counted by address', async () => {

@@ -1,4 +1,4 @@
-// With Redis, login throttling and per-IP limits are shared by every instance.
+// With Redis, login throttling, per-IP limits and per-account budgets are shared by every instance.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
@@ -20,7 +20,15 @@ describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
     database = await openTestDatabase('sqlite', { migrated: true });
     redis = new Redis(REDIS_URL!);
     const config = testConfig({
-      rateLimits: { enabled: true, authPerMinute: 1000, loginFailuresBeforeDelay: 2, publicPerMinute: 1000, writesPerMinute: 1000 },
+      rateLimits: {
+        enabled: true,
+        authPerMinute: 1000,
+        loginFailuresBeforeDelay: 2,
+        publicPerMinute: 1000,
+        writesPerMinute: 1000,
+        mailPerClientPerHour: 1000,
+      },
+      accountThrottle: { ...testConfig().accountThrottle, passwordChecksPerHour: 2 },
     });
     const clock = new FakeClock();
     a = await buildApp(config, { logger: false, database, redis, clock });
@@ -46,5 +54,50 @@ describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
     assert.equal(blocked.statusCode, 429);
     assert.equal((await login(b, PASSWORD)).statusCode, 429);
     assert.ok(Number(blocked.headers['retry-after']) >= 1);
+  });
+
+  test('password confirmations spend one hourly budget per account on every instance', async () => {
+    const username = uniqueName();
+    const email = `${username}@x.test`;
+    assert.equal((await a.inject({ method: 'POST', url: '/register', payload: { username, email, password: PASSWORD } })).statusCode, 201);
+    const login = await a.inject({ method: 'POST', url: '/login', payload: { email, password: PASSWORD } });
+    assert.equal(login.statusCode, 200);
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const change = (app: FastifyInstance) =>
+      app.inject({
+        method: 'POST',
+        url: '/me/password',
+        headers: { cookie },
+        payload: { current_password: PASSWORD, new_password: PASSWORD },
+      });
+    assert.equal((await change(a)).statusCode, 200);
+    assert.equal((await change(b)).statusCode, 200);
+    const spent = await change(a);
+    assert.equal(spent.statusCode, 429);
+    assert.ok(Number(spent.headers['retry-after']) > 0);
+    assert.equal((await change(b)).statusCode, 429);
+  });
+
+  test('changes of address to one recipient are counted on every instance', async () => {
+    const victim = `${uniqueName()}@victim.test`;
+    const perRecipient = testConfig().mail.perAddressPerHour;
+    const statuses: number[] = [];
+    for (let i = 0; i <= perRecipient; i++) {
+      const username = uniqueName();
+      const email = `${username}@x.test`;
+      assert.equal((await a.inject({ method: 'POST', url: '/register', payload: { username, email, password: PASSWORD } })).statusCode, 201);
+      const login = await a.inject({ method: 'POST', url: '/login', payload: { email, password: PASSWORD } });
+      const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+      const app = i % 2 ? b : a;
+      const res = await app.inject({
+        method: 'POST',
+        url: '/me/email',
+        headers: { cookie },
+        remoteAddress: `10.8.${i}.1`,
+        payload: { new_email: victim, password: PASSWORD },
+      });
+      statuses.push(res.statusCode);
+    }
+    assert.deepEqual(statuses, [...Array.from({ length: perRecipient }, () => 202), 429]);
   });
 });

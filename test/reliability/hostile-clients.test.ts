@@ -143,7 +143,16 @@ forEachDialect('hostile clients', (dialect) => {
   before(async () => {
     t = await createTestApp(dialect, {
       deps: { prices },
-      config: { rateLimits: { enabled: true, authPerMinute: 10_000, loginFailuresBeforeDelay: 3, publicPerMinute: 10_000, writesPerMinute: 10_000 } },
+      config: {
+        rateLimits: {
+          enabled: true,
+          authPerMinute: 10_000,
+          loginFailuresBeforeDelay: 3,
+          publicPerMinute: 10_000,
+          writesPerMinute: 10_000,
+          mailPerClientPerHour: 10_000,
+        },
+      },
     });
     doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     ops = operationsOf(doc);

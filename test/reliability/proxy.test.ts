@@ -6,7 +6,14 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 // Per-IP limits key on request.ip; these tests check what that is behind a
 // proxy and that a client cannot pick its own by sending X-Forwarded-For.
 const limits = (max: number, loginFailuresBeforeDelay = 1000): Partial<Config> => ({
-  rateLimits: { enabled: true, authPerMinute: max, loginFailuresBeforeDelay, publicPerMinute: 1000, writesPerMinute: 1000 },
+  rateLimits: {
+    enabled: true,
+    authPerMinute: max,
+    loginFailuresBeforeDelay,
+    publicPerMinute: 1000,
+    writesPerMinute: 1000,
+    mailPerClientPerHour: 1000,
+  },
 });
 
 async function hit(t: TestApp, remoteAddress: string, forwardedFor?: string): Promise<number> {

@@ -90,8 +90,8 @@ describe('configuration', () => {
     assert.equal(c.prices.provider, 'simulated');
     assert.equal(c.rateLimits.enabled, true);
     assert.equal(c.workers.settlementIntervalMs, 60_000);
-    assert.deepEqual(c.hashQueue, { maxWaiting: 16, maxWaitMs: 1000, perClient: 4 });
-    assert.deepEqual(c.accountThrottle, { failuresBeforeDelay: 20, maxDelayMs: 60_000 });
+    assert.deepEqual(c.hashQueue, { maxWaiting: 16, maxWaitMs: 1000, perClient: 4, loginReserve: 4 });
+    assert.deepEqual(c.accountThrottle, { failuresBeforeDelay: 20, maxDelayMs: 60_000, passwordChecksPerHour: 10 });
   });
 
   test('the hash queue and the account ceiling are settings', () => {
@@ -101,11 +101,17 @@ describe('configuration', () => {
       HASH_QUEUE_PER_CLIENT: '100',
       ACCOUNT_FAILURES_BEFORE_DELAY: '50',
       ACCOUNT_MAX_DELAY_SECONDS: '30',
+      HASH_QUEUE_LOGIN_RESERVE: '40',
+      ACCOUNT_PASSWORD_CHECKS_PER_HOUR: '3',
     });
-    assert.deepEqual(c.hashQueue, { maxWaiting: 500, maxWaitMs: 5000, perClient: 100 });
-    assert.deepEqual(c.accountThrottle, { failuresBeforeDelay: 50, maxDelayMs: 30_000 });
+    assert.deepEqual(c.hashQueue, { maxWaiting: 500, maxWaitMs: 5000, perClient: 100, loginReserve: 40 });
+    assert.deepEqual(c.accountThrottle, { failuresBeforeDelay: 50, maxDelayMs: 30_000, passwordChecksPerHour: 3 });
     assert.throws(() => loadConfig({ HASH_QUEUE_PER_CLIENT: '0' }), /HASH_QUEUE_PER_CLIENT must be between/);
     assert.throws(() => loadConfig({ ACCOUNT_MAX_DELAY_SECONDS: '7200' }), /ACCOUNT_MAX_DELAY_SECONDS must be between/);
+    // Other work keeps at least one place of the queue's HASH_CONCURRENCY + HASH_QUEUE_MAX.
+    assert.throws(() => loadConfig({ HASH_QUEUE_LOGIN_RESERVE: '18' }), /HASH_QUEUE_LOGIN_RESERVE must be between 0 and 17/);
+    assert.equal(loadConfig({ HASH_CONCURRENCY: '1', HASH_QUEUE_MAX: '2' }).hashQueue.loginReserve, 2, 'the default leaves other work a place');
+    assert.throws(() => loadConfig({ ACCOUNT_PASSWORD_CHECKS_PER_HOUR: '0' }), /ACCOUNT_PASSWORD_CHECKS_PER_HOUR must be between/);
   });
 
   test('bad values fail fast with a clear message', () => {

@@ -1,12 +1,13 @@
 // The bounded, fair queue in front of password hashing: how many run, how many
-// wait, how long, and how many places one address or account may hold.
+// wait, how long, how many places one address or account may hold, and the
+// places kept for logins.
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
 import { type HashQueueLimits, PasswordHasher } from '../../src/services/passwords.js';
 import { GatedHashing, settled } from '../helpers/fake-hashing.js';
 
-const LIMITS: HashQueueLimits = { concurrency: 2, maxWaiting: 4, maxWaitMs: 60_000, perClient: 3 };
+const LIMITS: HashQueueLimits = { concurrency: 2, maxWaiting: 4, maxWaitMs: 60_000, perClient: 3, loginReserve: 0 };
 
 function setUp(limits: Partial<HashQueueLimits> = {}) {
   const hashing = new GatedHashing();
@@ -110,5 +111,24 @@ describe('password hash queue', () => {
     assert.equal(await hasher.hash('x', { ip: '2.0.0.1' }), 'fake$x');
     assert.equal(await hasher.hash('y', { ip: '2.0.0.2' }), 'fake$y');
     await assert.rejects(first.hash('again'), /used once/);
+  });
+  test("other work fills all but the logins' places (503 beyond); a login still gets one, and the next free thread", async () => {
+    const { hashing, hasher } = setUp({ perClient: Number.POSITIVE_INFINITY, loginReserve: 2 });
+    const order: string[] = [];
+    const others = Array.from({ length: 4 }, (_, i) => hasher.hash('p', { ip: `10.0.2.${i}` }).then(() => order.push(`other ${i}`)));
+    assert.deepEqual(hasher.load, { running: 2, waiting: 2 });
+    assert.deepEqual(
+      refusal(() => hasher.reserve({ ip: '10.0.2.200', account: 'changer@x' })),
+      [503, '60'],
+    );
+    const logins = [0, 1].map((i) =>
+      hasher.verify('fake$p', 'p', { ip: `10.0.3.${i}`, account: `owner${i}@x`, login: true }).then(() => order.push(`login ${i}`)),
+    );
+    assert.deepEqual(hasher.load, { running: 2, waiting: 4 });
+    assert.equal(refusal(() => hasher.reserve({ ip: '10.0.3.9', account: 'late@x', login: true }))[0], 503, 'the queue itself is full');
+    hashing.release();
+    await Promise.all([...others, ...logins]);
+    assert.deepEqual(order, ['other 0', 'other 1', 'login 0', 'login 1', 'other 2', 'other 3'], 'waiting logins go first');
+    assert.equal(await hasher.hash('p', { ip: '10.0.2.200' }), 'fake$p', 'places come back');
   });
 });
