@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { normalizeEmail } from '../domain/accounts.js';
 import { tooManyRequests } from '../errors.js';
 import { publicRoute, sessionRoute } from '../http/route-options.js';
+import { clientAddressOf } from '../http/client-address.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
 import {
@@ -40,7 +41,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ? app.createRateLimit({
         max: ctx.config.mail.perAddressPerHour,
         timeWindow: 3_600_000,
-        keyGenerator: (req: FastifyRequest) => (req as FastifyRequest & { mailLimitKey?: string }).mailLimitKey ?? req.ip,
+        keyGenerator: (req: FastifyRequest) => (req as FastifyRequest & { mailLimitKey?: string }).mailLimitKey ?? clientAddressOf(req),
       })
     : null;
   async function limitPerAddress(request: FastifyRequest, key: string): Promise<void> {
@@ -120,7 +121,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const who = principalOf(request);
       await limitPerAddress(request, `change:${who.userId}`);
-      await requestEmailChange(ctx, who, request.ip, request.body.new_email, request.body.password);
+      await requestEmailChange(ctx, who, clientAddressOf(request), request.body.new_email, request.body.password);
       return reply.code(202).send({ message: 'Confirm the change with the link sent to the new address' });
     },
   );
@@ -184,7 +185,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     async (request) => {
       await limitPerAddress(request, `reset:${hashToken(request.body.token)}`);
-      await resetPassword(ctx, request.ip, request.body.token, request.body.new_password);
+      await resetPassword(ctx, clientAddressOf(request), request.body.token, request.body.new_password);
       return { message: 'Your password is changed; log in with the new one' };
     },
   );
