@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadConfig } from '../../src/config.js';
 import { clientAddressKey } from '../../src/lib/client-address.js';
 
 test('an IPv4 address is its own key', () => {
@@ -36,4 +37,12 @@ test('the prefix length is a setting: /48, /56, and /128 (each address alone, sp
 test('what is not an IP address (a test name, a socket path) is kept as it is', () => {
   assert.equal(clientAddressKey('', 64), '');
   assert.equal(clientAddressKey('not-an-address', 64), 'not-an-address');
+});
+
+test('IPV6_PREFIX_LENGTH: 64 by default, 16 to 128', () => {
+  assert.equal(loadConfig({}).ipv6PrefixLength, 64);
+  assert.equal(loadConfig({ IPV6_PREFIX_LENGTH: '56' }).ipv6PrefixLength, 56);
+  assert.throws(() => loadConfig({ IPV6_PREFIX_LENGTH: '8' }), /IPV6_PREFIX_LENGTH must be between/);
+  assert.throws(() => loadConfig({ IPV6_PREFIX_LENGTH: '129' }), /IPV6_PREFIX_LENGTH must be between/);
+  assert.throws(() => loadConfig({ IPV6_PREFIX_LENGTH: '/64' }), /IPV6_PREFIX_LENGTH must be an integer/);
 });
