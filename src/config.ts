@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { commonPasswordSet } from './domain/accounts.js';
 import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
 import { parseLeagueExtras } from './domain/payments.js';
+import { DEFAULT_IPV6_PREFIX_LENGTH } from './lib/client-address.js';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; path: string } // ':memory:' or a file path
@@ -27,6 +28,8 @@ export interface Config {
   sessionTtlSeconds: number;
   logLevel: string;
   trustProxy: boolean | number | string | string[];
+  /** IPV6_PREFIX_LENGTH: an IPv6 client counts against per-address limits as its network of this many bits (src/lib/client-address.ts). */
+  ipv6PrefixLength: number;
   redisUrl: string | null;
   capacities: { baseBets: number; baseFollows: number };
   /** Leagues not yet ended a user may be in (LEAGUE_LIMIT); a plan adds its extra_leagues (src/data/plans.json). */
@@ -276,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlSeconds: 7 * 24 * 3600,
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     trustProxy: parseTrustProxy(str(env, 'TRUST_PROXY')),
+    ipv6PrefixLength: int(env, 'IPV6_PREFIX_LENGTH', DEFAULT_IPV6_PREFIX_LENGTH, 16, 128),
     redisUrl: str(env, 'REDIS_URL'),
     capacities: {
       baseBets: int(env, 'BASE_BET_CAPACITY', 10, 0, 100000),

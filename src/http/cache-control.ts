@@ -6,15 +6,9 @@
 // being serialized and compressed again for every request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SHARED_ANSWER_TTL_MS } from '../services/shared-answers.js';
-import { COMPRESS_THRESHOLD, compressText, type Encoding, preferredEncoding } from './compression.js';
+import { type EncodedBody, sendEncoded } from './compression.js';
 
 const SHARED_FOR_A_MOMENT = `public, max-age=${Math.ceil(SHARED_ANSWER_TTL_MS / 1000)}`;
-
-interface EncodedAnswer {
-  json: string;
-  br?: Buffer;
-  gzip?: Buffer;
-}
 
 /** Sends a shared answer: see sharedAnswerSender. */
 type SendShared = (request: FastifyRequest, reply: FastifyReply, answer: object) => FastifyReply;
@@ -30,21 +24,15 @@ export function sharedAnswerSender(): SendShared {
   // Keyed by the answer object itself: an entry lives exactly as long as the
   // shared cache (or the request, for an answer made afresh) holds its object.
   // Each kind of answer is sent by one route, so one serialization fits it.
-  const encodedAnswers = new WeakMap<object, EncodedAnswer>();
+  const encodedAnswers = new WeakMap<object, EncodedBody>();
   return (request, reply, answer) => {
     reply.header('cache-control', SHARED_FOR_A_MOMENT);
     let encoded = encodedAnswers.get(answer);
     if (!encoded) {
-      encoded = { json: reply.serialize(answer) as string };
+      encoded = { plain: reply.serialize(answer) as string };
       encodedAnswers.set(answer, encoded);
     }
     reply.type('application/json; charset=utf-8');
-    if (encoded.json.length < COMPRESS_THRESHOLD) return reply.send(encoded.json);
-    reply.header('vary', 'accept-encoding');
-    const encoding: Encoding | null = preferredEncoding(request.headers['accept-encoding']);
-    if (encoding === null) return reply.send(encoded.json);
-    encoded[encoding] ??= compressText(encoding, encoded.json);
-    reply.header('content-encoding', encoding);
-    return reply.send(encoded[encoding]);
+    return sendEncoded(request, reply, encoded);
   };
 }

@@ -6,9 +6,20 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION } from '../version.js';
+import type { EncodedBody } from './compression.js';
+import { fixedAnswer, fixedBody, installReferenceAssets } from './fixed-answers.js';
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 
 type Security = Array<Record<string, string[]>>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OpenAPI document's JSON, made once (src/http/fixed-answers.ts): /openapi.json and /docs/json send it. */
+    apiDocument: () => EncodedBody;
+  }
+}
+
+const REFERENCE_PREFIX = '/docs';
 
 export const COOKIE_AUTH: Security = [{ cookieAuth: [] }];
 /** Public operations say so explicitly: no session is needed (one may add to the answer, as on /rankings). */
@@ -301,9 +312,22 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       buildLocalReference: (json, _baseUri, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`),
     },
   });
+  // Made on first use: by then every route is registered and the document complete.
+  app.decorate(
+    'apiDocument',
+    fixedBody(() => JSON.stringify(app.swagger())),
+  );
+  const sendReferenceDocument = fixedAnswer('application/json; charset=utf-8', () => app.apiDocument());
   await app.register(swaggerUi, {
-    routePrefix: '/docs',
+    routePrefix: REFERENCE_PREFIX,
     uiConfig: { withCredentials: true },
     staticCSP: false,
+    uiHooks: {
+      // The plugin would serialize the document for every request.
+      onRequest: async (request, reply) => {
+        if (request.routeOptions.url === `${REFERENCE_PREFIX}/json`) return sendReferenceDocument(request, reply);
+      },
+    },
   });
+  installReferenceAssets(app, REFERENCE_PREFIX);
 }

@@ -26,6 +26,7 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
+import { clientAddressOf } from './client-address.js';
 import { accountRoutes } from '../routes/accounts.js';
 import { chatRoutes } from '../routes/chat.js';
 import { discoveryRoutes } from '../routes/discovery.js';
@@ -93,6 +94,8 @@ export async function registerHttp(app: FastifyInstance, ctx: AppContext, opts: 
   installLoopbackRedirect(app, webMountPath(config.webUrl, config.publicUrl));
   await app.register(rateLimit, {
     global: false,
+    // Per address: an IPv6 client by its network (src/lib/client-address.ts).
+    keyGenerator: clientAddressOf,
     ...(ctx.redis ? { redis: ctx.redis, nameSpace: 'rate-limit:' } : {}),
   });
   installAuth(app);

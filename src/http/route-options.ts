@@ -10,6 +10,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import type { Config } from '../config.js';
 import { errorResponses } from '../schemas/common.js';
 import { optionalPrincipal } from './auth.js';
+import { clientAddressOf } from './client-address.js';
 import { COOKIE_AUTH, PUBLIC } from './openapi.js';
 
 /** Per user (the session's): writes, or reads that cost more than a query bounded by the caller's own data; or none. */
@@ -53,7 +54,7 @@ type RouteConfig = Pick<FastifyContextConfig, 'auth' | 'idempotent' | 'secretPar
 // changing address, and users behind one address (an office, a carrier's NAT)
 // do not share it. The address only stands in should a route without a
 // session ever use this limit.
-const callerKey = (request: FastifyRequest): string => (request.principal ? `user:${request.principal.userId}` : `ip:${request.ip}`);
+const callerKey = (request: FastifyRequest): string => (request.principal ? `user:${request.principal.userId}` : `ip:${clientAddressOf(request)}`);
 
 /**
  * A per-user limit is checked in preParsing, after authentication (onRequest)

@@ -107,11 +107,15 @@ export async function installWebApp(app: FastifyInstance, distDir: string = DEFA
     // The page names the hashed assets of the current build: always revalidate it.
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
   };
-  /** A public page's index.html with its own title and preview tags; the plain page for an id that names nothing. */
-  const sendPreviewed = async (reply: FastifyReply, url: string, id: string, find: (id: number) => Promise<LinkPreview | null>) => {
-    const n = Number(id);
-    const preview = indexHtml !== null && /^[1-9][0-9]{0,15}$/.test(id) ? await find(n) : null;
-    const canonical = new URL(url.split('?')[0], config.publicUrl).href;
+  /**
+   * A public page's index.html with its own title and preview tags; the plain
+   * page for an id that names nothing. Its address is made from PUBLIC_URL and
+   * the id alone: the request line may be absolute-form (any host) and Host is
+   * the client's to say.
+   */
+  const sendPreviewed = async (reply: FastifyReply, page: 'user' | 'bet', id: string, find: (id: number) => Promise<LinkPreview | null>) => {
+    const preview = indexHtml !== null && /^[1-9][0-9]{0,15}$/.test(id) ? await find(Number(id)) : null;
+    const canonical = new URL(`${mount}${page}/${id}`, config.publicUrl).href;
     return sendIndex(reply, preview && indexHtml !== null ? withPreview(indexHtml, preview, canonical) : indexHtml);
   };
 
@@ -137,10 +141,10 @@ export async function installWebApp(app: FastifyInstance, distDir: string = DEFA
     }
     scope.get(mount, { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
     scope.get<{ Params: { id: string } }>(`${mount}user/:id`, { schema: { hide: true } }, async (request, reply) =>
-      sendPreviewed(reply, request.url, request.params.id, (id) => profilePreview(app.ctx, id)),
+      sendPreviewed(reply, 'user', request.params.id, (id) => profilePreview(app.ctx, id)),
     );
     scope.get<{ Params: { id: string } }>(`${mount}bet/:id`, { schema: { hide: true } }, async (request, reply) =>
-      sendPreviewed(reply, request.url, request.params.id, (id) => betPreview(app.ctx, id)),
+      sendPreviewed(reply, 'bet', request.params.id, (id) => betPreview(app.ctx, id)),
     );
     scope.get(`${mount}*`, { schema: { hide: true } }, async (request, reply) => {
       if (looksLikeAsset(request.url)) {

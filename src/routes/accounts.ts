@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { clearSessionCookie, COOKIE, setSessionCookie } from '../http/auth.js';
 import { cookieOf } from '../http/cookies.js';
 import { publicRoute, sessionRoute } from '../http/route-options.js';
+import { clientAddressOf } from '../http/client-address.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
 import { LoginRequestSchema, RegisterRequestSchema, UserSchema } from '../schemas/users.js';
@@ -30,7 +31,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     }),
     async (request, reply) => {
-      await register(ctx, request.ip, request.body);
+      await register(ctx, clientAddressOf(request), request.body);
       return reply.code(201).send({ message: 'Account created; log in to start a session' });
     },
   );
@@ -49,7 +50,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     async (request, reply) => {
       const body = request.body;
-      const { user, token } = await login(ctx, request.ip, body.email, body.password);
+      const { user, token } = await login(ctx, clientAddressOf(request), body.email, body.password);
       setSessionCookie(app, reply, token);
       return user;
     },

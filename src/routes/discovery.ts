@@ -1,6 +1,7 @@
 // Health and the discovery documents: API catalog (RFC 9727), protected
 // resource metadata (RFC 9728), the OpenAPI document and /llms.txt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { fixedAnswer, fixedBody } from '../http/fixed-answers.js';
 import { publicRoute } from '../http/route-options.js';
 import { ref } from '../schemas/common.js';
 import type { Static } from '@sinclair/typebox';
@@ -92,6 +93,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async () => metadata,
   );
 
+  const sendDocument = fixedAnswer('application/openapi+json; charset=utf-8', () => app.apiDocument());
   app.get(
     '/openapi.json',
     publicRoute(app, {
@@ -103,13 +105,13 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: { content: { 'application/openapi+json': { schema: { type: 'object', additionalProperties: true } } } } },
       },
     }),
-    async (_request, reply) => {
-      reply.type('application/openapi+json');
-      return JSON.stringify(app.swagger());
-    },
+    async (request, reply) => sendDocument(request, reply),
   );
 
-  const llms = llmsTxt(config.publicUrl, config.webUrl);
+  const sendLlms = fixedAnswer(
+    'text/plain; charset=utf-8',
+    fixedBody(() => llmsTxt(config.publicUrl, config.webUrl)),
+  );
   app.get(
     '/llms.txt',
     publicRoute(app, {
@@ -121,9 +123,6 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: { content: { 'text/plain': { schema: { type: 'string', maxLength: LLMS_TXT_MAX } } } } },
       },
     }),
-    async (_request, reply) => {
-      reply.type('text/plain; charset=utf-8');
-      return llms;
-    },
+    async (request, reply) => sendLlms(request, reply),
   );
 };

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { normalizeEmail } from '../domain/accounts.js';
 import { tooManyRequests } from '../errors.js';
 import { publicRoute, sessionRoute } from '../http/route-options.js';
+import { clientAddressOf } from '../http/client-address.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
 import {
@@ -45,7 +46,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const limiter = app.createRateLimit({
       max,
       timeWindow: 3_600_000,
-      keyGenerator: (req: FastifyRequest) => (req as FastifyRequest & { mailLimitKey?: string }).mailLimitKey ?? req.ip,
+      keyGenerator: (req: FastifyRequest) => (req as FastifyRequest & { mailLimitKey?: string }).mailLimitKey ?? clientAddressOf(req),
     });
     return async (request: FastifyRequest, key: string) => {
       (request as FastifyRequest & { mailLimitKey?: string }).mailLimitKey = key;
@@ -58,7 +59,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Per client address: one client cannot spread mail over many recipients and accounts.
   const perClient = hourly(limits.mailPerClientPerHour);
   const limitPerAddress = (request: FastifyRequest, key: string) => perAddress(request, `mail:${key}`);
-  const limitMailFromClient = (request: FastifyRequest) => perClient(request, `mail-client:${request.ip}`);
+  const limitMailFromClient = (request: FastifyRequest) => perClient(request, `mail-client:${clientAddressOf(request)}`);
 
   app.get(
     '/email/verify',
@@ -134,7 +135,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await limitPerAddress(request, `change:${who.userId}`);
       // The confirmation goes to an address the caller names: a stranger's, perhaps.
       await limitPerAddress(request, `change-to:${normalizeEmail(request.body.new_email)}`);
-      await requestEmailChange(ctx, who, request.ip, request.body.new_email, request.body.password);
+      await requestEmailChange(ctx, who, clientAddressOf(request), request.body.new_email, request.body.password);
       return reply.code(202).send({ message: 'Confirm the change with the link sent to the new address' });
     },
   );
@@ -199,7 +200,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     async (request) => {
       await limitPerAddress(request, `reset:${hashToken(request.body.token)}`);
-      await resetPassword(ctx, request.ip, request.body.token, request.body.new_password);
+      await resetPassword(ctx, clientAddressOf(request), request.body.token, request.body.new_password);
       return { message: 'Your password is changed; log in with the new one' };
     },
   );

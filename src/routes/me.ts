@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { clearSessionCookie } from '../http/auth.js';
+import { clientAddressOf } from '../http/client-address.js';
 import { principalOf } from '../http/types.js';
 import { sessionRoute } from '../http/route-options.js';
 import { errorResponses, MessageResponseSchema, ref } from '../schemas/common.js';
@@ -24,7 +25,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     }),
     async (request) => {
-      await changePassword(ctx, principalOf(request), request.ip, request.body.current_password, request.body.new_password);
+      await changePassword(ctx, principalOf(request), clientAddressOf(request), request.body.current_password, request.body.new_password);
       return { message: 'Password changed; other sessions were signed out' };
     },
   );
@@ -42,7 +43,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     }),
     async (request, reply) => {
-      await deleteAccount(ctx, principalOf(request), request.ip, request.body.password);
+      await deleteAccount(ctx, principalOf(request), clientAddressOf(request), request.body.password);
       clearSessionCookie(app, reply);
       return { message: 'Account deleted' };
     },

@@ -56,7 +56,8 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/price/:ticker/history',
     sessionRoute(app, {
-      limit: 'none',
+      // Each range of each instrument is a chart to compute (cached a minute): one caller asking for all of them slowed everyone.
+      limit: 'costly reads',
       schema: {
         tags: ['trading'],
         operationId: 'getPriceHistory',

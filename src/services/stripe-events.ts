@@ -36,6 +36,18 @@ export function verifiedEvent(ctx: AppContext, stripe: StripePaymentProvider, ra
   }
 }
 
+/**
+ * Whether a verified event carries the object it is about. Stripe always
+ * sends one; an event signed with our secret but without it is refused (400)
+ * before any handling reads it.
+ */
+export function hasDataObject(event: Stripe.Event): boolean {
+  const data: unknown = (event as { data?: unknown }).data;
+  if (typeof data !== 'object' || data === null) return false;
+  const object: unknown = (data as { object?: unknown }).object;
+  return typeof object === 'object' && object !== null && !Array.isArray(object);
+}
+
 /** Whose subscription: the remembered customer first, then the user id our checkout put in the metadata. */
 async function ownerOf(trx: Db, s: StripeSubscriptionSnapshot): Promise<number | null> {
   if (s.customerId) {

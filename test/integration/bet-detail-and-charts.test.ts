@@ -119,6 +119,25 @@ forEachDialect('price history and bet detail', (dialect) => {
     assert.ok(doc.components.schemas.PriceHistoryResponse);
   });
 
+  test('GET /price/{ticker}/history is limited per user like the other costly reads (429, declared)', async () => {
+    const base = sim.ctx.config.rateLimits;
+    const limited = await createTestApp(dialect, { config: { rateLimits: { ...base, enabled: true, publicPerMinute: 2 } } });
+    try {
+      const [u, other] = [await registerAndLogin(limited.app), await registerAndLogin(limited.app)];
+      // One caller from changing addresses: the limit follows the user.
+      const chart = (user: TestUser, i: number) =>
+        limited.app.inject({ method: 'GET', url: '/price/AAPL/history?range=5d', headers: { cookie: user.cookie }, remoteAddress: `10.3.0.${i}` });
+      const codes = [];
+      for (let i = 1; i <= 3; i++) codes.push((await chart(u, i)).statusCode);
+      assert.deepEqual(codes, [200, 200, 429]);
+      assert.equal((await chart(other, 1)).statusCode, 200, 'another user from the same address has their own budget');
+      const doc = (await get(limited, '/openapi.json')).json();
+      assert.ok(doc.paths['/price/{ticker}/history'].get.responses['429'], 'the 429 is in the document');
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('public reads are rate limited per IP when limits are on (429)', async () => {
     const base = sim.ctx.config.rateLimits;
     const limited = await createTestApp(dialect, { config: { rateLimits: { ...base, enabled: true, publicPerMinute: 2 } } });

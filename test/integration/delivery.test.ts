@@ -4,6 +4,7 @@
 // index.html for public profile and bet pages, escaped.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -40,6 +41,19 @@ function fakeBuild(): string {
   fs.writeFileSync(`${js}.map`, '{"version":3,"sources":["../src/main.tsx"],"mappings":""}');
   fs.writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return dir;
+}
+
+/** The answer to one request written as is (inject rewrites an absolute-form target to its path). */
+function rawGet(port: number, target: string, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString()));
+    socket.on('error', reject);
+  });
 }
 
 /** 29 characters: a username column holds 30 (PostgreSQL checks). */
@@ -195,6 +209,22 @@ forEachDialect('delivery', (dialect) => {
     // The <base> stays first in the head, the app's script stays.
     assert.match(html, /<head>\s*<base href="\/app\/">/);
     assert.match(html, /src="\.\/assets\/index-abc123\.js"/);
+  });
+
+  test('preview links come from PUBLIC_URL whatever the request line or the Host header says', async () => {
+    const u = await registerAndLogin(t.app);
+    const expected = `<meta property="og:url" content="${t.ctx.config.publicUrl}/app/user/${u.id}">`;
+    const hostile = await t.app.inject({ method: 'GET', url: `/app/user/${u.id}`, headers: { host: 'evil.example' } });
+    assert.equal(hostile.statusCode, 200);
+    assert.ok(hostile.body.includes(expected), hostile.body);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    for (const target of [`http://evil.example/app/user/${u.id}`, `http://evil.example/app/user/${u.id}?offset=20`]) {
+      const answer = await rawGet(port, target, 'evil.example');
+      assert.match(answer, /^HTTP\/1\.1 200 /);
+      assert.ok(answer.includes(expected), answer);
+      assert.doesNotMatch(answer, /evil\.example/);
+    }
   });
 
   test("a bet page's HTML names the bet, its trader and its state", async () => {

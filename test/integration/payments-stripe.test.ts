@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
@@ -7,10 +8,19 @@ import { FakeStripe, stripeDriver, stripeEvent, WEBHOOK_SECRET } from '../helper
 forEachDialect('payments: Stripe', (dialect) => {
   let t: TestApp;
   const fake = new FakeStripe();
+  /** The app's log lines at warn and above. */
+  const logLines: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _enc, done) {
+      logLines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
   before(async () => {
     await fake.start();
     t = await createTestApp(dialect, {
       config: { stripe: { secretKey: 'sk_test_fake', webhookSecret: WEBHOOK_SECRET, apiUrl: fake.url } },
+      deps: { logger: { level: 'warn', stream: logStream } },
     });
   });
   after(async () => {
@@ -245,6 +255,24 @@ forEachDialect('payments: Stripe', (dialect) => {
     assert.equal((await me(u)).pay_subscription_id, null);
     assert.equal((await deliver(event)).statusCode, 200);
     assert.equal((await me(u)).pay_subscription_id, sub.id);
+  });
+
+  test('webhook: a signed event without data.object is 400 with one log line, no stack', async () => {
+    for (const type of ['checkout.session.completed', 'customer.subscription.updated', 'invoice.payment_failed', 'charge.refunded']) {
+      for (const data of [{}, undefined, { object: null }, { object: 'sub_1' }]) {
+        const event = stripeEvent(type, {});
+        if (data === undefined) delete event.data;
+        else event.data = data;
+        const before = logLines.length;
+        const res = await deliver(event);
+        assert.equal(res.statusCode, 400, `${type} ${JSON.stringify(data)}`);
+        assert.deepEqual(res.json(), { error: 'Stripe event without data.object' });
+        const logged = logLines.slice(before);
+        assert.equal(logged.length, 1, logged.join('\n'));
+        assert.doesNotMatch(logged[0] as string, /"stack"|\n\s+at /);
+        assert.equal(JSON.parse(logged[0] as string).eventId, event.id);
+      }
+    }
   });
 
   test("webhook: event ids are kept beyond Stripe's three days of retries, then pruned", async () => {
