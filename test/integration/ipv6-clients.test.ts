@@ -26,7 +26,7 @@ const config = () => ({
     loginFailuresBeforeDelay: FREE_FAILURES,
   },
   hashConcurrency: PER_CLIENT + 1,
-  hashQueue: { maxWaiting: 100, maxWaitMs: 60_000, perClient: PER_CLIENT },
+  hashQueue: { maxWaiting: 100, maxWaitMs: 60_000, perClient: PER_CLIENT, loginReserve: 0 },
 });
 
 /** A fresh /64 (or IPv4 address) per test, so tests sharing an app do not share budgets. */
