@@ -378,7 +378,7 @@ export function loadConfig(env: Env = process.env): Config {
       settlementIntervalMs: int(env, 'SETTLEMENT_INTERVAL_SECONDS', 60, 1, 3600) * 1000,
     },
     metricsPort: metricsPort === null ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
-    mailbox: mode === 'development' ? 'data/mailbox.txt' : null,
+    mailbox: mode === 'development' ? 'data/mailbox.mbox' : null,
     healthCacheMs: int(env, 'HEALTH_CACHE_MS', 1000, 0, 60_000),
     server: {
       headersTimeoutMs: 10_000,

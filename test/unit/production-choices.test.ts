@@ -97,8 +97,8 @@ test('outside production nothing needs choosing: the simulators are the defaults
   assert.equal(development.stripe.secretKey, null);
   assert.equal(development.telegram.botToken, null);
   assert.equal(development.prices.provider, 'simulated');
-  assert.equal(development.mailbox, 'data/mailbox.txt');
-  assert.equal(loadConfig(SIMULATED).mailbox, 'data/mailbox.txt');
+  assert.equal(development.mailbox, 'data/mailbox.mbox');
+  assert.equal(loadConfig(SIMULATED).mailbox, 'data/mailbox.mbox');
   // Tests read what was sent from their own transport or mailbox, and leave no file behind.
   assert.equal(loadConfig({ NODE_ENV: 'test' }).mailbox, null);
 });
