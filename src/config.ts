@@ -3,6 +3,7 @@
 // the service ships with (src/data/) are read here too, once per process, so
 // the domain rules that use them stay free of I/O.
 import fs from 'node:fs';
+import path from 'node:path';
 import { commonPasswordSet } from './domain/accounts.js';
 import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
 import { parseLeagueExtras } from './domain/payments.js';
@@ -93,8 +94,9 @@ export interface Config {
   metricsPort: number | null;
   /**
    * Where the log mail transport keeps each message in full, links included,
-   * so it can be read locally: outside production and tests only (the log
-   * itself says which mail went to whom, never a usable token).
+   * so it can be read locally: beside the SQLite database (./data/ without
+   * one), outside production and tests only (the log itself says which mail
+   * went to whom, never a usable token).
    */
   mailbox: string | null;
   /** How long GET / reuses its database check. */
@@ -309,6 +311,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('MAIL_FROM must be an address or `Name <address>`');
   }
   const metricsPort = str(env, 'METRICS_PORT');
+  const database = withPoolSize(
+    parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
+    int(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 500),
+  );
+  const mailboxDir = database.dialect === 'sqlite' && database.path !== ':memory:' ? path.dirname(database.path) : 'data';
 
   return {
     env: mode,
@@ -317,10 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicBase,
     webUrl: webUrl.href.endsWith('/') ? webUrl.href : `${webUrl.href}/`,
     trustedOrigins: originsOf([publicUrl, webUrl]),
-    database: withPoolSize(
-      parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
-      int(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 500),
-    ),
+    database,
     jwtSecret,
     marketSeed,
     sessionTtlSeconds: 7 * 24 * 3600,
@@ -378,7 +382,7 @@ export function loadConfig(env: Env = process.env): Config {
       settlementIntervalMs: int(env, 'SETTLEMENT_INTERVAL_SECONDS', 60, 1, 3600) * 1000,
     },
     metricsPort: metricsPort === null ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
-    mailbox: mode === 'development' ? 'data/mailbox.mbox' : null,
+    mailbox: mode === 'development' ? path.join(mailboxDir, 'mailbox.mbox') : null,
     healthCacheMs: int(env, 'HEALTH_CACHE_MS', 1000, 0, 60_000),
     server: {
       headersTimeoutMs: 10_000,

@@ -99,6 +99,10 @@ test('outside production nothing needs choosing: the simulators are the defaults
   assert.equal(development.prices.provider, 'simulated');
   assert.equal(development.mailbox, 'data/mailbox.mbox');
   assert.equal(loadConfig(SIMULATED).mailbox, 'data/mailbox.mbox');
+  // Beside the SQLite database: a run on its own folder keeps its mail there too.
+  assert.equal(loadConfig({ DATABASE_URL: 'sqlite:/tmp/run-1/bets.db' }).mailbox, '/tmp/run-1/mailbox.mbox');
+  assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).mailbox, 'data/mailbox.mbox');
+  assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).mailbox, 'data/mailbox.mbox');
   // Tests read what was sent from their own transport or mailbox, and leave no file behind.
   assert.equal(loadConfig({ NODE_ENV: 'test' }).mailbox, null);
 });
