@@ -1,5 +1,5 @@
 // The log mail transport through every mail flow (verification, resend,
-// forgot and reset, change of address, notices by email): the log says which
+// forgot and reset, change of address, notices by email, unsubscribe): the log says which
 // mail went to whom and carries no token, not even in part of a link; the
 // local mailbox holds each message in full, and its links work (issue 34).
 import assert from 'node:assert/strict';
@@ -86,6 +86,19 @@ forEachDialect('log mail transport', (dialect) => {
     await follow(t, v, w);
     await finishBet(t, await insertOpenBet(t, w.id), 'settled');
     await drainMail();
+    // Unsubscribe by the page and by RFC 8058's one-click POST, with the link of v's last message.
+    const unsubscribe = [...fs.readFileSync(mailbox, 'utf8').matchAll(/^List-Unsubscribe: <[^>]*(\/email\/unsubscribe\?token=[\w.-]+)>$/gm)].at(
+      -1,
+    )?.[1];
+    assert.ok(unsubscribe, 'the unsubscribe header in the mailbox');
+    assert.equal((await inject('GET', unsubscribe)).statusCode, 200);
+    const oneClick = await t.app.inject({
+      method: 'POST',
+      url: unsubscribe,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    assert.equal(oneClick.statusCode, 200, oneClick.body);
 
     const box = fs.readFileSync(mailbox, 'utf8');
     const secrets = new Set([...box.matchAll(/token=([\w.-]{16,})/g)].map((m) => m[1]!));
