@@ -20,6 +20,11 @@ COPY . .
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:26-trixie-slim
+# No outside service is chosen here: each container is told SMTP_URL or
+# MAIL_TRANSPORT=log, Stripe's keys or PAYMENTS=local, TELEGRAM_BOT_TOKEN or
+# CHAT_TRANSPORT=log, and PRICE_PROVIDER=finnhub or simulated, or it refuses to
+# start; an image that chose the simulators would run on them unnoticed
+# (docs/deploy.md).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

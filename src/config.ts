@@ -3,6 +3,7 @@
 // the service ships with (src/data/) are read here too, once per process, so
 // the domain rules that use them stay free of I/O.
 import fs from 'node:fs';
+import path from 'node:path';
 import { commonPasswordSet } from './domain/accounts.js';
 import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
 import { parseLeagueExtras } from './domain/payments.js';
@@ -100,6 +101,13 @@ export interface Config {
     settlementIntervalMs: number;
   };
   metricsPort: number | null;
+  /**
+   * Where the log mail transport keeps each message in full, links included,
+   * so it can be read locally: beside the SQLite database (./data/ without
+   * one), outside production and tests only (the log itself says which mail
+   * went to whom, never a usable token).
+   */
+  mailbox: string | null;
   /** How long GET / reuses its database check. */
   healthCacheMs: number;
   /** HTTP server limits against slow and oversized clients (tests shorten them). */
@@ -211,6 +219,59 @@ export function shippedData(): ShippedData {
   return shipped;
 }
 
+/**
+ * The outside services with a simulated stand-in that must not run unnoticed
+ * (a reset link in the log is a live credential, a local checkout a free
+ * plan). Each is implied by its credentials or chosen by name; in production
+ * a simulated one must be chosen by name (DESIGN: configuration).
+ */
+const OUTSIDE_SERVICES = [
+  {
+    variable: 'MAIL_TRANSPORT',
+    real: 'smtp',
+    simulated: 'log',
+    credentials: ['SMTP_URL'],
+    hint: 'set SMTP_URL, or MAIL_TRANSPORT=log: no mail is delivered, the log says only which mail went to whom',
+  },
+  {
+    variable: 'PAYMENTS',
+    real: 'stripe',
+    simulated: 'local',
+    credentials: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
+    hint: 'set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENTS=local: anyone can confirm a checkout without paying',
+  },
+  {
+    variable: 'CHAT_TRANSPORT',
+    real: 'telegram',
+    simulated: 'log',
+    credentials: ['TELEGRAM_BOT_TOKEN'],
+    hint: 'set TELEGRAM_BOT_TOKEN, or CHAT_TRANSPORT=log: notices are only listed in the app',
+  },
+] as const;
+
+/** A stated choice must agree with the credentials; in production each simulated one must be stated. */
+function checkOutsideServices(env: Env, mode: Config['env']): void {
+  const missing: string[] = [];
+  for (const s of OUTSIDE_SERVICES) {
+    const chosen = str(env, s.variable);
+    const credentialed = str(env, s.credentials[0]) !== null;
+    if (chosen !== null && chosen !== s.real && chosen !== s.simulated) {
+      throw new ConfigError(`${s.variable} must be "${s.real}" or "${s.simulated}", got "${chosen}"`);
+    }
+    if (chosen === s.real && !credentialed) throw new ConfigError(`${s.variable}=${s.real} needs ${s.credentials.join(' and ')}`);
+    if (chosen === s.simulated && credentialed) {
+      throw new ConfigError(`${s.variable}=${s.simulated} but ${s.credentials[0]} is set: unset one of them`);
+    }
+    if (mode === 'production' && chosen === null && !credentialed) missing.push(`${s.variable} (${s.hint})`);
+  }
+  if (mode === 'production' && str(env, 'PRICE_PROVIDER') === null) {
+    missing.push('PRICE_PROVIDER (PRICE_PROVIDER=finnhub with FINNHUB_API_KEY, or PRICE_PROVIDER=simulated: prices of a simulated market)');
+  }
+  if (missing.length > 0) {
+    throw new ConfigError(`NODE_ENV=production runs an outside service simulated only when chosen by name; missing: ${missing.join('; ')}`);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV');
   const mode: Config['env'] = nodeEnv === 'production' ? 'production' : nodeEnv === 'test' ? 'test' : 'development';
@@ -225,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (mode === 'production' && jwtSecret === null) {
     throw new ConfigError('JWT_SECRET must be set when NODE_ENV=production');
   }
+  checkOutsideServices(env, mode);
 
   // 32 characters: 128 bits as hex digits, the least that cannot be searched.
   const marketSeed = str(env, 'MARKET_SEED');
@@ -262,6 +324,11 @@ export function loadConfig(env: Env = process.env): Config {
   const hashQueueMax = int(env, 'HASH_QUEUE_MAX', 16, 0, 1_000_000);
   // Other work must keep at least one place of the queue.
   const hashPlaces = hashConcurrency + hashQueueMax;
+  const database = withPoolSize(
+    parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
+    int(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 500),
+  );
+  const mailboxDir = database.dialect === 'sqlite' && database.path !== ':memory:' ? path.dirname(database.path) : 'data';
 
   return {
     env: mode,
@@ -270,10 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicBase,
     webUrl: webUrl.href.endsWith('/') ? webUrl.href : `${webUrl.href}/`,
     trustedOrigins: originsOf([publicUrl, webUrl]),
-    database: withPoolSize(
-      parseDatabaseUrl(str(env, 'DATABASE_URL') ?? 'sqlite:./data/bets.db'),
-      int(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 500),
-    ),
+    database,
     jwtSecret,
     marketSeed,
     sessionTtlSeconds: 7 * 24 * 3600,
@@ -335,6 +399,7 @@ export function loadConfig(env: Env = process.env): Config {
       settlementIntervalMs: int(env, 'SETTLEMENT_INTERVAL_SECONDS', 60, 1, 3600) * 1000,
     },
     metricsPort: metricsPort === null ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
+    mailbox: mode === 'development' ? path.join(mailboxDir, 'mailbox.mbox') : null,
     healthCacheMs: int(env, 'HEALTH_CACHE_MS', 1000, 0, 60_000),
     server: {
       headersTimeoutMs: 10_000,

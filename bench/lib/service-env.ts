@@ -22,6 +22,9 @@ export const RAISED_LIMITS = {
   HASH_QUEUE_PER_CLIENT: '1000000',
 } as const;
 
+/** The benchmark measures the service, not a mail server, Stripe, Telegram or Finnhub: each is chosen as simulated. */
+export const SIMULATED_SERVICES = { MAIL_TRANSPORT: 'log', PAYMENTS: 'local', CHAT_TRANSPORT: 'log', PRICE_PROVIDER: 'simulated' } as const;
+
 /** Fixed, so every run quotes the same simulated prices. */
 export const BENCH_MARKET_SEED = 'bench-market-seed-not-a-secret-0123456789';
 
@@ -44,6 +47,8 @@ export function serviceEnv(o: ServiceEnvOptions): Record<string, string> {
     // Shared by every instance, so a session from one is valid on the others.
     JWT_SECRET: o.jwtSecret,
     MARKET_SEED: BENCH_MARKET_SEED,
+    // Production runs a simulated outside service only when told to (src/config.ts).
+    ...SIMULATED_SERVICES,
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
     ...(o.poolSize ? { DATABASE_POOL_SIZE: String(o.poolSize) } : {}),
     ...RAISED_LIMITS,

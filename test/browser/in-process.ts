@@ -30,6 +30,8 @@ export async function startInProcessServer(clock: FakeClock): Promise<InProcessS
     MARKET_SEED: 'test-market-seed-not-a-secret-0123456789',
     LOG_LEVEL: 'warn',
   });
+  // Development's local mailbox would be ./data/ of the checkout; these suites read no mail.
+  config.mailbox = null;
   let app: FastifyInstance;
   try {
     app = await buildApp(config, { logger: false, database, clock });

@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { findNginx, NGINX_SITE } from '../../bench/lib/nginx.js';
+import { loadConfig } from '../../src/config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SITE_SCRIPT = path.join(root, 'deploy', 'compose', 'nginx-site.sh');
@@ -198,6 +199,40 @@ function composeServices(): Record<string, ComposeService> {
 }
 
 const builtHere = (s: ComposeService) => s.build === '.' || (typeof s.build === 'object' && (s.build.context ?? '.') === '.');
+
+/** The outside services production makes an instance choose by name (src/config.ts). */
+const CHOICES = ['MAIL_TRANSPORT', 'PAYMENTS', 'CHAT_TRANSPORT', 'PRICE_PROVIDER'];
+
+/** The runtime stage's ENV, as the container's environment starts. */
+function runtimeEnv(): Record<string, string> {
+  const env = args(dockerfileStages().at(-1)!, 'ENV').join(' ');
+  return Object.fromEntries(
+    env
+      .split(/\s+/)
+      .filter((kv) => kv.includes('='))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+}
+
+test('the image chooses no outside service: a container told only its secret refuses to start rather than run on simulators', () => {
+  const env = runtimeEnv();
+  for (const name of CHOICES) assert.equal(env[name], undefined, name);
+  assert.throws(() => loadConfig({ ...env, JWT_SECRET: 'x'.repeat(32) }), /MAIL_TRANSPORT.*PAYMENTS.*CHAT_TRANSPORT.*PRICE_PROVIDER/);
+});
+
+test("compose states each outside service's choice, and production starts with that environment", () => {
+  // What compose passes: ${X:-default} as its default, ${X:?message} as if the operator set it.
+  const resolve = (value: string) =>
+    value.replace(/\$\{(\w+):([-?])([^}]*)\}/g, (_m, name: string, op: string, rest: string) =>
+      op === '-' ? rest : `${name.toLowerCase()}-${'x'.repeat(32)}`,
+    );
+  for (const [name, app] of Object.entries(composeServices()).filter(([, s]) => builtHere(s))) {
+    const env = app.environment ?? {};
+    for (const choice of CHOICES) assert.ok(env[choice], `${name}: ${choice} stated`);
+    const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, resolve(String(v))]));
+    assert.equal(loadConfig({ ...runtimeEnv(), ...resolved }).env, 'production', name);
+  }
+});
 
 test('compose: PostgreSQL, Redis, two instances of this image sharing database, Redis and JWT_SECRET behind nginx', () => {
   const services = composeServices();

@@ -52,6 +52,11 @@ describe('npm ci --omit=dev, then npm start, on a built tree', { skip, timeout: 
     WEB_URL: `http://127.0.0.1:${port}/trade/`,
     DATABASE_URL: `sqlite:${path.join(dir, 'data', 'bets.db')}`,
     JWT_SECRET: jwt,
+    // Production runs no simulated outside service unless it is chosen by name.
+    MAIL_TRANSPORT: 'log',
+    PAYMENTS: 'local',
+    CHAT_TRANSPORT: 'log',
+    PRICE_PROVIDER: 'simulated',
     LOG_LEVEL: 'warn',
   });
 

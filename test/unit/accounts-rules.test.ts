@@ -124,7 +124,9 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ SETTLEMENT_INTERVAL_SECONDS: '0' }), /SETTLEMENT_INTERVAL_SECONDS must be between 1 and 3600/);
     assert.throws(() => loadConfig({ SETTLEMENT_INTERVAL_SECONDS: '1.5' }), /SETTLEMENT_INTERVAL_SECONDS must be an integer/);
     assert.equal(loadConfig({ SETTLEMENT_INTERVAL_SECONDS: '5' }).workers.settlementIntervalMs, 5000);
-    assert.doesNotThrow(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }));
+    // The outside services' choices are tested in test/unit/production-choices.test.ts.
+    const simulated = { MAIL_TRANSPORT: 'log', PAYMENTS: 'local', CHAT_TRANSPORT: 'log', PRICE_PROVIDER: 'simulated' };
+    assert.doesNotThrow(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), ...simulated }));
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database.dialect, 'postgres');
   });

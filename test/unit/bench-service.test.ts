@@ -35,6 +35,8 @@ test('a start script that is not node running a built file is refused with the r
 test('the service runs in the production configuration: no RATE_LIMITS, LOG_LEVEL or WORKERS, limits raised so nothing is refused', () => {
   const env = serviceEnv({ databaseUrl: 'sqlite::memory:', jwtSecret: 'x'.repeat(32), redisUrl: null });
   for (const name of ['RATE_LIMITS', 'LOG_LEVEL', 'WORKERS']) assert.equal(env[name], undefined, name);
+  // Production starts on simulators only when they are chosen by name.
+  assert.deepEqual([env.MAIL_TRANSPORT, env.PAYMENTS, env.CHAT_TRANSPORT, env.PRICE_PROVIDER], ['log', 'local', 'log', 'simulated']);
   const config = checkServiceConfig(env);
   assert.equal(config.env, 'production');
   assert.equal(config.logLevel, 'info');
