@@ -42,7 +42,7 @@ const TIMINGS = path.join('node_modules', '.cache', 'paper-bets-test-times.json'
 const args = process.argv.slice(2);
 const tierAt = args.indexOf('--tier');
 const tierName = tierAt >= 0 ? args[tierAt + 1] : 'default';
-const named = args.filter((_, i) => i !== tierAt && i !== tierAt + 1);
+const named = tierAt >= 0 ? args.filter((_, i) => i !== tierAt && i !== tierAt + 1) : args;
 const tier = named.length > 0 ? { roots: named, dialects: 'sqlite,postgres', servers: true, groups: 4 } : TIERS[tierName];
 if (!tier) {
   console.error(`unknown tier ${tierName}: one of ${Object.keys(TIERS).join(', ')}`);

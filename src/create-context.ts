@@ -2,7 +2,8 @@
 // nothing of HTTP. A test that exercises services or jobs without requests
 // builds a context alone (createTestContext in test/helpers/context.ts) and closes it.
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Config } from './config.js';
 import type { AppContext, AppDeps } from './context.js';
@@ -37,6 +38,12 @@ export interface ContextDeps extends Omit<AppDeps, 'logger' | 'webDistDir'> {
   log?: FastifyBaseLogger;
 }
 
+/** The Redis client, loaded only when REDIS_URL is set: loading it costs start time a single instance does not need. */
+function connectRedis(url: string): Redis {
+  const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  return new Client(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+}
+
 const throttleLimits = (config: Config) => ({
   freeFailures: config.rateLimits.loginFailuresBeforeDelay,
   accountFreeFailures: config.accountThrottle.failuresBeforeDelay,
@@ -49,8 +56,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
   const ownsDatabase = deps.database === undefined;
   const database = deps.database ?? openDatabase(config.database);
   const ownsRedis = deps.redis === undefined && config.redisUrl !== null;
-  const redis =
-    deps.redis !== undefined ? deps.redis : config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const redis = deps.redis !== undefined ? deps.redis : config.redisUrl ? connectRedis(config.redisUrl) : null;
   const release = async () => {
     if (ownsRedis && redis) redis.disconnect();
     if (ownsDatabase) await database.close();

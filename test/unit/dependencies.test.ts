@@ -30,10 +30,12 @@ function tsFiles(dir: string): string[] {
 /** The packages a module imports at run time (type-only imports vanish in the build). */
 function packagesImported(source: string): string[] {
   const found = new Set<string>();
-  const specifier = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  // Static and dynamic imports, and packages loaded on first use through createRequire(import.meta.url)('name').
+  const specifier =
+    /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\bcreateRequire\([^)]*\)\(\s*['"]([^'"]+)['"]\s*\)/gm;
   for (const m of source.matchAll(specifier)) {
     if (m[2]) continue;
-    const spec = m[3] ?? m[4]!;
+    const spec = m[3] ?? m[4] ?? m[5]!;
     if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec)) continue;
     found.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
   }
@@ -51,9 +53,10 @@ test('the import scan sees value imports and skips type-only ones', () => {
     "import fs from 'node:fs';",
     "import path from 'path';",
     "const m = await import('argon2');",
+    "const sdk = createRequire(import.meta.url)('lazy-sdk') as typeof Sdk;",
     'import {\n  a,\n  b,\n} from "multi-line";',
   ].join('\n');
-  assert.deepEqual(packagesImported(source).sort(), ['@scope/pkg', 'argon2', 'fastify', 'luxon', 'multi-line']);
+  assert.deepEqual(packagesImported(source).sort(), ['@scope/pkg', 'argon2', 'fastify', 'lazy-sdk', 'luxon', 'multi-line']);
 });
 
 test('dependencies are exactly the packages the built server and its commands import', () => {

@@ -1,14 +1,22 @@
 // The Telegram Bot API through grammY. Sending is used by the outbox worker;
 // updates arrive either at POST /chat/webhook (with a webhook secret) or by
 // long polling (without one, so a real bot works from a laptop).
+import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
-import { Api, Bot, GrammyError, HttpError } from 'grammy';
+import type { Api, Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Config } from '../../config.js';
 import { escapeTelegramHtml } from '../../domain/notifications.js';
 import type { ChatTransport, OutgoingNotice, SendOutcome } from './types.js';
 
 export type UpdateHandler = (update: Update) => Promise<void>;
+
+/** grammY, loaded when a bot is configured: loading it costs start time that a service without Telegram does not need. */
+let loaded: typeof import('grammy') | null = null;
+const grammy = (): typeof import('grammy') => {
+  loaded ??= createRequire(import.meta.url)('grammy') as typeof import('grammy');
+  return loaded;
+};
 
 /** The update kinds the service acts on. */
 export const ALLOWED_UPDATES = ['message', 'callback_query', 'my_chat_member'] as const;
@@ -25,7 +33,7 @@ export class TelegramTransport implements ChatTransport {
     private readonly publicUrl: string,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.api = new Api(config.botToken, this.clientOptions());
+    this.api = new (grammy().Api)(config.botToken, this.clientOptions());
   }
 
   private clientOptions() {
@@ -79,7 +87,7 @@ export class TelegramTransport implements ChatTransport {
       }
       return;
     }
-    const bot = new Bot(this.config.botToken, { client: this.clientOptions() });
+    const bot = new (grammy().Bot)(this.config.botToken, { client: this.clientOptions() });
     bot.use(async (c) => onUpdate(c.update));
     bot.catch((e) => this.log.error({ err: e.error }, 'Telegram update failed'));
     this.bot = bot;
@@ -97,6 +105,7 @@ export class TelegramTransport implements ChatTransport {
 }
 
 function classify(err: unknown): SendOutcome {
+  const { GrammyError, HttpError } = grammy();
   if (err instanceof GrammyError) {
     const error = `${err.error_code}: ${err.description}`;
     if (err.error_code === 429) {

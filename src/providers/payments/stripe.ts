@@ -1,7 +1,8 @@
 // Stripe through the official SDK. STRIPE_API_URL points the SDK at another
 // host (tests run a local fake there).
 import { createHash } from 'node:crypto';
-import Stripe from 'stripe';
+import { createRequire } from 'node:module';
+import type Stripe from 'stripe';
 import { parseExtra, type SubscriptionState } from '../../domain/payments.js';
 import type { Clock } from '../../lib/clock.js';
 import type { StripePlan } from '../../schemas/payments.js';
@@ -30,6 +31,19 @@ export interface StripeOptions {
   webhookSecret: string;
   apiUrl: string | null;
   clock: Clock;
+}
+
+/**
+ * The SDK, loaded on first use: it takes about a tenth of a second to load,
+ * which only a deployment with Stripe's keys should pay at start.
+ */
+let sdk: typeof Stripe | null = null;
+function stripeSdk(): typeof Stripe {
+  if (!sdk) {
+    const loaded = createRequire(import.meta.url)('stripe') as typeof Stripe & { default?: typeof Stripe };
+    sdk = loaded.default ?? loaded;
+  }
+  return sdk;
 }
 
 /** What a confirmation says about a subscription, read back from Stripe. */
@@ -130,7 +144,7 @@ export class StripePaymentProvider implements PaymentProvider {
   private portalConfig: { fingerprint: string; id: Promise<string> } | null = null;
 
   constructor(private readonly opts: StripeOptions) {
-    this.client = new Stripe(opts.secretKey, {
+    this.client = new (stripeSdk())(opts.secretKey, {
       ...sdkAddress(opts.apiUrl),
       maxNetworkRetries: 1,
       timeout: 10_000,
@@ -253,7 +267,7 @@ export class StripePaymentProvider implements PaymentProvider {
   verifyEvent(rawBody: Buffer, signature: string, nowMs: number): Stripe.Event {
     const signedAt = signatureTimestamp(signature);
     if (signedAt !== null && signedAt - Math.floor(nowMs / 1000) > SIGNATURE_TOLERANCE_SECONDS) {
-      throw new Stripe.errors.StripeSignatureVerificationError(signature, rawBody, {
+      throw new (stripeSdk().errors.StripeSignatureVerificationError)(signature, rawBody, {
         message: 'Timestamp outside the tolerance zone (in the future)',
       });
     }
@@ -287,7 +301,7 @@ export class StripePaymentProvider implements PaymentProvider {
     try {
       sub = await this.client.subscriptions.retrieve(id, { expand: ['items.data.price.product'] });
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return null;
+      if (err instanceof stripeSdk().errors.StripeInvalidRequestError && err.statusCode === 404) return null;
       throw new PaymentProviderError('retrieving a subscription', { cause: err });
     }
     const price = sub.items?.data?.[0]?.price ?? null;
