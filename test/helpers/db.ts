@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'node:test';
 import { type Kysely, Migrator } from 'kysely';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrations } from '../../src/db/migrations/index.js';
 import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/database.js';
@@ -38,6 +39,17 @@ function testDatabase(handle: DatabaseHandle, url: string, cleanUp: () => Promis
       await cleanUp();
     },
   });
+}
+
+/**
+ * A client of the test Redis whose every key starts with a prefix of its own:
+ * a suite's counters (rate limits keyed by user id or address) never meet
+ * those of another suite or of an earlier run, as each suite gets a database of
+ * its own. Instances of one suite share it, as a deployment's share one Redis.
+ */
+export function testRedis(): Redis {
+  if (!REDIS_URL) throw new Error('TEST_REDIS_URL is not set');
+  return new Redis(REDIS_URL, { keyPrefix: `t_${randomBytes(6).toString('hex')}:` });
 }
 
 /** Runs the suite once per dialect; PostgreSQL is skipped, visibly, without TEST_DATABASE_URL. */

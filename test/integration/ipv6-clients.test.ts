@@ -4,13 +4,13 @@
 // and through Redis), the login throttle and the hash queue's share.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { createTestApp, PASSWORD, registerAndLogin, type TestApp, uniqueName } from '../helpers/app.js';
-import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
+import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase, testRedis } from '../helpers/db.js';
 import { GatedHashing, settled } from '../helpers/fake-hashing.js';
 
 const PUBLIC_PER_MINUTE = 3;
@@ -108,7 +108,7 @@ describe('IPv6 clients with limits shared through Redis', { skip: REDIS_URL ? fa
   let app: FastifyInstance;
   before(async () => {
     database = await openTestDatabase('sqlite', { migrated: true });
-    redis = new Redis(REDIS_URL as string);
+    redis = testRedis();
     app = await buildApp(testConfig(config()), { logger: false, database, redis, clock: new FakeClock() });
   });
   after(async () => {

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type LoginThrottle, type LoginThrottleLimits, MemoryLoginThrottle, RedisLoginThrottle } from '../../src/services/login-throttle.js';
-import { REDIS_URL } from '../helpers/db.js';
+import { REDIS_URL, testRedis } from '../helpers/db.js';
 
 const LIMITS: LoginThrottleLimits = { freeFailures: 5, accountFreeFailures: 10, accountMaxDelayMs: 8000 };
 const HOUR = 3600 * 1000;
@@ -71,7 +71,7 @@ describe('login throttle: per-account ceiling [redis]', {
 }, () => {
   let redis: Redis;
   before(() => {
-    redis = new Redis(REDIS_URL!);
+    redis = testRedis();
   });
   after(() => redis.disconnect());
   // A fresh key space for each throttle, so runs do not see each other.

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import type { Revocation } from '../../src/services/sessions.js';
 import { registerAndLogInThroughApi } from '../helpers/app.js';
-import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
+import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase, testRedis } from '../helpers/db.js';
 import { TestSmtpServer, tokenOf } from '../helpers/smtp.js';
 
 forEachDialect('password reset across instances', (dialect) => {
@@ -32,7 +32,7 @@ forEachDialect('password reset across instances', (dialect) => {
   });
 
   async function instance(): Promise<FastifyInstance> {
-    const client = new Redis(REDIS_URL!);
+    const client = testRedis();
     clients.push(client);
     const app = await buildApp(testConfig({ mail: { smtpUrl: smtp.url, from: 'no-reply@example.test', perAddressPerHour: 5 } }), {
       logger: false,

@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { NO_BUS_SESSION_CACHE_MS, type Revocation } from '../../src/services/sessions.js';
 import { cookieFrom, PASSWORD, registerAndLogInThroughApi } from '../helpers/app.js';
-import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
+import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase, testRedis } from '../helpers/db.js';
 
 forEachDialect('sessions across instances', (dialect) => {
   let database: TestDatabase;
@@ -29,7 +29,7 @@ forEachDialect('sessions across instances', (dialect) => {
   });
 
   async function instance(redis: boolean): Promise<FastifyInstance> {
-    const client = redis && REDIS_URL ? new Redis(REDIS_URL) : null;
+    const client = redis && REDIS_URL ? testRedis() : null;
     if (client) clients.push(client);
     const app = await buildApp(testConfig(), { logger: false, database, clock, redis: client });
     apps.push(app);

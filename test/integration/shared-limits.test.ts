@@ -1,12 +1,12 @@
 // With Redis, login throttling, per-IP limits and per-account budgets are shared by every instance.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import type { FastifyInstance } from 'fastify';
 import { FakeClock } from '../../src/lib/clock.js';
-import { openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
+import { openTestDatabase, REDIS_URL, type TestDatabase, testRedis } from '../helpers/db.js';
 import { PASSWORD, uniqueName } from '../helpers/app.js';
 
 const SKIP = REDIS_URL ? false : 'TEST_REDIS_URL is not set: Redis-backed limit tests skipped';
@@ -18,7 +18,7 @@ describe('limits shared through Redis by two instances', { skip: SKIP }, () => {
   let b: FastifyInstance;
   before(async () => {
     database = await openTestDatabase('sqlite', { migrated: true });
-    redis = new Redis(REDIS_URL!);
+    redis = testRedis();
     const config = testConfig({
       rateLimits: {
         enabled: true,

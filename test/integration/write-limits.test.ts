@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { cookieFrom, createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser, uniqueName } from '../helpers/app.js';
-import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/db.js';
+import { forEachDialect, openTestDatabase, REDIS_URL, type TestDatabase, testRedis } from '../helpers/db.js';
 
 const limits = (writesPerMinute: number): Partial<Config> => ({
   rateLimits: { ...testConfig().rateLimits, enabled: true, writesPerMinute },
@@ -123,7 +123,7 @@ describe('write limits shared through Redis by two instances', { skip: REDIS_URL
   let b: FastifyInstance;
   before(async () => {
     database = await openTestDatabase('sqlite', { migrated: true });
-    redis = new Redis(REDIS_URL!);
+    redis = testRedis();
     const config = testConfig(limits(2));
     const clock = new FakeClock();
     a = await buildApp(config, { logger: false, database, redis, clock });
