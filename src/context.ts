@@ -12,6 +12,7 @@ import type { ChatTransport } from './providers/chat/types.js';
 import type { PaymentProvider } from './providers/payments/types.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { Events } from './services/events.js';
+import type { IdempotencyPruning } from './services/idempotency.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { PasswordBudget } from './services/password-budget.js';
 import type { PasswordHasher, PasswordHashing } from './services/passwords.js';
@@ -40,6 +41,8 @@ export interface AppContext {
   events: Events;
   /** Prometheus instruments every part feeds (served on METRICS_PORT when set). */
   metrics: Metrics;
+  /** When this instance last pruned expired idempotency keys. */
+  idempotencyPruning: IdempotencyPruning;
   /** Answers everyone reads alike (leaderboards, public profiles), shared for at most a second. */
   sharedAnswers: SharedAnswers;
   /** Whether the outside services are failing now (GET / reports it). */

@@ -18,6 +18,7 @@ import { createPriceProvider, newMarketSeed } from './providers/prices/index.js'
 import { getOrInitSetting } from './repositories/settings.js';
 import { ChatChannel } from './services/chat-delivery.js';
 import { Events } from './services/events.js';
+import { IdempotencyPruning } from './services/idempotency.js';
 import { localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
 import { MemoryPasswordBudget, RedisPasswordBudget } from './services/password-budget.js';
@@ -112,6 +113,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
       events: new Events(database),
       metrics,
       sharedAnswers: new SharedAnswers(clock),
+      idempotencyPruning: new IdempotencyPruning(),
       providerStatus,
       chatTransport,
       outbox,

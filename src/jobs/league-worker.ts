@@ -5,10 +5,13 @@
 // clock; each step is taken once by a conditional update, so instances
 // sharing a database never repeat one.
 import type { AppContext } from '../context.js';
-import { type LeagueNoticeResult, runLeagueSteps } from '../services/league-notices.js';
+import { type LeagueNoticeDeps, type LeagueNoticeResult, runLeagueSteps } from '../services/league-notices.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
 
-export function leagueJob(ctx: AppContext, log: JobLogger): JobDefinition<LeagueNoticeResult> {
+/** The part of the context this module uses. */
+export type LeagueJobDeps = Pick<AppContext, 'config'> & LeagueNoticeDeps;
+
+export function leagueJob(ctx: LeagueJobDeps, log: JobLogger): JobDefinition<LeagueNoticeResult> {
   return {
     name: 'league worker',
     intervalMs: ctx.config.workers.settlementIntervalMs,

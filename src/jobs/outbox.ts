@@ -74,10 +74,10 @@ export class Outbox {
   /** One run of one channel: claims its due rows and tries each once; on `stopping` hands back what it has not started. */
   async deliverDue(channel: OutboxChannel, stopping: AbortSignal): Promise<number> {
     const { database, clock } = this.o;
-    const { db, dialect } = database;
+    const { db } = database;
     const token = randomBytes(12).toString('hex');
     const now = clock.now();
-    const rows = await claimDue(db, dialect, channel.name, token, now, now + this.leaseMs, this.batchSize);
+    const rows = await claimDue(db, channel.name, token, now, now + this.leaseMs, this.batchSize);
     // Each delivery is recorded as soon as it is sent, so a process that dies
     // leaves at most one row sent but unrecorded. A claim is renewed only
     // once the batch has used half its lease (one durable commit a row, not two).
@@ -130,7 +130,7 @@ export class Outbox {
     const { database, clock, webUrl } = this.o;
     await database.transaction(async (trx) => {
       const now = clock.now();
-      const [current] = await lockNotifications(trx, database.dialect, [row.id]);
+      const [current] = await lockNotifications(trx, [row.id]);
       await markSent(trx, [row.id], now);
       // The bet was cancelled while this opening notice was on its way: the
       // follower did get it, so the cancellation is owed after all.

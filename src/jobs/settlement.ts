@@ -8,8 +8,11 @@ import type { AppContext } from '../context.js';
 import { listDueBets } from '../repositories/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
 import { benchmarkPrice } from '../services/benchmarks.js';
-import { settleBet } from '../services/bets.js';
+import { type BetDeps, settleBet } from '../services/bets.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
+
+/** The part of the context this module uses. */
+export type SettlementDeps = Pick<AppContext, 'clock' | 'config' | 'db' | 'prices'> & BetDeps;
 
 export interface SettlementResult {
   settled: number;
@@ -20,12 +23,12 @@ export interface SettlementResult {
 const BATCH = 200;
 
 /** Settlement as a periodic job, every SETTLEMENT_INTERVAL_SECONDS. */
-export function settlementJob(ctx: AppContext, log: JobLogger): JobDefinition<SettlementResult> {
+export function settlementJob(ctx: SettlementDeps, log: JobLogger): JobDefinition<SettlementResult> {
   return { name: 'settlement', intervalMs: ctx.config.workers.settlementIntervalMs, run: () => settleDue(ctx, log) };
 }
 
 /** One pass over every due bet. */
-export async function settleDue(ctx: AppContext, log: JobLogger): Promise<SettlementResult> {
+export async function settleDue(ctx: SettlementDeps, log: JobLogger): Promise<SettlementResult> {
   const result: SettlementResult = { settled: 0, deferred: 0 };
   const now = ctx.clock.now();
   const prices = new Map<string, number | null>();
@@ -57,7 +60,7 @@ export async function settleDue(ctx: AppContext, log: JobLogger): Promise<Settle
 }
 
 /** One price per ticker and pass; null (logged) when the provider fails. */
-async function priceOf(ctx: AppContext, log: JobLogger, ticker: string, prices: Map<string, number | null>): Promise<number | null> {
+async function priceOf(ctx: SettlementDeps, log: JobLogger, ticker: string, prices: Map<string, number | null>): Promise<number | null> {
   const known = prices.get(ticker);
   if (known !== undefined) return known;
   let price: number | null = null;

@@ -2,7 +2,7 @@
 // channel under a lease, renew a lease, record each outcome. Every write to a
 // claimed row names the claim token and requires the row still pending, so a
 // worker whose lease ran out (and whose row another took) changes nothing.
-import type { Db, Dialect } from '../db/database.js';
+import { type Db, dialectOf } from '../db/database.js';
 import type { ChatTransportName, NotificationRow } from '../db/tables.js';
 
 type Outcome = Partial<Pick<NotificationRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'sent_at' | 'claimed_until' | 'claim_token'>>;
@@ -14,7 +14,6 @@ type Outcome = Partial<Pick<NotificationRow, 'status' | 'attempts' | 'next_attem
  */
 export async function claimDue(
   db: Db,
-  dialect: Dialect,
   channel: ChatTransportName,
   token: string,
   now: number,
@@ -34,7 +33,7 @@ export async function claimDue(
   const rows = await db
     .updateTable('notifications')
     .set({ claim_token: token, claimed_until: until })
-    .where('id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+    .where('id', 'in', dialectOf(db) === 'postgres' ? due.forUpdate().skipLocked() : due)
     .returningAll()
     .execute();
   return rows.sort((a, b) => a.id - b.id);
@@ -53,10 +52,10 @@ export async function renewClaim(db: Db, id: number, token: string, until: numbe
 }
 
 /** The rows with these ids, locked until the transaction ends (PostgreSQL), in id order. */
-export async function lockNotifications(db: Db, dialect: Dialect, ids: number[]): Promise<NotificationRow[]> {
+export async function lockNotifications(db: Db, ids: number[]): Promise<NotificationRow[]> {
   if (ids.length === 0) return [];
   const q = db.selectFrom('notifications').selectAll().where('id', 'in', ids).orderBy('id');
-  return (dialect === 'postgres' ? q.forUpdate() : q).execute();
+  return (dialectOf(db) === 'postgres' ? q.forUpdate() : q).execute();
 }
 
 /** Records what became of a claimed row, if the claim is still this worker's. */

@@ -10,7 +10,13 @@ import type { RegisterRequest, User } from '../schemas/users.js';
 import { queueVerification } from './email-queue.js';
 import { SessionTokens } from './tokens.js';
 
-export function toUser(ctx: AppContext, row: UserRow): User {
+/** The part of the context this module uses. */
+export type AccountDeps = Pick<
+  AppContext,
+  'clock' | 'config' | 'database' | 'db' | 'loginThrottle' | 'passwordBudget' | 'passwords' | 'sessions' | 'tokens'
+>;
+
+export function toUser(ctx: AccountDeps, row: UserRow): User {
   return {
     id: row.id,
     username: row.username,
@@ -20,7 +26,7 @@ export function toUser(ctx: AppContext, row: UserRow): User {
   };
 }
 
-export async function register(ctx: AppContext, ip: string, req: RegisterRequest): Promise<void> {
+export async function register(ctx: AccountDeps, ip: string, req: RegisterRequest): Promise<void> {
   const problem = usernameProblem(req.username) ?? passwordProblem(req.password, ctx.config.commonPasswords);
   if (problem) throw badRequest(problem);
   // No account yet: the hash queue counts registrations by address.
@@ -56,7 +62,7 @@ export interface LoginResult {
 
 const INVALID_LOGIN = 'Invalid email or password';
 
-export async function login(ctx: AppContext, ip: string, email: string, password: string): Promise<LoginResult> {
+export async function login(ctx: AccountDeps, ip: string, email: string, password: string): Promise<LoginResult> {
   const account = normalizeEmail(email);
   const now = ctx.clock.now();
   const row = await checkPassword(ctx, { ip, account, login: true }, password, () => findUserByEmail(ctx.db, account));
@@ -125,7 +131,7 @@ export interface Principal {
  * (src/services/sessions.ts: every ending of a session reaches it), any other
  * from its row.
  */
-export async function authenticate(ctx: AppContext, token: string): Promise<Principal | null> {
+export async function authenticate(ctx: AccountDeps, token: string): Promise<Principal | null> {
   const now = ctx.clock.now();
   const claims = await ctx.tokens.verify(token, now);
   if (!claims) return null;
@@ -137,7 +143,7 @@ export async function authenticate(ctx: AppContext, token: string): Promise<Prin
   return claims;
 }
 
-export async function logout(ctx: AppContext, token: string | undefined): Promise<void> {
+export async function logout(ctx: AccountDeps, token: string | undefined): Promise<void> {
   if (!token) return;
   const claims = await ctx.tokens.verify(token, ctx.clock.now());
   if (!claims) return;
@@ -145,7 +151,7 @@ export async function logout(ctx: AppContext, token: string | undefined): Promis
   await ctx.sessions.revoke({ sessionId: claims.sessionId });
 }
 
-export async function currentUser(ctx: AppContext, userId: number): Promise<User> {
+export async function currentUser(ctx: AccountDeps, userId: number): Promise<User> {
   const row = await findUserById(ctx.db, userId);
   if (!row) throw notFound('User not found');
   return toUser(ctx, row);

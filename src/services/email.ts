@@ -23,28 +23,31 @@ import { addUserNotice, countFollowedBetEvents, listFollowedBetEvents } from '..
 import { findUserById, updatePasswordHash } from '../repositories/users.js';
 import type { EmailResult, EmailState, NoticeSettings } from '../schemas/email.js';
 import type { Principal } from './accounts.js';
-import { confirmPassword } from './account-control.js';
+import { type AccountControlDeps, confirmPassword } from './account-control.js';
 import { passwordChanged, queueVerification } from './email-queue.js';
 import type { DigestText } from './mail-delivery.js';
 import { hashToken, userOfUnsubscribeToken } from './mail-tokens.js';
 import { toNotification } from './notifications.js';
 
+/** The part of the context this module uses. */
+export type EmailDeps = Pick<AppContext, 'clock' | 'config' | 'database' | 'db' | 'mail' | 'passwords' | 'sessions'> & AccountControlDeps;
+
 const BAD_LINK = 'This link is unknown, already used or expired';
 
-export async function emailState(ctx: AppContext, userId: number): Promise<EmailState> {
+export async function emailState(ctx: EmailDeps, userId: number): Promise<EmailState> {
   const state = await findEmailState(ctx.db, userId);
   if (!state) throw notFound('User not found');
   return { email: state.email, email_verified: state.verified, pending_email: await findPendingChange(ctx.db, userId, ctx.clock.now()) };
 }
 
-export async function resendVerification(ctx: AppContext, userId: number): Promise<void> {
+export async function resendVerification(ctx: EmailDeps, userId: number): Promise<void> {
   const state = await findEmailState(ctx.db, userId);
   if (!state) throw notFound('User not found');
   if (state.verified) throw conflict('This address is already verified');
   await queueVerification(ctx.db, userId, state.email, ctx.clock.now());
 }
 
-export async function verifyEmail(ctx: AppContext, token: string): Promise<EmailResult> {
+export async function verifyEmail(ctx: EmailDeps, token: string): Promise<EmailResult> {
   return ctx.database.transaction(async (trx) => {
     const now = ctx.clock.now();
     const used = await useEmailToken(trx, hashToken(token), 'verify', now);
@@ -62,7 +65,7 @@ function reservedAddress(email: string): boolean {
   return /\.invalid$/i.test(email) || email.startsWith('deleted:');
 }
 
-export async function requestEmailChange(ctx: AppContext, who: Principal, ip: string, newEmail: string, password: string): Promise<void> {
+export async function requestEmailChange(ctx: EmailDeps, who: Principal, ip: string, newEmail: string, password: string): Promise<void> {
   const user = await confirmPassword(ctx, who, ip, password);
   const to = normalizeEmail(newEmail);
   if (to === user.email) throw badRequest('That is already your address');
@@ -76,7 +79,7 @@ export async function requestEmailChange(ctx: AppContext, who: Principal, ip: st
   });
 }
 
-export async function confirmEmailChange(ctx: AppContext, token: string): Promise<EmailResult> {
+export async function confirmEmailChange(ctx: EmailDeps, token: string): Promise<EmailResult> {
   try {
     return await ctx.database.transaction(async (trx) => {
       const now = ctx.clock.now();
@@ -105,11 +108,11 @@ export async function confirmEmailChange(ctx: AppContext, token: string): Promis
  * request does the same one insert either way (so it answers alike and in
  * the same time); the worker sends only to an address with an account.
  */
-export async function forgotPassword(ctx: AppContext, email: string): Promise<void> {
+export async function forgotPassword(ctx: EmailDeps, email: string): Promise<void> {
   await enqueueMail(ctx.db, { userId: null, to: normalizeEmail(email), kind: 'password_reset', text: 'reset' }, ctx.clock.now());
 }
 
-export async function resetPassword(ctx: AppContext, ip: string, token: string, newPassword: string): Promise<void> {
+export async function resetPassword(ctx: EmailDeps, ip: string, token: string, newPassword: string): Promise<void> {
   const problem = passwordProblem(newPassword, ctx.config.commonPasswords);
   if (problem) throw badRequest(problem);
   const hash = hashToken(token);
@@ -139,12 +142,12 @@ export async function resetPassword(ctx: AppContext, ip: string, token: string, 
   await ctx.sessions.revoke({ userId });
 }
 
-export async function getNoticeSettings(ctx: AppContext, userId: number): Promise<NoticeSettings> {
+export async function getNoticeSettings(ctx: EmailDeps, userId: number): Promise<NoticeSettings> {
   const row = await findNoticeSettings(ctx.db, userId);
   return row ? { email_notices: row.email_notices, digest_hour: row.digest_hour, time_zone: row.time_zone } : { ...DEFAULT_NOTICE_SETTINGS };
 }
 
-export async function putNoticeSettings(ctx: AppContext, userId: number, s: NoticeSettings): Promise<NoticeSettings> {
+export async function putNoticeSettings(ctx: EmailDeps, userId: number, s: NoticeSettings): Promise<NoticeSettings> {
   if (!isTimeZone(s.time_zone)) throw badRequest('time_zone must be an IANA time zone, such as Europe/Paris or UTC');
   const state = await findEmailState(ctx.db, userId);
   if (!state) throw notFound('User not found');
@@ -163,14 +166,14 @@ export async function putNoticeSettings(ctx: AppContext, userId: number, s: Noti
   return s;
 }
 
-export async function unsubscribe(ctx: AppContext, token: string): Promise<void> {
+export async function unsubscribe(ctx: EmailDeps, token: string): Promise<void> {
   const userId = userOfUnsubscribeToken(ctx.mail.key, token);
   if (userId === null) throw badRequest('This unsubscribe link is not valid');
   await turnEmailNoticesOff(ctx.db, userId, ctx.clock.now());
 }
 
 /** Whether an unsubscribe token is genuine (the confirmation page says so before the click). */
-export function unsubscribeTokenIsValid(ctx: AppContext, token: string): boolean {
+export function unsubscribeTokenIsValid(ctx: EmailDeps, token: string): boolean {
   return userOfUnsubscribeToken(ctx.mail.key, token) !== null;
 }
 
@@ -182,7 +185,7 @@ const DIGEST_LINES = 50;
  * transaction as its mail is queued, by a conditional update, so two
  * instances never send one digest twice.
  */
-export async function queueDueDigests(ctx: AppContext, limit = 50): Promise<number> {
+export async function queueDueDigests(ctx: EmailDeps, limit = 50): Promise<number> {
   const now = ctx.clock.now();
   let queued = 0;
   for (const due of await dueDigests(ctx.db, now, limit)) {

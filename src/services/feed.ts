@@ -7,8 +7,11 @@ import { listFeed } from '../repositories/feed.js';
 import type { FeedItem } from '../schemas/social.js';
 import { toBetView } from './bet-views.js';
 
+/** The part of the context this module uses. */
+export type FeedDeps = Pick<AppContext, 'clock' | 'db' | 'prices'>;
+
 /** One page of the feed, and the users it was made from (a change by any of them changes it). */
-export async function feed(ctx: AppContext, userId: number, page: FeedPage): Promise<FeedItem[]> {
+export async function feed(ctx: FeedDeps, userId: number, page: FeedPage): Promise<FeedItem[]> {
   const followed = await listFollowed(ctx.db, userId);
   const names = new Map(followed.map((u) => [u.id, u.username]));
   const rows = await listFeed(ctx.db, [...names.keys()], page);

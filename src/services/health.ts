@@ -10,6 +10,9 @@ import type { HealthResponse } from '../schemas/discovery.js';
 import type { AppContext } from '../context.js';
 import type { ProviderStatus } from './provider-status.js';
 
+/** The part of the context this module uses. */
+export type HealthDeps = Pick<AppContext, 'clock' | 'config' | 'db' | 'metrics'>;
+
 export function healthOf(databaseOk: boolean, failingProviders: string[]): HealthResponse {
   const reasons = [...(databaseOk ? [] : ['database unreachable']), ...failingProviders.map((p) => `${p} provider failing`)];
   return {
@@ -25,7 +28,7 @@ export interface HealthMonitor {
 }
 
 /** `monotonic` ages the cached answer, so that a wall-clock jump does not; tests pass a fake. */
-export function healthMonitor(ctx: AppContext, providers: ProviderStatus[], monotonic: Perf = performance): HealthMonitor {
+export function healthMonitor(ctx: HealthDeps, providers: ProviderStatus[], monotonic: Perf = performance): HealthMonitor {
   const maxAgeMs = ctx.config.healthCacheMs;
   const cache = new LRUCache<'health', HealthResponse>({
     max: 1,

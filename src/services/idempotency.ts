@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { deleteKeysBefore, findKey, finishClaim, insertClaim, type KeyOf, releaseClaim, retakeClaim } from '../repositories/idempotency.js';
 
+/** The part of the context this module uses. */
+export type IdempotencyDeps = Pick<AppContext, 'clock' | 'database' | 'idempotencyPruning'>;
+
 export type { KeyOf } from '../repositories/idempotency.js';
 
 /** How long a key answers as the first time did. */
@@ -44,13 +47,22 @@ export function fingerprintOf(method: string, url: string, body: unknown): strin
     .digest('hex');
 }
 
-const lastPrune = new WeakMap<AppContext, number>();
+/** When this instance last pruned expired keys: at most once a minute, on a claim. */
+export class IdempotencyPruning {
+  private last = Number.NEGATIVE_INFINITY;
+
+  /** True (and noted) when a prune is due at `now`. */
+  due(now: number): boolean {
+    if (now - this.last < PRUNE_EVERY_MS) return false;
+    this.last = now;
+    return true;
+  }
+}
 
 /** Claims the key for this request, or says what a repeat gets instead. */
-export async function claimKey(ctx: AppContext, k: KeyOf, fingerprint: string): Promise<Claim> {
+export async function claimKey(ctx: IdempotencyDeps, k: KeyOf, fingerprint: string): Promise<Claim> {
   const now = ctx.clock.now();
-  const pruneDue = now - (lastPrune.get(ctx) ?? Number.NEGATIVE_INFINITY) >= PRUNE_EVERY_MS;
-  if (pruneDue) lastPrune.set(ctx, now);
+  const pruneDue = ctx.idempotencyPruning.due(now);
   return ctx.database.transaction(async (trx): Promise<Claim> => {
     if (pruneDue) await deleteKeysBefore(trx, now - IDEMPOTENCY_TTL_MS);
     // Two tries: a row seen free may be retaken by another request first.
@@ -75,12 +87,12 @@ export async function claimKey(ctx: AppContext, k: KeyOf, fingerprint: string): 
 }
 
 /** Stores the write's answer with the key claimed at claimedAt. */
-export async function finishKey(ctx: AppContext, k: KeyOf, claimedAt: number, answer: StoredAnswer): Promise<void> {
+export async function finishKey(ctx: IdempotencyDeps, k: KeyOf, claimedAt: number, answer: StoredAnswer): Promise<void> {
   const stored = JSON.stringify({ headers: answer.headers, body: answer.body });
   await ctx.database.transaction((trx) => finishClaim(trx, k, claimedAt, answer.status, stored));
 }
 
 /** Frees the key claimed at claimedAt: the write failed or gave no answer worth replaying. */
-export async function releaseKey(ctx: AppContext, k: KeyOf, claimedAt: number): Promise<void> {
+export async function releaseKey(ctx: IdempotencyDeps, k: KeyOf, claimedAt: number): Promise<void> {
   await ctx.database.transaction((trx) => releaseClaim(trx, k, claimedAt));
 }

@@ -10,6 +10,9 @@ import type { Instrument, InstrumentChartResponse, InstrumentListResponse, Instr
 import { iso } from './bet-views.js';
 import { PRICE_RETRY_AFTER_SECONDS, tickerOrBadRequest } from './price-requests.js';
 
+/** The part of the context this module uses. */
+export type InstrumentDeps = Pick<AppContext, 'clock' | 'config' | 'prices'>;
+
 function quoteView(s: QuoteSnapshot): InstrumentQuote {
   const change = dailyChange(s.price, s.previousClose);
   return {
@@ -21,7 +24,7 @@ function quoteView(s: QuoteSnapshot): InstrumentQuote {
   };
 }
 
-function instrumentView(ctx: AppContext, info: InstrumentInfo, snapshot: QuoteSnapshot | null): Instrument {
+function instrumentView(ctx: InstrumentDeps, info: InstrumentInfo, snapshot: QuoteSnapshot | null): Instrument {
   const hours = marketHours(ctx.config.marketCalendar, info.symbol, ctx.clock.now());
   return {
     symbol: info.symbol,
@@ -38,7 +41,7 @@ function instrumentView(ctx: AppContext, info: InstrumentInfo, snapshot: QuoteSn
 }
 
 /** A page of the directory; an instrument whose quote fails is listed with quote null rather than failing the page. */
-export async function listInstruments(ctx: AppContext, q: string, limit: number, offset: number): Promise<InstrumentListResponse> {
+export async function listInstruments(ctx: InstrumentDeps, q: string, limit: number, offset: number): Promise<InstrumentListResponse> {
   const matches = searchInstruments(ctx.prices.instruments(), q);
   const page = matches.slice(offset, offset + limit);
   const instruments = await Promise.all(
@@ -48,7 +51,7 @@ export async function listInstruments(ctx: AppContext, q: string, limit: number,
 }
 
 /** One instrument with the chart of a range; 400 badly formed, 404 not in the directory, 503 provider down. */
-export async function instrumentChart(ctx: AppContext, rawSymbol: string, range: HistoryRange): Promise<InstrumentChartResponse> {
+export async function instrumentChart(ctx: InstrumentDeps, rawSymbol: string, range: HistoryRange): Promise<InstrumentChartResponse> {
   const symbol = tickerOrBadRequest(rawSymbol);
   const info = ctx.prices.instruments().find((i) => i.symbol === symbol);
   if (!info) throw notFound(`Unknown instrument ${symbol}`);

@@ -19,13 +19,16 @@ import {
 import { findLinkOfUser } from '../repositories/chat-links.js';
 import { enqueueNotification } from '../repositories/notifications.js';
 import { addUserNotice } from '../repositories/user-notices.js';
-import { currentBoard, settleLeague } from './league-boards.js';
+import { currentBoard, type LeagueBoardDeps, settleLeague } from './league-boards.js';
+
+/** The part of the context this module uses. */
+export type LeagueNoticeDeps = Pick<AppContext, 'chatTransport' | 'clock' | 'config' | 'database' | 'db'> & LeagueBoardDeps;
 
 const BATCH = 100;
 
 type Kind = 'league_started' | 'league_standing' | 'league_final';
 
-async function notify(ctx: AppContext, trx: Db, userId: number, kind: Kind, text: string, league: LeagueRow): Promise<void> {
+async function notify(ctx: LeagueNoticeDeps, trx: Db, userId: number, kind: Kind, text: string, league: LeagueRow): Promise<void> {
   const now = ctx.clock.now();
   await addUserNotice(trx, { userId, kind, text, link: `leagues/${league.id}` }, now);
   const link = await findLinkOfUser(trx, userId, ctx.chatTransport.name);
@@ -56,7 +59,7 @@ export interface LeagueNoticeResult {
 }
 
 /** One pass of the league worker: start notices, today's standings, then the settlement of ended leagues. */
-export async function runLeagueSteps(ctx: AppContext): Promise<LeagueNoticeResult> {
+export async function runLeagueSteps(ctx: LeagueNoticeDeps): Promise<LeagueNoticeResult> {
   const result: LeagueNoticeResult = { started: 0, standings: 0, settled: 0, deferred: 0 };
   const now = ctx.clock.now();
 

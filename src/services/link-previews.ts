@@ -5,6 +5,9 @@ import type { AppContext } from '../context.js';
 import { findBetById } from '../repositories/bets.js';
 import { findUserById } from '../repositories/users.js';
 
+/** The part of the context this module uses. */
+export type LinkPreviewDeps = Pick<AppContext, 'db'>;
+
 export interface LinkPreview {
   title: string;
   description: string;
@@ -23,7 +26,7 @@ function count(n: number, word: string): string {
 }
 
 /** A trader's public profile; null when there is no such (live) account. */
-export async function profilePreview(ctx: AppContext, userId: number): Promise<LinkPreview | null> {
+export async function profilePreview(ctx: LinkPreviewDeps, userId: number): Promise<LinkPreview | null> {
   const user = await findUserById(ctx.db, userId);
   if (!user) return null;
   const board = await ctx.db.selectFrom('leaderboard').select(['total_score', 'total_trades']).where('user_id', '=', user.id).executeTakeFirst();
@@ -38,7 +41,7 @@ export async function profilePreview(ctx: AppContext, userId: number): Promise<L
 }
 
 /** A bet's public page; null when there is no such bet. */
-export async function betPreview(ctx: AppContext, betId: number): Promise<LinkPreview | null> {
+export async function betPreview(ctx: LinkPreviewDeps, betId: number): Promise<LinkPreview | null> {
   const bet = await findBetById(ctx.db, betId);
   if (!bet) return null;
   const owner = await findUserById(ctx.db, bet.user_id);

@@ -20,7 +20,7 @@ import type { StripePlan } from '../schemas/payments.js';
 import { applySubscriptionState } from './payments.js';
 
 /** What the local payment provider's pages use of the context. */
-export type LocalPaymentDeps = Pick<AppContext, 'database' | 'db' | 'clock' | 'payments'>;
+export type LocalPaymentDeps = Pick<AppContext, 'clock' | 'database' | 'db' | 'payments'>;
 
 export type LocalCheckoutStatus = 'open' | 'completed' | 'expired';
 
@@ -179,7 +179,7 @@ export async function resumeLocalSubscription(ctx: LocalPaymentDeps, userId: num
  * Run every minute by the app (src/app.ts) and safe to run anywhere at once:
  * each runs under the user's lock and ends only the subscription it was for.
  */
-export async function endDueLocalSubscriptions(ctx: AppContext): Promise<number> {
+export async function endDueLocalSubscriptions(ctx: LocalPaymentDeps): Promise<number> {
   const now = ctx.clock.now();
   let ended = 0;
   for (const due of await listDueCancels(ctx.db, now)) {

@@ -7,16 +7,19 @@ import { countFinishedBets } from '../repositories/bets.js';
 import { findUserById } from '../repositories/users.js';
 import type { Static } from '@sinclair/typebox';
 import type { PublicProfileResponseSchema } from '../schemas/social.js';
-import { history, portfolio } from './bets.js';
+import { type BetDeps, history, portfolio } from './bets.js';
+
+/** The part of the context this module uses. */
+export type ProfileDeps = Pick<AppContext, 'db' | 'sharedAnswers'> & BetDeps;
 
 export type PublicProfile = Static<typeof PublicProfileResponseSchema>;
 
 /** GET /user/{id}/public: the same for everyone, so shared (src/services/shared-answers.ts). */
-export function publicProfile(ctx: AppContext, userId: number, page: FeedPage): Promise<PublicProfile> {
+export function publicProfile(ctx: ProfileDeps, userId: number, page: FeedPage): Promise<PublicProfile> {
   return ctx.sharedAnswers.profile(userId, `${page.limit}|${page.offset}`, () => makePublicProfile(ctx, userId, page));
 }
 
-async function makePublicProfile(ctx: AppContext, userId: number, page: FeedPage): Promise<PublicProfile> {
+async function makePublicProfile(ctx: ProfileDeps, userId: number, page: FeedPage): Promise<PublicProfile> {
   const user = isPossibleId(userId) ? await findUserById(ctx.db, userId) : undefined;
   if (!user) throw notFound('User not found');
   const [open, finished, total] = await Promise.all([

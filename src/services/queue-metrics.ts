@@ -2,7 +2,10 @@
 // notification outbox holds. Both queries use indexes on status.
 import type { AppContext } from '../context.js';
 
-export async function observeQueues(ctx: AppContext): Promise<void> {
+/** The part of the context this module uses. */
+export type QueueMetricsDeps = Pick<AppContext, 'clock' | 'db' | 'metrics'>;
+
+export async function observeQueues(ctx: QueueMetricsDeps): Promise<void> {
   const now = ctx.clock.now();
   const due = await ctx.db
     .selectFrom('bets')

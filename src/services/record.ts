@@ -24,7 +24,7 @@ import type { RecordDay, UserRecord } from '../schemas/record.js';
 import type { BetEvent } from './events.js';
 
 /** What the verifiable record uses of the context. */
-export type RecordDeps = Pick<AppContext, 'database' | 'db' | 'clock'>;
+export type RecordDeps = Pick<AppContext, 'clock' | 'database' | 'db'>;
 
 const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -132,6 +132,6 @@ export async function userRecord(ctx: RecordDeps, userId: number): Promise<UserR
 }
 
 /** Publishes yesterday when it is not yet (run by a timer; requests also publish lazily). */
-export async function publishYesterday(ctx: AppContext): Promise<void> {
+export async function publishYesterday(ctx: RecordDeps): Promise<void> {
   await publishDay(ctx, yesterday(ctx));
 }

@@ -5,6 +5,9 @@ import { closedBetsOf, statusCounts, tailsOf } from '../repositories/stats.js';
 import { findUserById } from '../repositories/users.js';
 import type { TraderStats } from '../schemas/stats.js';
 
+/** The part of the context this module uses. */
+export type StatsDeps = Pick<AppContext, 'db'>;
+
 const MAX_POINTS = 1000;
 
 function sample<T>(points: T[]): T[] {
@@ -15,7 +18,7 @@ function sample<T>(points: T[]): T[] {
   return out;
 }
 
-export async function traderStats(ctx: AppContext, userId: number): Promise<TraderStats> {
+export async function traderStats(ctx: StatsDeps, userId: number): Promise<TraderStats> {
   if (!(await findUserById(ctx.db, userId))) throw notFound('User not found');
   const [closedRows, counts, tails] = await Promise.all([closedBetsOf(ctx.db, userId), statusCounts(ctx.db, userId), tailsOf(ctx.db, userId)]);
   const closed = closedRows.map((b) => ({ percentage_gain: b.percentage_gain ?? 0, opened_at: b.opened_at, closed_at: b.closed_at ?? b.opened_at }));

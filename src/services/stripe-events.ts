@@ -19,6 +19,9 @@ import {
 import { findUserById } from '../repositories/users.js';
 import { applySubscriptionState } from './payments.js';
 
+/** The part of the context this module uses. */
+export type StripeEventDeps = Pick<AppContext, 'clock' | 'database' | 'db'>;
+
 /** Stripe retries for three days; event ids are kept well beyond that. */
 export const EVENT_RETENTION_MS = 35 * 24 * 3600 * 1000;
 
@@ -27,7 +30,7 @@ export type WebhookOutcome = 'applied' | 'unchanged' | 'replay' | 'ignored';
 class AlreadyApplied extends Error {}
 
 /** The event, or 400 when the signature is missing, forged, stale or dated ahead beyond the tolerance, or the body was altered. */
-export function verifiedEvent(ctx: AppContext, stripe: StripePaymentProvider, rawBody: Buffer, signature: string | undefined): Stripe.Event {
+export function verifiedEvent(ctx: StripeEventDeps, stripe: StripePaymentProvider, rawBody: Buffer, signature: string | undefined): Stripe.Event {
   if (!signature) throw badRequest('Missing Stripe-Signature header');
   try {
     return stripe.verifyEvent(rawBody, signature, ctx.clock.now());
@@ -69,7 +72,7 @@ function goneSnapshot(subscriptionId: string): StripeSubscriptionSnapshot {
   return { subscriptionId, status: 'canceled', priceId: null, extraBets: 0, extraSlots: 0, customerId: null, userIdHint: null };
 }
 
-export async function handleStripeEvent(ctx: AppContext, stripe: StripePaymentProvider, event: Stripe.Event): Promise<WebhookOutcome> {
+export async function handleStripeEvent(ctx: StripeEventDeps, stripe: StripePaymentProvider, event: Stripe.Event): Promise<WebhookOutcome> {
   const subscriptionId = StripePaymentProvider.subscriptionIdOf(event);
   if (subscriptionId === null) return 'ignored';
   // Cheap early exit for the common retry; the insert below is what decides.

@@ -3,7 +3,10 @@ import { SEARCH_MAX_RESULTS, searchKey, searchPatterns } from '../domain/search.
 import { searchUsers } from '../repositories/user-search.js';
 import type { PublicUser } from '../schemas/users.js';
 
-export async function findUsers(ctx: AppContext, q: string | undefined): Promise<PublicUser[]> {
+/** The part of the context this module uses. */
+export type UserSearchDeps = Pick<AppContext, 'db'>;
+
+export async function findUsers(ctx: UserSearchDeps, q: string | undefined): Promise<PublicUser[]> {
   const key = searchKey(q);
   if (key === null) return [];
   return searchUsers(ctx.db, searchPatterns(key), SEARCH_MAX_RESULTS);
