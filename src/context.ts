@@ -12,7 +12,7 @@ import type { ChatTransport } from './providers/chat/types.js';
 import type { PaymentProvider } from './providers/payments/types.js';
 import type { PriceProvider, PriceService } from './providers/prices/types.js';
 import type { Events } from './services/events.js';
-import type { IdempotencyPruning } from './services/idempotency.js';
+import type { IdempotencyPruning } from './services/idempotency-pruning.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { PasswordBudget } from './services/password-budget.js';
 import type { PasswordHasher, PasswordHashing } from './services/passwords.js';

@@ -18,7 +18,7 @@ import { createPriceProvider, newMarketSeed } from './providers/prices/index.js'
 import { getOrInitSetting } from './repositories/settings.js';
 import { ChatChannel } from './services/chat-delivery.js';
 import { Events } from './services/events.js';
-import { IdempotencyPruning } from './services/idempotency.js';
+import { IdempotencyPruning } from './services/idempotency-pruning.js';
 import { localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
 import { MemoryPasswordBudget, RedisPasswordBudget } from './services/password-budget.js';

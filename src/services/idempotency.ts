@@ -19,8 +19,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
  * above any write's running time, which the server's time-outs bound.
  */
 export const IDEMPOTENCY_LEASE_MS = 120_000;
-/** Expired rows are deleted at most this often per process, by the claim that finds it due. */
-const PRUNE_EVERY_MS = 60_000;
 
 export interface StoredAnswer {
   status: number;
@@ -45,18 +43,6 @@ export function fingerprintOf(method: string, url: string, body: unknown): strin
   return createHash('sha256')
     .update(`${method}\n${url}\n${body === undefined ? '' : canonical(body)}`)
     .digest('hex');
-}
-
-/** When this instance last pruned expired keys: at most once a minute, on a claim. */
-export class IdempotencyPruning {
-  private last = Number.NEGATIVE_INFINITY;
-
-  /** True (and noted) when a prune is due at `now`. */
-  due(now: number): boolean {
-    if (now - this.last < PRUNE_EVERY_MS) return false;
-    this.last = now;
-    return true;
-  }
 }
 
 /** Claims the key for this request, or says what a repeat gets instead. */
