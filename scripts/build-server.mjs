@@ -73,6 +73,10 @@ async function bundle(entries, outdir) {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     plugins: [moduleUrls(outdir)],
     sourcemap: 'linked',
+    // A smaller file to parse at every start (about 0.2 s of a 1 s start); names are kept, so
+    // stack traces still say which function, and the linked source map gives the line.
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
   });
 }
