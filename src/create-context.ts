@@ -25,7 +25,7 @@ import { MemoryPasswordBudget, RedisPasswordBudget } from './services/password-b
 import { MailChannel } from './services/mail-delivery.js';
 import { mailKeyFrom } from './services/mail-tokens.js';
 import { PasswordHasher } from './services/passwords.js';
-import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
+import { CachedPriceService, MemoryPriceStore, quoteLogOf, RedisPriceStore } from './services/prices.js';
 import { ProviderStatus } from './services/provider-status.js';
 import { observeQueues } from './services/queue-metrics.js';
 import { SessionCache } from './services/sessions.js';
@@ -124,6 +124,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
         clock,
         ttlMs: config.prices.cacheTtlMs,
         store: redis ? new RedisPriceStore(redis, `price:${priceProvider.name}:`) : new MemoryPriceStore(),
+        log: quoteLogOf(database),
         onStoreError: (err) => log.warn({ err }, 'price cache unavailable'),
         observer: {
           hit: () => metrics.priceCacheHits.inc(),

@@ -22,6 +22,10 @@ export const BET_COLUMNS = [
   'source_kind',
   'benchmark_entry',
   'benchmark_exit',
+  'committed_price',
+  'benchmark_committed',
+  'ranked_gain',
+  'unranked_reason',
 ] as const satisfies ReadonlyArray<keyof BetRow>;
 
 export type BetColumn = (typeof BET_COLUMNS)[number];

@@ -61,6 +61,21 @@ export interface BetsTable {
   /** The benchmark's price (SPY, or BTC-USD for crypto) at open and at exit; null when it could not be fetched (no alpha). */
   benchmark_entry: number | null;
   benchmark_exit: number | null;
+  /** The first published quote at or after the end of the cancel window (docs/rankings.md); null until then, or for ever when the bet finished before it. */
+  committed_price: number | null;
+  /** The benchmark's first published quote at or after that instant; null without one (no ranked alpha). */
+  benchmark_committed: number | null;
+  /** Committed price to exit price with the gain formula; null for a bet not ranked. */
+  ranked_gain: number | null;
+  /** Why a bet can never be ranked (e.g. 'entry_not_quoted' for generated data); null otherwise. */
+  unranked_reason: string | null;
+}
+
+/** Every quote the service published: a committed price or a settlement price is looked up here. */
+export interface QuotesTable {
+  ticker: string;
+  published_at: number;
+  price: number;
 }
 
 export interface LeaderboardTable {
@@ -284,6 +299,7 @@ export interface Database {
   sessions: SessionsTable;
   settings: SettingsTable;
   bets: BetsTable;
+  quotes: QuotesTable;
   leaderboard: LeaderboardTable;
   user_day_stats: UserDayStatsTable;
   follows: FollowsTable;

@@ -29,6 +29,46 @@ export function isCancelable(openedAt: number, now: number): boolean {
   return now <= cancelableUntil(openedAt);
 }
 
+/**
+ * A bet's committed instant (docs/rankings.md): the end of its cancel window.
+ * Its committed price is the first quote published at or after it; a bet that
+ * finishes before it is never ranked.
+ */
+export function committedInstant(openedAt: number): number {
+  return cancelableUntil(openedAt);
+}
+
+/** What a bet needs for its ranking: its commit state, the rest of the row aside. */
+export interface Commitment {
+  direction: Direction;
+  opened_at: number;
+  settle_at: number | null;
+  committed_price: number | null;
+  unranked_reason: string | null;
+}
+
+/**
+ * True when an OPEN bet must be committed before anything else happens to it
+ * at `now`: its committed instant has come, it is not committed yet, it can be
+ * ranked, and it is not due to settle before that instant (such a bet ends
+ * inside its window and is never ranked).
+ */
+export function commitDue(bet: Commitment, now: number): boolean {
+  const at = committedInstant(bet.opened_at);
+  return bet.committed_price === null && bet.unranked_reason === null && at <= now && (bet.settle_at === null || bet.settle_at >= at);
+}
+
+/** True when an OPEN bet's settlement instant has come: it settles at that instant's quote before anything else. */
+export function settlementDue(bet: Pick<Commitment, 'settle_at'>, now: number): boolean {
+  return bet.settle_at !== null && bet.settle_at <= now;
+}
+
+/** The ranked gain of a bet ending at `exit`: from its committed price, or null when it has none (finished before it, or unranked). */
+export function rankedGain(bet: Pick<Commitment, 'direction' | 'committed_price' | 'unranked_reason'>, exit: number): number | null {
+  if (bet.committed_price === null || bet.unranked_reason !== null) return null;
+  return percentageGain(bet.direction, bet.committed_price, exit);
+}
+
 /** Why a target date is refused (SPEC: not in the past, UTC; today allowed), or null. */
 export function targetDateProblem(targetDate: string, now: number): string | null {
   if (targetDate < utcDate(now)) return 'target_date must not be in the past (UTC)';

@@ -8,6 +8,7 @@ import { publishYesterday } from '../services/record.js';
 import { leagueJob } from './league-worker.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
 import { settlementJob } from './settlement.js';
+import { commitmentsJob, quotePruningJob } from './commitments.js';
 
 /** How many due digests one run queues (the job goes again at once while it finds that many). */
 const DIGESTS_PER_RUN = 50;
@@ -21,7 +22,9 @@ export function periodicJobs(ctx: AppContext, log: JobLogger): Array<JobDefiniti
     again: (queued) => queued >= DIGESTS_PER_RUN,
   };
   const jobs: Array<JobDefinition<unknown>> = [
+    commitmentsJob(ctx, log),
     settlementJob(ctx, log),
+    quotePruningJob(ctx),
     leagueJob(ctx, log),
     digests,
     // The public record's day is sealed once it is over; hourly is soon enough and cheap when there is nothing new.

@@ -35,7 +35,17 @@ const insertWithinCapacityQuery = prepared((db, b: Omit<NewBet, 'id'> & { capaci
 );
 
 /** The columns an opening leaves empty: a new bet has no exit yet. */
-const NOT_ENDED = { exit_price: null, percentage_gain: null, closed_at: null, close_reason: null, benchmark_exit: null } as const;
+const NOT_ENDED = {
+  exit_price: null,
+  percentage_gain: null,
+  closed_at: null,
+  close_reason: null,
+  benchmark_exit: null,
+  committed_price: null,
+  benchmark_committed: null,
+  ranked_gain: null,
+  unranked_reason: null,
+} as const;
 
 /** The new OPEN bet, or undefined when its owner already holds `capacity` open bets (nothing inserted). */
 export async function insertBetWithinCapacity(db: Db, bet: Omit<NewBet, 'id'>, capacity: number): Promise<BetRow | undefined> {
@@ -82,6 +92,8 @@ export interface BetExit {
   closed_at: number;
   close_reason: 'user' | 'settlement' | 'cancel';
   benchmark_exit?: number | null;
+  /** Committed price to exit (docs/rankings.md); null for a bet that finished before its committed instant. */
+  ranked_gain?: number | null;
 }
 
 const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
@@ -94,6 +106,7 @@ const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
       closed_at: p.closed_at,
       close_reason: p.close_reason,
       benchmark_exit: p.benchmark_exit,
+      ranked_gain: p.ranked_gain,
       last_event_at: p.closed_at,
     })
     .where('id', '=', p.id)
@@ -103,7 +116,42 @@ const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
 
 /** Ends a bet that is still OPEN; undefined when it no longer is (another close or cancel won). */
 export async function finishOpenBet(db: Db, id: number, exit: BetExit): Promise<BetRow | undefined> {
-  return (await finishOpenQuery(db, { benchmark_exit: null, ...exit, id }))[0];
+  return (await finishOpenQuery(db, { benchmark_exit: null, ranked_gain: null, ...exit, id }))[0];
+}
+
+const commitQuery = prepared((db, p: { id: number; price: number; benchmark: number | null }) =>
+  db
+    .updateTable('bets')
+    .set({ committed_price: p.price, benchmark_committed: p.benchmark })
+    .where('id', '=', p.id)
+    .where('status', '=', 'OPEN')
+    .where('committed_price', 'is', null)
+    .where('unranked_reason', 'is', null)
+    .returningAll(),
+);
+
+/** Records an OPEN bet's committed prices once; undefined when it is no longer OPEN or already committed. */
+export async function commitOpenBet(db: Db, id: number, price: number, benchmark: number | null): Promise<BetRow | undefined> {
+  return (await commitQuery(db, { id, price, benchmark }))[0];
+}
+
+/**
+ * OPEN bets whose committed instant (opened_at + the cancel window) is at or
+ * before `openedBy + window`, not yet committed and not unranked, by id after
+ * `afterId` (the partial index bets_uncommitted_idx holds exactly these).
+ */
+export async function listUncommittedBets(db: Db, openedBy: number, afterId: number, limit: number): Promise<BetRow[]> {
+  return db
+    .selectFrom('bets')
+    .selectAll()
+    .where('status', '=', 'OPEN')
+    .where('committed_price', 'is', null)
+    .where('unranked_reason', 'is', null)
+    .where('opened_at', '<=', openedBy)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 /**
@@ -187,4 +235,39 @@ export function leaderboardQuery(db: Db, limit: number, offset = 0) {
     .orderBy('leaderboard.user_id')
     .limit(limit)
     .offset(offset);
+}
+
+/** The distinct (ticker, instant) pairs of OPEN bets whose settlement instant has come: their quotes must be published. */
+export async function listDueSettlementInstants(db: Db, now: number, limit: number): Promise<Array<{ ticker: string; at: number }>> {
+  const rows = await db
+    .selectFrom('bets')
+    .select(['ticker', 'settle_at'])
+    .distinct()
+    .where('status', '=', 'OPEN')
+    .where('settle_at', '<=', now)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ticker: r.ticker, at: Number(r.settle_at) }));
+}
+
+/** The earliest opening among OPEN bets not yet committed, and the earliest settlement instant among OPEN bets; null when none. */
+export async function oldestPendingInstants(db: Db): Promise<{ opened: number | null; settle: number | null }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('bets')
+        .select((c) => c.fn.min('opened_at').as('v'))
+        .where('status', '=', 'OPEN')
+        .where('committed_price', 'is', null)
+        .where('unranked_reason', 'is', null)
+        .as('opened'),
+      eb
+        .selectFrom('bets')
+        .select((c) => c.fn.min('settle_at').as('v'))
+        .where('status', '=', 'OPEN')
+        .as('settle'),
+    ])
+    .executeTakeFirstOrThrow();
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return { opened: num(row.opened), settle: num(row.settle) };
 }

@@ -5,9 +5,10 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
 import { capacitiesOf } from '../domain/accounts.js';
-import { isCancelable, percentageGain, targetDateProblem } from '../domain/bets.js';
+import { commitDue, committedInstant, isCancelable, percentageGain, rankedGain, settlementDue, targetDateProblem } from '../domain/bets.js';
+import { benchmarkOf } from '../domain/rankings.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
-import { findBetById, finishOpenBet, countOpenBets, insertBetWithinCapacity, listFinishedBets, listOpenBets } from '../repositories/bets.js';
+import { commitOpenBet, countOpenBets, findBetById, finishOpenBet, insertBetWithinCapacity, listFinishedBets, listOpenBets } from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
@@ -99,9 +100,91 @@ export interface ExitPrices {
 }
 
 /**
+ * The quotes a bet's instants that have come need, fetched before its
+ * transaction (docs/rankings.md): its committed prices, once its cancel window
+ * has ended, and its settlement price, once its settlement instant has come;
+ * each the first quote published at or after its instant.
+ */
+interface DueQuotes {
+  commit?: ExitPrices;
+  settle?: ExitPrices & { at: number };
+}
+
+/** The benchmark's first quote at or after `at`, or null when it cannot be had (the bet then has no alpha there). */
+async function benchmarkQuoteAtOrAfter(ctx: BetDeps, ticker: string, at: number): Promise<number | null> {
+  try {
+    return (await ctx.prices.quoteAtOrAfter(benchmarkOf(ticker), at)).price;
+  } catch {
+    return null;
+  }
+}
+
+/** Throws like PriceService.current when the bet's own quote cannot be had. */
+async function dueQuotes(ctx: BetDeps, bet: BetRow, now: number): Promise<DueQuotes> {
+  const due: DueQuotes = {};
+  if (bet.status !== 'OPEN') return due;
+  if (commitDue(bet, now)) {
+    const at = committedInstant(bet.opened_at);
+    const [quote, benchmark] = await Promise.all([ctx.prices.quoteAtOrAfter(bet.ticker, at), benchmarkQuoteAtOrAfter(ctx, bet.ticker, at)]);
+    due.commit = { price: quote.price, benchmark };
+  }
+  if (settlementDue(bet, now)) {
+    const at = bet.settle_at!;
+    const [quote, benchmark] = await Promise.all([ctx.prices.quoteAtOrAfter(bet.ticker, at), benchmarkQuoteAtOrAfter(ctx, bet.ticker, at)]);
+    due.settle = { price: quote.price, benchmark, at };
+  }
+  return due;
+}
+
+/** What applying a bet's due instants did. */
+export interface CaughtUp {
+  /** The bet after; undefined when it is gone or another instance holds it (skipLocked). */
+  bet: BetRow | undefined;
+  committed: boolean;
+  settled: boolean;
+}
+
+/**
+ * Records inside trx what the bet's instants that have come decided: its
+ * committed prices, then its settlement at its own instant. The commit is
+ * applied to the bet answered even when another instance recorded it first
+ * (both read the same first quote).
+ */
+async function applyDue(ctx: BetDeps, trx: Db, bet: BetRow, due: DueQuotes, now: number): Promise<CaughtUp> {
+  let row = bet;
+  let committed = false;
+  if (due.commit && row.committed_price === null) {
+    const done = await commitOpenBet(trx, bet.id, due.commit.price, due.commit.benchmark);
+    if (done) await ctx.events.emit(trx, 'betCommitted', { bet: done, at: now });
+    committed = done !== undefined;
+    row = done ?? { ...row, committed_price: due.commit.price, benchmark_committed: due.commit.benchmark };
+  }
+  if (!due.settle) return { bet: row, committed, settled: false };
+  const settled = await closeAt(ctx, trx, row, due.settle, 'settlement', due.settle.at, now);
+  return { bet: settled ?? row, committed, settled: settled !== undefined };
+}
+
+/**
+ * Brings one bet up to `now`: commits it and settles it at their instants
+ * when those have come. With skipLocked (the jobs) a bet another instance
+ * holds is left to it.
+ */
+export async function catchUp(ctx: BetDeps, bet: BetRow, now: number, opts: { skipLocked?: boolean } = {}): Promise<CaughtUp> {
+  const due = await dueQuotes(ctx, bet, now);
+  if (!due.commit && !due.settle) return { bet, committed: false, settled: false };
+  return ctx.database.transaction(async (trx) => {
+    const locked = await ctx.database.lock(trx, 'bets', bet.id, opts);
+    if (!locked || locked.status !== 'OPEN') return { bet: locked, committed: false, settled: false };
+    return applyDue(ctx, trx, locked, due, now);
+  });
+}
+
+/**
  * Ends an OPEN bet at a price (user close or settlement) inside trx: records
- * exit price, gain, time and the benchmark's exit price, emits the event
- * (whose handlers add to the leaderboard). Undefined when the bet is no longer OPEN.
+ * exit price, gain, the exit instant `exitAt` (a settlement's is its due
+ * instant, whenever it runs), the ranked gain and the benchmark's exit price,
+ * emits the event (whose handlers add to the leaderboard). Undefined when the
+ * bet is no longer OPEN.
  */
 async function closeAt(
   ctx: BetDeps,
@@ -109,20 +192,31 @@ async function closeAt(
   bet: BetRow,
   { price, benchmark }: ExitPrices,
   reason: 'user' | 'settlement',
+  exitAt: number,
+  now: number,
 ): Promise<BetRow | undefined> {
-  const now = ctx.clock.now();
   const gain = percentageGain(bet.direction, bet.entry_price, price);
   const closed = await finishOpenBet(trx, bet.id, {
     status: 'CLOSED',
     exit_price: price,
     percentage_gain: gain,
-    closed_at: now,
+    closed_at: exitAt,
     close_reason: reason,
     benchmark_exit: benchmark,
+    ranked_gain: exitAt >= committedInstant(bet.opened_at) ? rankedGain(bet, price) : null,
   });
   if (!closed) return undefined;
   await ctx.events.emit(trx, 'betChanged', { kind: reason === 'user' ? 'closed' : 'settled', bet: closed, at: now });
   return closed;
+}
+
+/** A bet whose settlement instant has passed is settled at it first (when its price can be had); the caller then answers it is not open. */
+async function settleFirst(ctx: BetDeps, bet: BetRow, now: number): Promise<void> {
+  try {
+    await catchUp(ctx, bet, now);
+  } catch {
+    // The settlement job settles it at the same instant's quote once the provider answers.
+  }
 }
 
 export async function closeBet(ctx: BetDeps, userId: number, betId: number): Promise<CloseBetResponse> {
@@ -131,30 +225,40 @@ export async function closeBet(ctx: BetDeps, userId: number, betId: number): Pro
   // SPEC: a missing bet and another user's bet are both 400 here, with one message.
   if (!bet || bet.user_id !== userId) throw badRequest('Bet not found');
   if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
-  const benchmark = benchmarkPrice(ctx, bet.ticker); // never rejects
-  let price: number;
+  const now = ctx.clock.now();
+  // Past its settlement instant a bet is settled at that instant's quote: no later price can be had by closing.
+  if (settlementDue(bet, now)) {
+    await settleFirst(ctx, bet, now);
+    throw badRequest('Bet is not open');
+  }
+  let due: DueQuotes;
+  let exit: ExitPrices;
   try {
-    price = await ctx.prices.current(bet.ticker);
+    // The commit's quote first: the exit's quote, published at or after it, is never an earlier one.
+    due = await dueQuotes(ctx, bet, now);
+    const benchmark = benchmarkPrice(ctx, bet.ticker); // never rejects
+    exit = { price: await ctx.prices.current(bet.ticker), benchmark: await benchmark };
   } catch {
     throw internal('Could not fetch the current price; the bet stays open, try again');
   }
-  const exit = { price, benchmark: await benchmark };
-  const closed = await ctx.database.transaction((trx) => closeAt(ctx, trx, bet, exit, 'user'));
+  const closed = await ctx.database.transaction(async (trx) => closeAt(ctx, trx, (await applyDue(ctx, trx, bet, due, now)).bet ?? bet, exit, 'user', now, now));
   if (!closed) throw badRequest('Bet is not open');
   return {
     message: `Closed ${closed.direction} ${closed.ticker}`,
     ticker: closed.ticker,
     gain_percent: closed.percentage_gain ?? 0,
-    exit_price: price,
+    exit_price: exit.price,
   };
 }
 
 export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Promise<CancelBetResponse> {
-  return ctx.database.transaction(async (trx) => {
+  const now = ctx.clock.now();
+  const outcome = await ctx.database.transaction(async (trx) => {
     const bet = await ctx.database.lock(trx, 'bets', betId);
     if (!bet || bet.user_id !== userId) throw notFound('Bet not found');
     if (bet.status !== 'OPEN') throw badRequest('Bet is not open');
-    const now = ctx.clock.now();
+    // Settled at its instant first, outside this transaction (its quote may have to be fetched).
+    if (settlementDue(bet, now)) return { due: bet, cancelled: undefined };
     if (!isCancelable(bet.opened_at, now)) {
       throw cancelWindowExpired('Bets can be cancelled within 5 minutes of opening; close this bet instead');
     }
@@ -167,20 +271,14 @@ export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Pr
     });
     if (!cancelled) throw badRequest('Bet is not open');
     await ctx.events.emit(trx, 'betChanged', { kind: 'cancelled', bet: cancelled, at: now });
-    return { message: `Cancelled ${cancelled.direction} ${cancelled.ticker}`, bet_id: cancelled.id };
+    return { due: undefined, cancelled };
   });
-}
-
-/**
- * Settles one due bet at a price, claiming it first: on PostgreSQL a row
- * another instance is settling is skipped (SKIP LOCKED), so no bet closes twice.
- */
-export async function settleBet(ctx: BetDeps, betId: number, exit: ExitPrices): Promise<BetRow | undefined> {
-  return ctx.database.transaction(async (trx) => {
-    const bet = await ctx.database.lock(trx, 'bets', betId, { skipLocked: true });
-    if (bet?.status !== 'OPEN') return undefined;
-    return closeAt(ctx, trx, bet, exit, 'settlement');
-  });
+  const { due, cancelled } = outcome;
+  if (due || !cancelled) {
+    if (due) await settleFirst(ctx, due, now);
+    throw badRequest('Bet is not open');
+  }
+  return { message: `Cancelled ${cancelled.direction} ${cancelled.ticker}`, bet_id: cancelled.id };
 }
 
 export async function portfolio(ctx: BetDeps, userId: number): Promise<PortfolioBet[]> {

@@ -28,6 +28,8 @@ export interface BetEvent {
 export interface AppEvents {
   /** A bet opened, closed, cancelled or settled. */
   betChanged: BetEvent;
+  /** An OPEN bet's committed price was recorded (docs/rankings.md); `at` is when, the instant it commits to is the end of its window. */
+  betCommitted: { bet: BetRow; at: number };
   /** An account was deleted: parts of the service holding its personal data remove it. */
   accountDeleted: { userId: number };
   /** A league's members, rules or window changed, it was deleted, or its board was settled. */
@@ -43,8 +45,8 @@ type HandlerLists<H extends 'in' | 'after'> = {
 };
 
 export class Events {
-  private readonly inside: HandlerLists<'in'> = { betChanged: [], accountDeleted: [], leagueChanged: [] };
-  private readonly after: HandlerLists<'after'> = { betChanged: [], accountDeleted: [], leagueChanged: [] };
+  private readonly inside: HandlerLists<'in'> = { betChanged: [], betCommitted: [], accountDeleted: [], leagueChanged: [] };
+  private readonly after: HandlerLists<'after'> = { betChanged: [], betCommitted: [], accountDeleted: [], leagueChanged: [] };
 
   constructor(private readonly database: Pick<DatabaseHandle, 'onCommit'>) {}
 

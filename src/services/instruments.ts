@@ -8,7 +8,7 @@ import { notFound, serviceUnavailable } from '../errors.js';
 import { type HistoryRange, PriceUnavailableError, type QuoteSnapshot, UnknownTickerError } from '../providers/prices/types.js';
 import type { Instrument, InstrumentChartResponse, InstrumentListResponse, InstrumentQuote } from '../schemas/instruments.js';
 import { iso } from './bet-views.js';
-import { PRICE_RETRY_AFTER_SECONDS, tickerOrBadRequest } from './price-requests.js';
+import { endingAtQuote, PRICE_RETRY_AFTER_SECONDS, tickerOrBadRequest } from './price-requests.js';
 
 /** The part of the context this module uses. */
 export type InstrumentDeps = Pick<AppContext, 'clock' | 'config' | 'prices'>;
@@ -66,7 +66,7 @@ export async function instrumentChart(ctx: InstrumentDeps, rawSymbol: string, ra
     throw err;
   }
   // The quote is the last point: the chart ends exactly where the headline stands.
-  const points = [...history.filter((p) => p.t < snapshot.at), { t: snapshot.at, price: snapshot.price }];
+  const points = endingAtQuote(history, snapshot);
   return {
     instrument: instrumentView(ctx, info, snapshot),
     range,

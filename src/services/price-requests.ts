@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.js';
 import { normalizeTicker } from '../domain/bets.js';
 import { badRequest, notFound, serviceUnavailable } from '../errors.js';
-import { type HistoryRange, PriceUnavailableError, UnknownTickerError } from '../providers/prices/types.js';
+import { type HistoryRange, type PricePoint, PriceUnavailableError, type PublishedQuote, UnknownTickerError } from '../providers/prices/types.js';
 import type { PriceHistoryResponse } from '../schemas/bets.js';
 import { iso } from './bet-views.js';
 
@@ -39,12 +39,21 @@ function priceFailure(err: unknown, ticker: string): unknown {
   return err;
 }
 
+/**
+ * A chart that ends at the published quote in force: no point after it (the
+ * provider's history runs to now, ahead of the quote a bet would get), and the
+ * quote itself as the last point.
+ */
+export function endingAtQuote(points: readonly PricePoint[], quote: PublishedQuote): PricePoint[] {
+  return [...points.filter((p) => p.t < quote.at), { t: quote.at, price: quote.price }];
+}
+
 export async function tickerHistory(ctx: PriceRequestDeps, rawTicker: string, range: HistoryRange): Promise<PriceHistoryResponse> {
   const ticker = tickerOrBadRequest(rawTicker);
   if (!ctx.prices.history) throw serviceUnavailable('Price history unavailable', PRICE_RETRY_AFTER_SECONDS);
   try {
-    const points = await ctx.prices.history(ticker, range);
-    return { ticker, points: points.map((p) => ({ t: iso(p.t), price: p.price })) };
+    const [points, quote] = await Promise.all([ctx.prices.history(ticker, range), ctx.prices.quote(ticker)]);
+    return { ticker, points: endingAtQuote(points, quote).map((p) => ({ t: iso(p.t), price: p.price })) };
   } catch (err) {
     throw priceFailure(err, ticker);
   }

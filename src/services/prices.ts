@@ -4,13 +4,17 @@
 // price for marks when the provider fails.
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import type { DatabaseHandle } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
+import { appendQuote, firstQuoteAtOrAfter } from '../repositories/quotes.js';
 import {
   type HistoryRange,
   type InstrumentInfo,
   type QuoteSnapshot,
   type PricePoint,
   type PriceProvider,
+  type PublishedQuote,
+  type QuoteLog,
   type PriceService,
   PriceUnavailableError,
   UnknownTickerError,
@@ -54,11 +58,21 @@ export class RedisPriceStore implements PriceStore {
   }
 }
 
+/** The database's quotes table as the price service's log: each quote in a write transaction of its own (group-committed on SQLite). */
+export function quoteLogOf(database: Pick<DatabaseHandle, 'db' | 'transaction'>): QuoteLog {
+  return {
+    append: (ticker, quote) => database.transaction((trx) => appendQuote(trx, ticker, quote)),
+    firstAtOrAfter: (ticker, at) => firstQuoteAtOrAfter(database.db, ticker, at),
+  };
+}
+
 export interface CachedPriceServiceOptions {
   provider: PriceProvider;
   clock: Clock;
   ttlMs: number;
   store: PriceStore;
+  /** Every published quote is appended here (the database's quotes table); none in tests of the cache alone. */
+  log?: QuoteLog;
   /** Cache or store trouble is logged, never fatal: the provider still answers. */
   onStoreError?: (err: unknown) => void;
   /** Told of cache hits, misses and provider failures (metrics). */
@@ -70,7 +84,9 @@ const SLOW_CACHE_MS = 60_000;
 const SLOW_CACHE_ENTRIES = 2000;
 
 export class CachedPriceService implements PriceService {
-  private readonly inflight = new Map<string, Promise<number>>();
+  private readonly inflight = new Map<string, Promise<Stamped>>();
+  /** Publications forced by quoteAtOrAfter, shared by concurrent callers. */
+  private readonly forced = new Map<string, Promise<Stamped>>();
   /** Unknown tickers are remembered briefly so junk symbols do not spend the provider's quota. */
   private readonly unknown: LRUCache<string, true>;
   private readonly charts: LRUCache<string, Promise<PricePoint[]>>;
@@ -97,8 +113,18 @@ export class CachedPriceService implements PriceService {
     return this.opts.provider.instruments?.() ?? [];
   }
 
-  /** A dated quote with its previous close; a provider without snapshots gives its quote, dated now, with none. */
-  snapshot(ticker: string): Promise<QuoteSnapshot> {
+  /**
+   * A dated quote with its previous close. The price is always the published
+   * quote in force (what a bet would get now); the provider's snapshot, kept
+   * for the quote cache time, gives only the previous close and, outside
+   * market hours, the instant of the last close.
+   */
+  async snapshot(ticker: string): Promise<QuoteSnapshot> {
+    const [quote, reference] = await Promise.all([this.quote(ticker), this.reference(ticker)]);
+    return { price: quote.price, at: Math.min(quote.at, reference.at), previousClose: reference.previousClose };
+  }
+
+  private reference(ticker: string): Promise<QuoteSnapshot> {
     const hit = this.snapshots?.get(ticker);
     if (hit) return hit;
     const load = this.loadSnapshot(ticker);
@@ -112,12 +138,10 @@ export class CachedPriceService implements PriceService {
   private async loadSnapshot(ticker: string): Promise<QuoteSnapshot> {
     const { provider, clock, observer } = this.opts;
     if (this.unknown.get(ticker)) throw new UnknownTickerError(ticker);
-    const now = clock.now();
+    if (!provider.snapshot) return { price: Number.NaN, at: clock.now(), previousClose: null };
     try {
-      const snap = provider.snapshot ? await provider.snapshot(ticker) : { price: await provider.quote(ticker), at: now, previousClose: null };
+      const snap = await provider.snapshot(ticker);
       observer?.providerAnswered?.();
-      // Also the last known price for marks when the provider fails later.
-      await this.storePut(ticker, { price: snap.price, at: now });
       return snap;
     } catch (err) {
       if (err instanceof UnknownTickerError) {
@@ -135,7 +159,11 @@ export class CachedPriceService implements PriceService {
     return this.opts.provider;
   }
 
-  current(ticker: string): Promise<number> {
+  async current(ticker: string): Promise<number> {
+    return (await this.quote(ticker)).price;
+  }
+
+  quote(ticker: string): Promise<PublishedQuote> {
     // Joined before any await, so concurrent callers share one load, cache read included.
     let pending = this.inflight.get(ticker);
     if (!pending) {
@@ -145,15 +173,35 @@ export class CachedPriceService implements PriceService {
     return pending;
   }
 
-  private async load(ticker: string): Promise<number> {
+  async quoteAtOrAfter(ticker: string, at: number): Promise<PublishedQuote> {
+    const logged = await this.logFirst(ticker, at);
+    if (logged) return logged;
+    // The quote in force may have been published since `at` (its log write failed); else one is published now.
+    const cached = await this.storeGet(ticker);
+    if (cached && cached.at >= at && cached.at <= this.opts.clock.now()) return cached;
+    let pending = this.forced.get(ticker);
+    if (!pending) {
+      pending = this.publish(ticker, this.opts.clock.now()).finally(() => this.forced.delete(ticker));
+      this.forced.set(ticker, pending);
+    }
+    return pending;
+  }
+
+  private async load(ticker: string): Promise<Stamped> {
     const now = this.opts.clock.now();
     if (this.unknown.get(ticker)) throw new UnknownTickerError(ticker);
     const cached = await this.storeGet(ticker);
     if (this.fresh(cached, now)) {
       this.opts.observer?.hit();
-      return cached.price;
+      return cached;
     }
     this.opts.observer?.miss();
+    return this.publish(ticker, now);
+  }
+
+  /** Asks the provider, then publishes its answer as the quote of instant `now`: the cache, and the log. */
+  private async publish(ticker: string, now: number): Promise<Stamped> {
+    if (this.unknown.get(ticker)) throw new UnknownTickerError(ticker);
     let price: number;
     try {
       price = await this.opts.provider.quote(ticker);
@@ -168,8 +216,11 @@ export class CachedPriceService implements PriceService {
       if (err instanceof PriceUnavailableError) throw err;
       throw new PriceUnavailableError(ticker, 'provider error');
     }
-    await this.storePut(ticker, { price, at: now });
-    return price;
+    const quote = { price, at: now };
+    // Logged before it is shown: a committed price looked up later finds every quote anyone saw.
+    await this.logAppend(ticker, quote);
+    await this.storePut(ticker, quote);
+    return quote;
   }
 
   private fresh(cached: Stamped | null, now: number): cached is Stamped {
@@ -245,6 +296,24 @@ export class CachedPriceService implements PriceService {
     } catch (err) {
       if (err instanceof UnknownTickerError || err instanceof PriceUnavailableError) throw err;
       throw new PriceUnavailableError(ticker, 'provider error');
+    }
+  }
+
+  private async logFirst(ticker: string, at: number): Promise<PublishedQuote | null> {
+    if (!this.opts.log) return null;
+    try {
+      return await this.opts.log.firstAtOrAfter(ticker, at);
+    } catch (err) {
+      this.opts.onStoreError?.(err);
+      return null;
+    }
+  }
+
+  private async logAppend(ticker: string, quote: PublishedQuote): Promise<void> {
+    try {
+      await this.opts.log?.append(ticker, quote);
+    } catch (err) {
+      this.opts.onStoreError?.(err);
     }
   }
 

@@ -37,6 +37,11 @@ forEachDialect('statements of a write', (dialect) => {
     const u = await registerAndLogin(t.app, 'st');
     // The session's first use reads its row; later requests find it in the instance's session cache.
     assert.equal((await call(u, 'GET', '/me')).statusCode, 200);
+    // The quotes an open and a close use are published before (counted in the next test): the bet's and its benchmark's.
+    const warm = async () => {
+      for (const ticker of ['AAPL', 'SPY']) assert.equal((await call(u, 'GET', `/price/${ticker}`)).statusCode, 200);
+    };
+    await warm();
     let betId = 0;
     const { work, control } = await counted(async () => {
       const res = await call(u, 'POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' });
@@ -52,6 +57,7 @@ forEachDialect('statements of a write', (dialect) => {
       dialect === 'postgres' ? ['begin', 'commit'] : ['begin', 'savepoint', 'release', 'commit'],
     );
 
+    await warm();
     const close = await counted(async () => {
       const res = await call(u, 'POST', '/bet/close', { bet_id: betId });
       assert.equal(res.statusCode, 200, res.body);
@@ -59,6 +65,19 @@ forEachDialect('statements of a write', (dialect) => {
     // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, day statistics, league tallies
     assert.equal(close.work.length, 7 + lock, close.work.join('\n'));
     assert.equal(close.work.filter((s) => /^update "league_members"/i.test(s)).length, 1, 'one statement for every league the bet counts in');
+  });
+
+  test('a quote is published once per ticker and cache time: one insert of its own, then cache hits', async () => {
+    const u = await registerAndLogin(t.app, 'qp');
+    const ticker = 'NVDA';
+    const first = await counted(async () => {
+      assert.equal((await call(u, 'GET', `/price/${ticker}`)).statusCode, 200);
+    });
+    assert.equal(first.work.filter((s) => /^insert into "quotes"/i.test(s)).length, 1, first.work.join('\n'));
+    const again = await counted(async () => {
+      assert.equal((await call(u, 'GET', `/price/${ticker}`)).statusCode, 200);
+    });
+    assert.equal(again.work.filter((s) => /quotes/i.test(s)).length, 0, again.work.join('\n'));
   });
 
   test('a follow: the follower (locked on PostgreSQL), then one insert holding the live-account and capacity checks; an unfollow: one delete, committed as a transaction', async () => {
@@ -123,6 +142,9 @@ forEachDialect('statements of a write', (dialect) => {
         });
         return { id, work };
       };
+      // Both opens find the quotes published (a publication is counted in its own test) and their sessions known.
+      for (const ticker of ['MSFT', 'SPY']) assert.equal((await call(lonely, 'GET', `/price/${ticker}`)).statusCode, 200);
+      assert.equal((await call(trader, 'GET', '/me')).statusCode, 200);
       const none = await open(lonely);
       const many = await open(trader);
       assert.equal(many.work.length, none.work.length, `0 followers: ${none.work.length}, ${FOLLOWERS}: ${many.work.length}`);

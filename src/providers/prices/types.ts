@@ -59,9 +59,29 @@ export interface PriceProvider {
   history?(ticker: string, range: HistoryRange): Promise<PricePoint[]>;
 }
 
+/** A quote the service published: its price and the instant it was published (from then on, until the next one, every answer shows it). */
+export interface PublishedQuote {
+  price: number;
+  at: number;
+}
+
+/** Where published quotes are kept, so the first one at or after an instant can be found later (src/repositories/quotes.ts). */
+export interface QuoteLog {
+  append(ticker: string, quote: PublishedQuote): Promise<void>;
+  firstAtOrAfter(ticker: string, at: number): Promise<PublishedQuote | null>;
+}
+
 export interface PriceService {
   /** Current price (cached a few seconds, single-flight); throws UnknownTickerError / PriceUnavailableError. */
   current(ticker: string): Promise<number>;
+  /** The published quote in force now (the one current() gives), with its instant; throws like current(). */
+  quote(ticker: string): Promise<PublishedQuote>;
+  /**
+   * The first quote published at or after `at` (not after now): from the log,
+   * else the one in force when it was published since, else one published now.
+   * Throws like current() when a quote must be published and the provider fails.
+   */
+  quoteAtOrAfter(ticker: string, at: number): Promise<PublishedQuote>;
   /**
    * Marks for several tickers at once, one provider call per distinct ticker;
    * a ticker whose provider call fails falls back to its last known price and

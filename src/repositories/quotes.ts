@@ -1,0 +1,44 @@
+// The published quotes: every quote the price service hands out, by ticker and
+// instant. A committed price or a settlement price is the first row at or
+// after its instant.
+import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
+
+export interface StoredQuote {
+  price: number;
+  at: number;
+}
+
+const appendQuery = prepared((db, p: { ticker: string; at: number; price: number }) =>
+  db
+    .insertInto('quotes')
+    .values({ ticker: p.ticker, published_at: p.at, price: p.price })
+    .onConflict((oc) => oc.columns(['ticker', 'published_at']).doNothing()),
+);
+
+/** Keeps a published quote; a second quote of the same instant (another instance) keeps the first. */
+export async function appendQuote(db: Db, ticker: string, quote: StoredQuote): Promise<void> {
+  await appendQuery(db, { ticker, at: quote.at, price: quote.price });
+}
+
+const firstAtOrAfterQuery = prepared((db, p: { ticker: string; at: number }) =>
+  db
+    .selectFrom('quotes')
+    .select(['price', 'published_at'])
+    .where('ticker', '=', p.ticker)
+    .where('published_at', '>=', p.at)
+    .orderBy('published_at')
+    .limit(1),
+);
+
+/** The first quote of `ticker` published at or after `at`, or null when none has been yet. */
+export async function firstQuoteAtOrAfter(db: Db, ticker: string, at: number): Promise<StoredQuote | null> {
+  const [row] = await firstAtOrAfterQuery(db, { ticker, at });
+  return row ? { price: Number(row.price), at: Number(row.published_at) } : null;
+}
+
+/** Drops quotes published before `before`; the caller keeps every instant still pending. */
+export async function pruneQuotes(db: Db, before: number): Promise<number> {
+  const result = await db.deleteFrom('quotes').where('published_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
