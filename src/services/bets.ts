@@ -8,7 +8,15 @@ import { capacitiesOf } from '../domain/accounts.js';
 import { commitDue, committedInstant, isCancelable, percentageGain, rankedGain, settlementDue, targetDateProblem } from '../domain/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
-import { commitOpenBet, countOpenBets, findBetById, finishOpenBet, insertBetWithinCapacity, listFinishedBets, listOpenBets } from '../repositories/bets.js';
+import {
+  commitOpenBet,
+  countOpenBets,
+  findBetById,
+  finishOpenBet,
+  insertBetWithinCapacity,
+  listFinishedBets,
+  listOpenBets,
+} from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
@@ -241,7 +249,9 @@ export async function closeBet(ctx: BetDeps, userId: number, betId: number): Pro
   } catch {
     throw internal('Could not fetch the current price; the bet stays open, try again');
   }
-  const closed = await ctx.database.transaction(async (trx) => closeAt(ctx, trx, (await applyDue(ctx, trx, bet, due, now)).bet ?? bet, exit, 'user', now, now));
+  const closed = await ctx.database.transaction(async (trx) =>
+    closeAt(ctx, trx, (await applyDue(ctx, trx, bet, due, now)).bet ?? bet, exit, 'user', now, now),
+  );
   if (!closed) throw badRequest('Bet is not open');
   return {
     message: `Closed ${closed.direction} ${closed.ticker}`,
