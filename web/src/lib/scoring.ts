@@ -44,12 +44,15 @@ export type RankedState = 'pending' | 'ranked' | 'early' | 'cancelled' | 'unrank
 /**
  * One line on why a bet has no ranked gain; null for a ranked bet (and for a
  * state the server does not name yet). `reason` is the server's own words for
- * an unranked bet (say, data that did not open at the market's quote).
+ * an unranked bet (say, data that did not open at the market's quote);
+ * `committed`: a pending bet already has its committed price.
  */
-export function unrankedLine(state: RankedState | undefined, reason: string | null | undefined): string | null {
+export function unrankedLine(state: RankedState | undefined, reason: string | null | undefined, committed = false): string | null {
   switch (state) {
     case 'pending':
-      return 'Not ranked yet: its ranked gain starts at the committed price, once the cancel window has ended.';
+      return committed
+        ? 'Ranked once it ends: its ranked gain runs from the committed price to the exit.'
+        : 'Not ranked yet: its ranked gain starts at the committed price, once the cancel window has ended.';
     case 'early':
       return 'Not ranked: it ended inside its cancel window, before the committed instant, when it could still have been cancelled.';
     case 'cancelled':
@@ -67,4 +70,3 @@ export function scoringVersionText(version: number | null | undefined): string |
   if (version === 2) return 'ranked gains';
   return null;
 }
-
