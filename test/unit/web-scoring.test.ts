@@ -41,7 +41,10 @@ describe('web scoring helpers', () => {
     assert.match(unrankedLine('pending', null, true) ?? '', /^Ranked once it ends/);
     assert.match(unrankedLine('early', null) ?? '', /^Not ranked: it ended inside its cancel window/);
     assert.equal(unrankedLine('cancelled', null), 'Not ranked: cancelled bets never count.');
-    assert.equal(unrankedLine('unranked', 'opened at a price that was not the market quote'), 'Not ranked: opened at a price that was not the market quote');
+    assert.equal(
+      unrankedLine('unranked', 'opened at a price that was not the market quote'),
+      'Not ranked: opened at a price that was not the market quote',
+    );
     assert.equal(unrankedLine('unranked', null), 'Not ranked.');
     for (const state of ['pending', 'early', 'cancelled', 'unranked'] as const) assert.ok(!unrankedLine(state, 'x')?.includes('\n'), state);
   });

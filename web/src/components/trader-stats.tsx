@@ -2,7 +2,7 @@
 import { BaselineSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import type { TraderStats } from '../api/client';
+import type { TraderStats as TraderStatsAnswer } from '../api/client';
 import { useTraderStats } from '../api/queries';
 import { cssVar, useThemedChart } from '../lib/chart-theme';
 import { gainCurvePoints } from '../lib/curve';
@@ -10,7 +10,7 @@ import { countOf, formatDuration, formatGain, formatPoints, formatRate } from '.
 import { Gain } from './gain';
 import { Empty, ErrorState, Loading } from './status';
 
-export type TraderStatsData = TraderStats;
+export type TraderStatsData = TraderStatsAnswer;
 
 function Stat({ id, label, children, sub }: { id: string; label: string; children: ReactNode; sub?: ReactNode }) {
   return (
