@@ -115,6 +115,8 @@ describe('issue 33 item 8 in Chromium: what the web app leads with (injected clo
       await rows.first().waitFor();
       assert.equal(await rows.count(), ranked.length);
       for (const [i, name] of ranked.entries()) assert.match(await rows.nth(i).innerText(), new RegExp(`^${i + 1}\\s+${name}`));
+      // "1 trade", not "1 trades": steady's one ranked bet.
+      assert.match(await rows.nth(ranked.indexOf(steady.username)).innerText(), /· 1 trade$/);
       await page.getByText('By ranked gains').waitFor();
       await screenshot(page, 'ranked-front-desktop');
 
@@ -179,7 +181,7 @@ describe('issue 33 item 8 in Chromium: what the web app leads with (injected clo
     );
   });
 
-  // ── Needs the other helpers' endpoints: GET /leaderboard/ranked (the page's board). The phone layout itself is this branch's. ──
+  // ── Passes on this branch alone (the raw board is SPEC's GET /leaderboard). ──
   test('on a phone the two tabs wrap and nothing scrolls sideways', async () => {
     await withPage(
       async (page) => {
