@@ -193,17 +193,17 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       await screenshot(page, 'rankings-me-desktop-light');
       await page.unroute('**/rankings?*');
 
-      // The leaderboard takes the same window.
-      await page.goto('/app/leaderboard?period=7d&min_trades=2');
+      // The leaderboard takes the same window (on its raw board, where these quick closes count).
+      await page.goto('/app/leaderboard?board=raw&period=7d&min_trades=2');
       const board = page.getByTestId('leaderboard-table');
       await board.getByRole('link', { name: steady.username, exact: true }).waitFor();
       assert.equal(await board.getByRole('link', { name: once.username, exact: true }).count(), 0);
       await page.getByRole('button', { name: 'All time' }).click();
-      await page.waitForURL(/\/app\/leaderboard\?min_trades=2$/);
+      await page.waitForURL(/\/app\/leaderboard\?board=raw&min_trades=2$/);
       await page.getByRole('button', { name: 'All time', pressed: true }).waitFor();
       await page.getByLabel('Minimum trades').fill('');
       await page.getByRole('button', { name: 'Apply' }).click();
-      await page.waitForURL(/\/app\/leaderboard$/);
+      await page.waitForURL(/\/app\/leaderboard\?board=raw$/);
       await board.getByRole('link', { name: once.username, exact: true }).waitFor();
     });
   });

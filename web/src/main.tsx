@@ -27,6 +27,7 @@ const BillingReturnPage = page(() => import('./pages/plans'), 'BillingReturnPage
 const PortfolioPage = page(() => import('./pages/portfolio'), 'PortfolioPage');
 const ProfilePage = page(() => import('./pages/profile'), 'ProfilePage');
 const RankingsPage = page(() => import('./pages/rankings'), 'RankingsPage');
+const ScoringPage = page(() => import('./pages/scoring'), 'ScoringPage');
 const SettingsPage = page(() => import('./pages/settings'), 'SettingsPage');
 const ForgotPasswordPage = page(() => import('./pages/password-reset'), 'ForgotPasswordPage');
 const ResetPasswordPage = page(() => import('./pages/password-reset'), 'ResetPasswordPage');
@@ -58,6 +59,7 @@ const router = createBrowserRouter(
         { path: 'confirm-email', element: <ConfirmEmailPage /> },
         { path: 'leaderboard', element: <LeaderboardPage /> },
         { path: 'rankings', element: <RankingsPage /> },
+        { path: 'scoring', element: <ScoringPage /> },
         { path: 'leagues', element: <LeaguesPage /> },
         { path: 'leagues/join/:code', element: <LeagueJoinPage /> },
         { path: 'leagues/:id', element: <LeaguePage /> },

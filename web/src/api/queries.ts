@@ -5,9 +5,10 @@
 import { keepPreviousData, type QueryKey, type UseQueryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { LEADERBOARD_PAGE, PAGE_SIZE } from '../lib/paging';
+import type { Board } from '../lib/scoring';
 import type { Period } from '../lib/window-params';
 import { fetchPriceHistory, type HistoryRange } from './charts';
-import { ApiError, api, call, type Schemas, type User } from './client';
+import { ApiError, api, type BetDetail, call, type LeagueBoard, type MyStanding, type Schemas, type TraderStats, type User } from './client';
 import { fetchInstrumentChart, searchInstruments } from './instruments';
 import { queryKeys } from './query-keys';
 
@@ -71,10 +72,10 @@ export function useHistoryTotal(userId: number) {
   });
 }
 
-export function useStanding(minTrades: number | null, tweaks?: Tweaks<Schemas['MyStandingResponse']>) {
+export function useStanding(minTrades: number | null, tweaks?: Tweaks<MyStanding>) {
   return useQuery({
     queryKey: queryKeys.leaderboard.standing(minTrades),
-    queryFn: () => call(api.GET('/me/standing', { params: { query: minTrades ? { min_trades: minTrades } : {} } })),
+    queryFn: (): Promise<MyStanding> => call(api.GET('/me/standing', { params: { query: minTrades ? { min_trades: minTrades } : {} } })),
     ...tweaks,
   });
 }
@@ -163,7 +164,7 @@ export function useProfile(userId: number, offset: number) {
 export function useTraderStats(userId: number) {
   return useQuery({
     queryKey: queryKeys.stats.of(userId),
-    queryFn: () => call(api.GET('/user/{user_id}/stats', { params: { path: { user_id: userId } } })),
+    queryFn: (): Promise<TraderStats> => call(api.GET('/user/{user_id}/stats', { params: { path: { user_id: userId } } })),
     refetchInterval: 30_000,
   });
 }
@@ -171,7 +172,7 @@ export function useTraderStats(userId: number) {
 export function useBet(betId: number) {
   return useQuery({
     queryKey: queryKeys.bet.one(betId),
-    queryFn: () => call(api.GET('/bet/{bet_id}', { params: { path: { bet_id: betId } } })),
+    queryFn: (): Promise<BetDetail> => call(api.GET('/bet/{bet_id}', { params: { path: { bet_id: betId } } })),
     enabled: Number.isInteger(betId) && betId > 0,
     refetchInterval: 10_000,
   });
@@ -224,32 +225,30 @@ export function useRecordCheck(
 
 // Boards.
 
-/** The first page is SPEC's plain top 100; later pages ask for their offset. */
-export function useLeaderboard(period: Period | null, minTrades: number | null, offset: number) {
+/**
+ * A page of a board: the ranked one (GET /leaderboard/ranked) or SPEC's raw
+ * one (GET /leaderboard). The first page is the plain top 100; later pages ask
+ * for their offset.
+ */
+export function useLeaderboard(board: Board, period: Period | null, minTrades: number | null, offset: number) {
+  const query = {
+    ...(period ? { period } : {}),
+    ...(minTrades ? { min_trades: minTrades } : {}),
+    ...(offset > 0 ? { limit: LEADERBOARD_PAGE, offset } : {}),
+  };
   return useQuery({
-    queryKey: queryKeys.leaderboard.page(period, minTrades, offset),
-    queryFn: () =>
-      call(
-        api.GET('/leaderboard', {
-          params: {
-            query: {
-              ...(period ? { period } : {}),
-              ...(minTrades ? { min_trades: minTrades } : {}),
-              ...(offset > 0 ? { limit: LEADERBOARD_PAGE, offset } : {}),
-            },
-          },
-        }),
-      ),
+    queryKey: board === 'ranked' ? queryKeys.leaderboard.ranked(period, minTrades, offset) : queryKeys.leaderboard.page(period, minTrades, offset),
+    queryFn: () => call(api.GET(board === 'ranked' ? '/leaderboard/ranked' : '/leaderboard', { params: { query } })),
     placeholderData: keepPreviousData,
     refetchInterval: 30_000,
   });
 }
 
-/** The leaderboard's first `limit` rows, as the front door shows them. */
+/** The ranked board's first `limit` rows, as the front door shows them. */
 export function useTopTraders(limit: number) {
   return useQuery({
     queryKey: queryKeys.leaderboard.front(limit),
-    queryFn: () => call(api.GET('/leaderboard', { params: { query: { limit } } })),
+    queryFn: () => call(api.GET('/leaderboard/ranked', { params: { query: { limit } } })),
     refetchInterval: 30_000,
   });
 }
@@ -326,7 +325,7 @@ export function useLeague(id: number, me: number | null) {
 export function useLeagueBoard(id: number) {
   return useQuery({
     queryKey: queryKeys.leagueBoard(id),
-    queryFn: () => call(api.GET('/leagues/{id}/board', { params: { path: { id } } })),
+    queryFn: (): Promise<LeagueBoard> => call(api.GET('/leagues/{id}/board', { params: { path: { id } } })),
     refetchInterval: (q) => (q.state.data?.final ? false : 15_000),
   });
 }

@@ -23,7 +23,10 @@ export const queryKeys = {
   leaderboard: {
     all: ['leaderboard'] as const,
     page: (period: Period | null, minTrades: number | null, offset: number) => ['leaderboard', 'page', period, minTrades, offset] as const,
-    front: (limit: number) => ['leaderboard', 'front', limit] as const,
+    /** GET /leaderboard/ranked: the same window and page, summing ranked gains. */
+    ranked: (period: Period | null, minTrades: number | null, offset: number) => ['leaderboard', 'ranked', period, minTrades, offset] as const,
+    /** The front door's top rows, of the ranked board. */
+    front: (limit: number) => ['leaderboard', 'front', 'ranked', limit] as const,
     /** The caller's own rank in every window (GET /me/standing). */
     standing: (minTrades: number | null) => ['leaderboard', 'standing', minTrades] as const,
   },

@@ -7,6 +7,7 @@ import { PriceChart } from '../components/price-chart';
 import { ErrorState, Loading } from '../components/status';
 import { TailFade } from '../components/tail-fade';
 import { formatDateTime, formatPrice } from '../lib/format';
+import { committedInstantOf, unrankedLine } from '../lib/scoring';
 import { NotFoundPage } from './not-found';
 
 export function BetPage() {
@@ -25,6 +26,11 @@ export function BetPage() {
   }
   const b = bet.data;
   const own = me.data?.id === b.user.id;
+  const committedAt = b.committed_at ?? committedInstantOf(b.entry_date);
+  const committed = b.committed_price !== undefined && b.committed_price !== null;
+  // Not committed yet: an open bet inside its window, or one whose committed quote is still to come (the worker retries).
+  const awaiting = !committed && (b.ranked === 'pending' || (b.ranked === undefined && b.status === 'OPEN'));
+  const reason = unrankedLine(b.ranked, b.unranked_reason, committed);
   return (
     <>
       <div className="page-head">
@@ -44,11 +50,41 @@ export function BetPage() {
           <span className="stat-label">{b.status === 'OPEN' ? 'Current' : 'Exit'}</span>
           <span className="stat-value num">{formatPrice(b.exit_price)}</span>
         </div>
+        <div className="stat" data-testid="bet-committed">
+          <span className="stat-label">Committed price</span>
+          <span className="stat-value num">
+            {committed ? (
+              formatPrice(b.committed_price!)
+            ) : awaiting ? (
+              <span className="muted">not yet committed</span>
+            ) : (
+              <span className="muted">none</span>
+            )}
+          </span>
+          {committedAt && (
+            <span className="stat-sub small">
+              {committed ? 'at ' : awaiting ? 'commits at ' : 'the window ended '}
+              {formatDateTime(committedAt)}
+            </span>
+          )}
+        </div>
         <div className="stat">
           <span className="stat-label">Gain</span>
           <span className="stat-value">
             <Gain value={b.percentage_gain} />
           </span>
+          <span className="stat-sub small">entry → {b.status === 'OPEN' ? 'now' : 'exit'}</span>
+        </div>
+        <div className="stat" data-testid="bet-ranked-gain">
+          <span className="stat-label">Ranked gain</span>
+          <span className="stat-value">
+            {b.ranked_gain !== undefined && b.ranked_gain !== null ? (
+              <Gain value={b.ranked_gain} />
+            ) : (
+              <span className="muted">{awaiting || b.ranked === 'pending' ? 'not yet' : 'not ranked'}</span>
+            )}
+          </span>
+          <span className="stat-sub small">committed → exit</span>
         </div>
         <div className="stat">
           <span className="stat-label">Opened</span>
@@ -67,6 +103,11 @@ export function BetPage() {
           </div>
         )}
       </div>
+      {reason && (
+        <p className="small" data-testid="unranked-reason">
+          {reason} <Link to="/scoring">How scoring works</Link>
+        </p>
+      )}
       {/* Price history is for members (GET /price/{ticker}/history needs a session). */}
       {me.data && (
         <PriceChart

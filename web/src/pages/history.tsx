@@ -20,7 +20,7 @@ export function HistoryPage() {
       <h1>History</h1>
       <div className="stats" data-testid="my-score">
         <div className="stat">
-          <span className="stat-label">Score</span>
+          <span className="stat-label">Raw score</span>
           <span className="stat-value">{mine ? <Gain value={mine.total_score} /> : pending}</span>
         </div>
         <div className="stat">
@@ -28,7 +28,7 @@ export function HistoryPage() {
           <span className="stat-value num">{mine ? mine.total_trades : pending}</span>
         </div>
         <div className="stat">
-          <span className="stat-label">Leaderboard rank</span>
+          <span className="stat-label">Raw board rank</span>
           <span className="stat-value num" data-testid="my-rank">
             {!mine ? (
               pending
@@ -36,7 +36,7 @@ export function HistoryPage() {
               <span className="muted">not ranked</span>
             ) : (
               <Link
-                to={`/leaderboard${mine.rank > LEADERBOARD_PAGE ? `?offset=${Math.floor((mine.rank - 1) / LEADERBOARD_PAGE) * LEADERBOARD_PAGE}` : ''}`}
+                to={`/leaderboard?board=raw${mine.rank > LEADERBOARD_PAGE ? `&offset=${Math.floor((mine.rank - 1) / LEADERBOARD_PAGE) * LEADERBOARD_PAGE}` : ''}`}
               >
                 #{mine.rank}
               </Link>

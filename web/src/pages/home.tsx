@@ -1,8 +1,9 @@
 // The app's root. A visitor finds the front door: what the service is, the
-// live top 10 of the leaderboard, and the ways in (sign up, log in). A
+// live top 10 of the ranked board, and the ways in (sign up, log in). A
 // signed-in user goes straight to their portfolio.
 import { Link, Navigate, useLocation } from 'react-router-dom';
 import { useMe, useTopTraders } from '../api/queries';
+import { ScoringLink } from '../components/board-tabs';
 import { Gain } from '../components/gain';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { countOf } from '../lib/format';
@@ -29,7 +30,7 @@ function FrontDoor() {
         </h1>
         <p className="lead">
           {SITE_NAME} is a free paper-trading game. Bet that a stock, an ETF or a coin goes up (long) or down (short) at the live price, close when
-          you choose, and your gains add up on a public leaderboard.
+          you choose, and your gains add up on a public leaderboard, ranked from the end of each bet's cancel window so only a real call scores.
         </p>
         <ul className="front-points">
           <li>
@@ -57,15 +58,16 @@ function FrontDoor() {
   );
 }
 
-/** The leaderboard's first rows, refreshed as it changes. */
+/** The ranked board's first rows, refreshed as it changes; SPEC's raw board is a link away. */
 function TopTraders() {
   const board = useTopTraders(TOP);
   return (
     <section className="card front-board" aria-labelledby="front-board-heading">
       <h2 id="front-board-heading">Top {TOP} traders now</h2>
+      <p className="muted small">By ranked gains: each bet counts from its committed price, once its 5-minute cancel window has ended.</p>
       {board.isPending && <Loading />}
       {board.isError && <ErrorState error={board.error} retry={() => void board.refetch()} />}
-      {board.data && board.data.length === 0 && <Empty>No closed bets yet: the first trader to close a bet leads.</Empty>}
+      {board.data && board.data.length === 0 && <Empty>No ranked bets yet: the first trader to close a bet held past its cancel window leads.</Empty>}
       {board.data && board.data.length > 0 && (
         <ol className="board-list" data-testid="front-leaderboard">
           {board.data.slice(0, TOP).map((u, i) => (
@@ -83,7 +85,8 @@ function TopTraders() {
         </ol>
       )}
       <p className="small">
-        <Link to="/leaderboard">The whole leaderboard</Link> · <Link to="/rankings">Rankings by skill</Link>
+        <Link to="/leaderboard">The whole leaderboard</Link> · <Link to="/leaderboard?board=raw">Raw gains: every close counts</Link> ·{' '}
+        <Link to="/rankings">Rankings by skill</Link> · <ScoringLink />
       </p>
     </section>
   );

@@ -6,10 +6,12 @@ import { Link, useNavigate, useParams } from 'react-router-dom';
 import { api, call, type Schemas } from '../api/client';
 import { useInvalidate, useLeague, useLeagueBoard, useLeagueFeed, useMe } from '../api/queries';
 import { afterMembershipChange, queryKeys } from '../api/query-keys';
+import { ScoringLink } from '../components/board-tabs';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { Empty, ErrorState, LimitMessage, Loading } from '../components/status';
 import { type Column, TableHead } from '../components/table-cells';
 import { formatDateTime, formatPoints, formatPrice, formatRate } from '../lib/format';
+import { scoringVersionText } from '../lib/scoring';
 import { rulesText, STATUS_LABELS } from './leagues';
 
 type League = Schemas['League'];
@@ -28,6 +30,7 @@ function Board({ id, myId, scoring }: { id: number; myId: number | null; scoring
   if (board.isError) return <ErrorState error={board.error} retry={() => void board.refetch()} />;
   const data = board.data;
   const score = (r: BoardRow) => (r.score === null ? '–' : scoring === 'gain' ? <Gain value={r.score} /> : formatPoints(r.score));
+  const version = scoringVersionText(data.scoring_version);
   return (
     <section className="card" aria-label="Board">
       <div className="page-head">
@@ -38,6 +41,14 @@ function Board({ id, myId, scoring }: { id: number; myId: number | null; scoring
             : `As of ${formatDateTime(data.as_of)}; open bets at current prices`}
         </span>
       </div>
+      <p className="small" data-testid="board-scoring">
+        {version && (
+          <>
+            Scored on <strong>{version}</strong>.{' '}
+          </>
+        )}
+        <ScoringLink />
+      </p>
       {data.rows.length === 0 ? (
         <Empty>No members yet.</Empty>
       ) : (

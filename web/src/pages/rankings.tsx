@@ -1,6 +1,7 @@
 import { Link } from 'react-router-dom';
 import type { Schemas } from '../api/client';
 import { useMe, useRankings } from '../api/queries';
+import { ScoringLink } from '../components/board-tabs';
 import { Gain } from '../components/gain';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { type Column, TableHead } from '../components/table-cells';
@@ -10,7 +11,7 @@ import { PERIOD_LABELS, PERIODS, useWindowParams, type WindowParams } from '../l
 
 type RankingRow = Schemas['RankingRow'];
 
-const COLUMNS: readonly Column[] = [['#', true], ['Trader'], ['Skill', true], ['Mean alpha', true], ['Trades', true], ['Total gain', true]];
+const COLUMNS: readonly Column[] = [['#', true], ['Trader'], ['Skill', true], ['Mean alpha', true], ['Trades', true], ['Ranked gain', true]];
 
 const DEFAULTS: WindowParams = { period: '90d', minTrades: null };
 
@@ -39,7 +40,7 @@ function Row({ row, me }: { row: RankingRow; me: boolean }) {
       <td data-label="Trades" className="right num">
         {row.n}
       </td>
-      <td data-label="Total gain" className="right">
+      <td data-label="Ranked gain" className="right">
         <Gain value={row.total_score} />
       </td>
     </tr>
@@ -60,16 +61,16 @@ export function RankingsPage() {
     <>
       <h1>Rankings</h1>
       <p className="muted small">
-        Skill against the market: each closed bet's alpha is its gain minus what the same direction on the benchmark (SPY for stocks and ETFs, BTC-USD
-        for crypto) made over the same time. Skill is the mean alpha less a margin for few or uneven trades (mean − 1.645 × s / √n), so a lucky streak
-        of two trades does not lead.
+        Skill against the market: each ranked bet's alpha is its ranked gain (from the committed price, once the 5-minute cancel window has ended)
+        minus what the same direction on the benchmark (SPY for stocks and ETFs, BTC-USD for crypto) made from the same instant. Skill is the mean
+        alpha less a margin for few or uneven trades (mean − 1.645 × s / √n), so a lucky streak of two trades does not lead. <ScoringLink />.
       </p>
       <WindowControls value={{ period, minTrades: win.minTrades }} onChange={setWin} periods={PERIODS} minTradesDefault={1} />
       {rankings.isPending && <Loading />}
       {rankings.isError && <ErrorState error={rankings.error} retry={() => void rankings.refetch()} />}
       {data && data.rows.length === 0 && (
         <Empty>
-          Nobody has {minTrades === 1 ? 'a closed trade' : `${minTrades} closed trades`} with an alpha in{' '}
+          Nobody has {minTrades === 1 ? 'a ranked trade' : `${minTrades} ranked trades`} with an alpha in{' '}
           {period === 'all' ? 'the whole record' : `the last ${PERIOD_LABELS[period]}`}. Try a longer period or a lower minimum.
         </Empty>
       )}
@@ -100,7 +101,7 @@ export function RankingsPage() {
       )}
       {data && me.data && !inTop && !data.me && (
         <p className="muted small" data-testid="rank-none">
-          You are not ranked in this window: it needs {data.min_trades === 1 ? 'a closed bet' : `${data.min_trades} closed bets`} with an alpha.
+          You are not ranked in this window: it needs {data.min_trades === 1 ? 'a ranked bet' : `${data.min_trades} ranked bets`} with an alpha.
         </p>
       )}
     </>
