@@ -100,13 +100,37 @@ export const PriceHistoryResponseSchema = Type.Object(
 );
 export type PriceHistoryResponse = Static<typeof PriceHistoryResponseSchema>;
 
-/** One bet with its owner: ClosedBet's fields (an OPEN bet marked to market now), its status and target date. */
+/** Where a bet stands for the ranked scores (rankState in src/domain/bets.ts). */
+export const RankStateSchema = StringEnum(['pending', 'ranked', 'early', 'cancelled', 'unranked'], {
+  description:
+    'pending: OPEN (its window not over, not yet committed, or awaiting its exit); ranked: finished with a ranked gain; early: finished before its committed instant, never ranked; cancelled; unranked: can never be ranked (unranked_reason says why)',
+});
+
+/**
+ * One bet with its owner: ClosedBet's fields (an OPEN bet marked to market
+ * now), its status and target date, and how it stands for the ranked scores
+ * (docs/rankings.md). The SPEC shapes (history, portfolio, close) do not carry these.
+ */
 export const BetDetailSchema = Type.Object(
   {
     ...closedBetFields,
     status: BetStatusSchema,
     target_date: Nullable(DateString()),
     user: ref(PublicUserSchema),
+    committed_at: DateTime({ description: 'The committed instant: opened_at + 5 minutes, the end of the cancel window' }),
+    committed_price: Nullable(
+      Type.Number({
+        description: 'The first quote published at or after committed_at; null: not yet committed (or never: finished before it, unranked)',
+      }),
+    ),
+    ranked_gain: Nullable(
+      Type.Number({
+        description:
+          'Committed price to exit price with the gain formula; null while OPEN and for a bet not ranked. percentage_gain stays entry to exit',
+      }),
+    ),
+    ranked: RankStateSchema,
+    unranked_reason: Nullable(ServerText(32)),
   },
   { $id: 'BetDetail', additionalProperties: false },
 );

@@ -5,13 +5,30 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
 import { capacitiesOf } from '../domain/accounts.js';
-import { commitDue, committedInstant, isCancelable, percentageGain, rankedGain, settlementDue, targetDateProblem } from '../domain/bets.js';
+import {
+  commitDue,
+  committedInstant,
+  isCancelable,
+  percentageGain,
+  rankedGain,
+  rankState,
+  settlementDue,
+  targetDateProblem,
+} from '../domain/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
-import { commitOpenBet, countOpenBets, findBetById, finishOpenBet, insertBetWithinCapacity, listFinishedBets, listOpenBets } from '../repositories/bets.js';
+import {
+  commitOpenBet,
+  countOpenBets,
+  findBetById,
+  finishOpenBet,
+  insertBetWithinCapacity,
+  listFinishedBets,
+  listOpenBets,
+} from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
-import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
+import { iso, type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
 import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
@@ -31,6 +48,11 @@ export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail>
     ...toBetView(bet, mark, ctx.clock.now()),
     target_date: bet.target_date,
     user: { id: owner.id, username: owner.username },
+    committed_at: iso(committedInstant(bet.opened_at)),
+    committed_price: bet.committed_price,
+    ranked_gain: bet.ranked_gain,
+    ranked: rankState(bet),
+    unranked_reason: bet.unranked_reason,
   };
 }
 
@@ -241,7 +263,9 @@ export async function closeBet(ctx: BetDeps, userId: number, betId: number): Pro
   } catch {
     throw internal('Could not fetch the current price; the bet stays open, try again');
   }
-  const closed = await ctx.database.transaction(async (trx) => closeAt(ctx, trx, (await applyDue(ctx, trx, bet, due, now)).bet ?? bet, exit, 'user', now, now));
+  const closed = await ctx.database.transaction(async (trx) =>
+    closeAt(ctx, trx, (await applyDue(ctx, trx, bet, due, now)).bet ?? bet, exit, 'user', now, now),
+  );
   if (!closed) throw badRequest('Bet is not open');
   return {
     message: `Closed ${closed.direction} ${closed.ticker}`,
