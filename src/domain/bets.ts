@@ -69,6 +69,41 @@ export function rankedGain(bet: Pick<Commitment, 'direction' | 'committed_price'
   return percentageGain(bet.direction, bet.committed_price, exit);
 }
 
+/** True when a bet ended (closed by hand, settled or cancelled) before its committed instant: such a bet is never ranked. */
+export function endedEarly(openedAt: number, closedAt: number): boolean {
+  return closedAt < committedInstant(openedAt);
+}
+
+/** Where a bet stands for the boards (GET /bet/{bet_id}'s `ranked`). */
+export type RankState = 'pending' | 'ranked' | 'early' | 'cancelled' | 'unranked';
+
+export interface RankFacts {
+  status: BetStatus;
+  opened_at: number;
+  closed_at: number | null;
+  ranked_gain: number | null;
+  unranked_reason: string | null;
+}
+
+/**
+ * A bet's place in the ranked scores, in this order: a cancelled bet is
+ * 'cancelled' (whatever else is true of it); one that can never be ranked is
+ * 'unranked' (its reason says why); an OPEN one is 'pending' (its window not
+ * over, not yet committed, or committed and awaiting its exit); a finished one
+ * with a ranked gain is 'ranked'; one that finished before its committed
+ * instant is 'early'. What is left, a close after its instant without a
+ * committed price (bets closed before committed prices were recorded), can
+ * never gain one: 'unranked', with no reason recorded.
+ */
+export function rankState(bet: RankFacts): RankState {
+  if (bet.status === 'CANCELLED') return 'cancelled';
+  if (bet.unranked_reason !== null) return 'unranked';
+  if (bet.status === 'OPEN') return 'pending';
+  if (bet.ranked_gain !== null) return 'ranked';
+  if (bet.closed_at !== null && endedEarly(bet.opened_at, bet.closed_at)) return 'early';
+  return 'unranked';
+}
+
 /** Why a target date is refused (SPEC: not in the past, UTC; today allowed), or null. */
 export function targetDateProblem(targetDate: string, now: number): string | null {
   if (targetDate < utcDate(now)) return 'target_date must not be in the past (UTC)';

@@ -1,10 +1,10 @@
 import type { Db } from '../db/database.js';
 
-/** A user's CLOSED bets in exit order (the (user_id, closed_at, id) index). */
+/** A user's CLOSED bets in exit order (the (user_id, closed_at, id) index), with the ranked gain (null: not ranked). */
 export async function closedBetsOf(db: Db, userId: number) {
   return db
     .selectFrom('bets')
-    .select(['percentage_gain', 'opened_at', 'closed_at'])
+    .select(['percentage_gain', 'ranked_gain', 'opened_at', 'closed_at'])
     .where('user_id', '=', userId)
     .where('status', '=', 'CLOSED')
     .orderBy('closed_at')

@@ -100,13 +100,37 @@ export const PriceHistoryResponseSchema = Type.Object(
 );
 export type PriceHistoryResponse = Static<typeof PriceHistoryResponseSchema>;
 
-/** One bet with its owner: ClosedBet's fields (an OPEN bet marked to market now), its status and target date. */
+/** A number or null, described on the union itself (a description inside it is lost in the generated types). */
+const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+/** Where a bet stands for the ranked scores (rankState in src/domain/bets.ts). */
+export const RankStateSchema = StringEnum(['pending', 'ranked', 'early', 'cancelled', 'unranked'], {
+  description:
+    'pending: OPEN (its window not over, not yet committed, or awaiting its exit); ranked: finished with a ranked gain; early: finished before its committed instant, never ranked; cancelled; unranked: can never be ranked (unranked_reason says why)',
+});
+
+/**
+ * One bet with its owner: ClosedBet's fields (an OPEN bet marked to market
+ * now), its status and target date, and how it stands for the ranked scores
+ * (docs/rankings.md). The SPEC shapes (history, portfolio, close) do not carry these.
+ */
 export const BetDetailSchema = Type.Object(
   {
     ...closedBetFields,
     status: BetStatusSchema,
     target_date: Nullable(DateString()),
     user: ref(PublicUserSchema),
+    committed_at: DateTime({ description: 'The committed instant: opened_at + 5 minutes, the end of the cancel window' }),
+    committed_price: NullableNumber(
+      'The first quote published at or after committed_at; null: not yet committed (or never: finished before it, unranked)',
+    ),
+    ranked_gain: NullableNumber(
+      'Committed price to exit price with the gain formula; null while OPEN and for a bet not ranked. percentage_gain stays entry to exit',
+    ),
+    ranked: RankStateSchema,
+    unranked_reason: Type.Union([ServerText(32), Type.Null()], {
+      description: 'Why the bet can never be ranked (such as entry_not_quoted: generated data); null otherwise',
+    }),
   },
   { $id: 'BetDetail', additionalProperties: false },
 );

@@ -5,7 +5,16 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
 import { capacitiesOf } from '../domain/accounts.js';
-import { commitDue, committedInstant, isCancelable, percentageGain, rankedGain, settlementDue, targetDateProblem } from '../domain/bets.js';
+import {
+  commitDue,
+  committedInstant,
+  isCancelable,
+  percentageGain,
+  rankedGain,
+  rankState,
+  settlementDue,
+  targetDateProblem,
+} from '../domain/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
 import {
@@ -19,7 +28,7 @@ import {
 } from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
-import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
+import { iso, type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
 import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
@@ -39,6 +48,11 @@ export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail>
     ...toBetView(bet, mark, ctx.clock.now()),
     target_date: bet.target_date,
     user: { id: owner.id, username: owner.username },
+    committed_at: iso(committedInstant(bet.opened_at)),
+    committed_price: bet.committed_price,
+    ranked_gain: bet.ranked_gain,
+    ranked: rankState(bet),
+    unranked_reason: bet.unranked_reason,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { cancelRate, cumulativeCurve, tradeStats } from '../domain/stats.js';
+import { cancelRate, tradeStats, traderFigures } from '../domain/stats.js';
 import { notFound } from '../errors.js';
 import { closedBetsOf, statusCounts, tailsOf } from '../repositories/stats.js';
 import { findUserById } from '../repositories/users.js';
@@ -21,24 +21,32 @@ function sample<T>(points: T[]): T[] {
 export async function traderStats(ctx: StatsDeps, userId: number): Promise<TraderStats> {
   if (!(await findUserById(ctx.db, userId))) throw notFound('User not found');
   const [closedRows, counts, tails] = await Promise.all([closedBetsOf(ctx.db, userId), statusCounts(ctx.db, userId), tailsOf(ctx.db, userId)]);
-  const closed = closedRows.map((b) => ({ percentage_gain: b.percentage_gain ?? 0, opened_at: b.opened_at, closed_at: b.closed_at ?? b.opened_at }));
+  const { curve, ...figures } = traderFigures(
+    closedRows.map((b) => ({
+      percentage_gain: b.percentage_gain ?? 0,
+      ranked_gain: b.ranked_gain,
+      opened_at: b.opened_at,
+      closed_at: b.closed_at ?? b.opened_at,
+    })),
+  );
   const opened = (counts.OPEN ?? 0) + (counts.CLOSED ?? 0) + (counts.CANCELLED ?? 0);
+  // How tailers fared: their closes' raw gains (a tail is the follower's bet, not this trader's score).
   const tailOutcome = tradeStats(
-    tails.filter((t) => t.status === 'CLOSED').map((t) => ({ percentage_gain: t.percentage_gain ?? 0, opened_at: 0, closed_at: 0 })),
+    tails.filter((t) => t.status === 'CLOSED').map((t) => ({ gain: t.percentage_gain ?? 0, opened_at: 0, closed_at: 0 })),
   );
   return {
     user_id: userId,
     opened_trades: opened,
     open_trades: counts.OPEN ?? 0,
     cancelled_trades: counts.CANCELLED ?? 0,
-    ...tradeStats(closed),
+    ...figures,
     cancel_rate: cancelRate(opened, counts.CANCELLED ?? 0),
     tailers: {
       tails: tails.length,
-      closed: tailOutcome.closed_trades,
+      closed: tailOutcome.trades,
       average_gain: tailOutcome.average_gain,
       win_rate: tailOutcome.win_rate,
     },
-    curve: sample(cumulativeCurve(closed)).map((p) => ({ t: new Date(p.at).toISOString(), value: p.value })),
+    curve: sample(curve).map((p) => ({ t: new Date(p.at).toISOString(), value: p.value })),
   };
 }

@@ -80,6 +80,11 @@ forEachDialect('price history and bet detail', (dialect) => {
         status: 'OPEN',
         target_date: '2026-12-31',
         user: { id: u.id, username: u.username },
+        committed_at: new Date(openedAt + 5 * 60_000).toISOString(),
+        committed_price: null,
+        ranked_gain: null,
+        ranked: 'pending',
+        unranked_reason: null,
       });
       await fake.app.inject({ method: 'POST', url: '/bet/close', payload: { bet_id: id }, headers: { cookie: u.cookie } });
       prices.set('AAPL', 50);
@@ -88,6 +93,8 @@ forEachDialect('price history and bet detail', (dialect) => {
       assert.equal(closed.status, 'CLOSED');
       assert.equal(closed.exit_price, 90, 'the exit price stays');
       assert.equal(closed.percentage_gain, 10);
+      assert.equal(closed.ranked, 'early', 'closed 10 s after opening, inside its window');
+      assert.equal(closed.ranked_gain, null);
     } finally {
       prices.set('AAPL', 100);
     }

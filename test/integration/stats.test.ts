@@ -34,12 +34,22 @@ forEachDialect('trader statistics endpoint', (dialect) => {
   test('statistics match a hand-computed example, with the cancel rate and how tailers fared', async () => {
     const u = await registerAndLogin(t.app);
     const follower = await registerAndLogin(t.app);
+    // Ranked gains (committed price to exit) differ from the raw ones by a point: the scored figures must follow the ranked.
     const gains = [10, -4, 6, -15, 3];
     const ids: number[] = [];
     for (const [i, g] of gains.entries()) {
       const r = await t.ctx.db
         .insertInto('bets')
-        .values(row(u.id, { percentage_gain: g, opened_at: i * H, closed_at: (i + 1) * H, last_event_at: (i + 1) * H }))
+        .values(
+          row(u.id, {
+            percentage_gain: g + 1,
+            committed_price: 100,
+            ranked_gain: g,
+            opened_at: i * H,
+            closed_at: (i + 1) * H,
+            last_event_at: (i + 1) * H,
+          }),
+        )
         .returning('id')
         .executeTakeFirstOrThrow();
       ids.push(r.id);
@@ -47,6 +57,8 @@ forEachDialect('trader statistics endpoint', (dialect) => {
     await t.ctx.db
       .insertInto('bets')
       .values([
+        // Closed 30 s after opening, between the 2nd and 3rd exits: raw only, an early close, never on the curve.
+        row(u.id, { percentage_gain: 20, opened_at: 2 * H + 60_000, closed_at: 2 * H + 90_000, last_event_at: 2 * H + 90_000 }),
         row(u.id, { status: 'CANCELLED', percentage_gain: 0 }),
         row(u.id, { status: 'OPEN', exit_price: null, percentage_gain: null, closed_at: null }),
         row(follower.id, { source_bet_id: ids[0], source_kind: 'tail', percentage_gain: 8 }),
@@ -58,18 +70,25 @@ forEachDialect('trader statistics endpoint', (dialect) => {
     const res = await t.app.inject({ method: 'GET', url: `/user/${u.id}/stats` });
     assert.equal(res.statusCode, 200);
     const s = res.json();
-    assert.equal(s.closed_trades, 5);
-    assert.equal(s.opened_trades, 7);
+    assert.equal(s.closed_trades, 6);
+    assert.equal(s.ranked_trades, 5);
+    assert.equal(s.opened_trades, 8);
     assert.equal(s.open_trades, 1);
     assert.equal(s.cancelled_trades, 1);
+    assert.equal(s.wins, 3);
     assert.equal(s.win_rate, 0.6);
     assert.equal(s.average_gain, 0);
     assert.equal(s.median_gain, 3);
     assert.equal(s.best_gain, 10);
     assert.equal(s.worst_gain, -15);
+    assert.equal(s.total_gain, 0);
     assert.equal(s.max_drawdown, 15);
-    assert.equal(s.median_holding_seconds, 3600);
-    assert.equal(s.cancel_rate, Math.round((1 / 7) * 1e6) / 1e6);
+    // Raw: every close's percentage_gain (11, -3, 7, -14, 4 and the early 20).
+    assert.deepEqual(s.raw, { closed_trades: 6, wins: 4, win_rate: 0.666667, average_gain: 4.166667, total_gain: 25 });
+    assert.equal(s.early_closes, 1);
+    assert.equal(s.early_close_share, 0.166667);
+    assert.equal(s.median_holding_seconds, 3600, 'over every CLOSED bet: five held an hour, one 30 s');
+    assert.equal(s.cancel_rate, Math.round((1 / 8) * 1e6) / 1e6);
     assert.deepEqual(s.tailers, { tails: 2, closed: 1, average_gain: 8, win_rate: 1 });
     assert.deepEqual(
       s.curve.map((p: { value: number }) => p.value),

@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { openDatabase } from '../../src/db/database.js';
+import { percentageGain } from '../../src/domain/bets.js';
+import type { BetDetail } from '../../src/schemas/bets.js';
 import type { TraderStats as Stats } from '../../src/schemas/stats.js';
 import { formatDuration, formatGain, formatPoints, formatRate } from '../../web/src/lib/format.js';
 import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, publishRecordToday, screenshot, skipReason } from '../browser/harness.js';
@@ -41,6 +44,26 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const near = (a: number | null, b: number, what: string) => assert.ok(a !== null && Math.abs(a - b) < 1e-6, `${what}: ${a} ≠ ${b}`);
+const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+
+/**
+ * As if these bets had been opened six minutes earlier: their cancel window is
+ * over, so the close commits them first and they are ranked, without the test
+ * waiting five minutes. Written on the server's database file, as
+ * publishRecordToday does.
+ */
+async function heldPastWindow(databasePath: string, betIds: number[]): Promise<void> {
+  const handle = openDatabase({ dialect: 'sqlite', path: databasePath });
+  try {
+    await handle.db
+      .updateTable('bets')
+      .set((eb) => ({ opened_at: eb('opened_at', '-', 6 * 60_000) }))
+      .where('id', 'in', betIds)
+      .execute();
+  } finally {
+    await handle.close();
+  }
+}
 
 describe('web app in Chromium: statistics, rankings, the record, settings', { skip: skipReason }, () => {
   const suite = new BrowserSuite();
@@ -62,21 +85,37 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
     const cancelled = await open(trader, 'AAPL', 'LONG');
     await ok(trader, 'DELETE', `/bet/${cancelled.bet_id}`);
     const tail = await ok<{ bet_id: number }>(tailer, 'POST', `/bet/${kept.bet_id}/tail`);
+    await heldPastWindow(suite.server.databasePath, [a.bet_id, b.bet_id, c.bet_id]);
     await letPricesMove();
-    const gains = [];
-    for (const bet of [a, b, c]) gains.push((await close(trader, bet.bet_id)).gain_percent);
+    const raw = [];
+    for (const bet of [a, b, c]) raw.push((await close(trader, bet.bet_id)).gain_percent);
     const tailGain = (await close(tailer, tail.bet_id)).gain_percent;
+    // Each is ranked: committed at the end of its window, its ranked gain from that price to the exit.
+    const gains = [];
+    for (const bet of [a, b, c]) {
+      const d = (await trader.call('GET', `/bet/${bet.bet_id}`)).json as BetDetail;
+      assert.equal(d.ranked, 'ranked');
+      assert.ok(d.committed_price !== null);
+      near(d.ranked_gain, percentageGain(d.direction, d.committed_price, d.exit_price), 'ranked gain');
+      gains.push(d.ranked_gain as number);
+    }
 
-    // The service's numbers are the ones the bets imply.
+    // The service's numbers are the ones the bets imply: scored from the ranked gains, raw from every close.
     const stats = (await trader.call('GET', `/user/${trader.id}/stats`)).json as Stats;
     assert.equal(stats.closed_trades, 3);
+    assert.equal(stats.ranked_trades, 3);
     assert.equal(stats.opened_trades, 5);
     assert.equal(stats.cancelled_trades, 1);
+    assert.equal(stats.early_closes, 0);
+    assert.equal(stats.early_close_share, 0);
     near(stats.win_rate, gains.filter((g) => g > 0).length / 3, 'win rate');
-    near(stats.average_gain, (gains[0] + gains[1] + gains[2]) / 3, 'average');
+    near(stats.average_gain, mean(gains), 'average');
     near(stats.median_gain, median(gains), 'median');
     near(stats.best_gain, Math.max(...gains), 'best');
     near(stats.worst_gain, Math.min(...gains), 'worst');
+    near(stats.raw.win_rate, raw.filter((g) => g > 0).length / 3, 'raw win rate');
+    near(stats.raw.average_gain, mean(raw), 'raw average');
+    near(stats.raw.total_gain, raw[0] + raw[1] + raw[2], 'raw total');
     near(stats.cancel_rate, 1 / 5, 'cancel rate');
     assert.equal(stats.tailers.tails, 1);
     near(stats.tailers.average_gain, tailGain, 'tailers');

@@ -1306,6 +1306,13 @@ export interface components {
             }[];
         };
         BetDetail: {
+            /**
+             * Format: date-time
+             * @description The committed instant: opened_at + 5 minutes, the end of the cancel window
+             */
+            committed_at: string;
+            /** @description The first quote published at or after committed_at; null: not yet committed (or never: finished before it, unranked) */
+            committed_price: number | null;
             /** @enum {string} */
             direction: "LONG" | "SHORT";
             /** Format: date-time */
@@ -1317,10 +1324,19 @@ export interface components {
             /** Format: int64 */
             id: number;
             percentage_gain: number;
+            /**
+             * @description pending: OPEN (its window not over, not yet committed, or awaiting its exit); ranked: finished with a ranked gain; early: finished before its committed instant, never ranked; cancelled; unranked: can never be ranked (unranked_reason says why)
+             * @enum {string}
+             */
+            ranked: "pending" | "ranked" | "early" | "cancelled" | "unranked";
+            /** @description Committed price to exit price with the gain formula; null while OPEN and for a bet not ranked. percentage_gain stays entry to exit */
+            ranked_gain: number | null;
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
             target_date: string | null;
             ticker: string;
+            /** @description Why the bet can never be ranked (such as entry_not_quoted: generated data); null otherwise */
+            unranked_reason: string | null;
             user: components["schemas"]["PublicUser"];
         };
         CancelBetResponse: {
@@ -2027,22 +2043,37 @@ export interface components {
             ticker: string;
         };
         TraderStats: {
+            /** @description Mean ranked gain. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             average_gain: number | null;
+            /** @description Best ranked gain. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             best_gain: number | null;
+            /** @description cancelled / opened */
             cancel_rate: number | null;
             /** Format: int64 */
             cancelled_trades: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every CLOSED bet, ranked or not
+             */
             closed_trades: number;
-            /** @description Cumulative gain after each closed bet (at most 1000 points, evenly sampled) */
+            /** @description Cumulative ranked gain after each ranked bet, in exit order (at most 1000 points, evenly sampled). Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             curve: {
                 /** Format: date-time */
                 t: string;
                 value: number;
             }[];
-            /** @description Largest fall of the cumulative-gain curve from a peak, in points */
+            /** @description early_closes / closed_trades; null without closed bets */
+            early_close_share: number | null;
+            /**
+             * Format: int64
+             * @description CLOSED bets that ended (by hand or settled) before their committed instant, opened_at + 5 minutes: never ranked
+             */
+            early_closes: number;
+            /** @description Largest fall of the cumulative ranked-gain curve from a peak, in points. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             max_drawdown: number;
+            /** @description Median ranked gain. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             median_gain: number | null;
+            /** @description Median time from opening to exit over every CLOSED bet (early closes included, cancelled bets not); null without closed bets */
             median_holding_seconds: number | null;
             /** Format: int64 */
             open_trades: number;
@@ -2051,7 +2082,32 @@ export interface components {
              * @description Every bet ever opened
              */
             opened_trades: number;
+            /**
+             * Format: int64
+             * @description CLOSED bets with a ranked gain: the bets the scored figures are computed from
+             */
+            ranked_trades: number;
+            /** @description Raw gains: every close counts, as SPEC's /leaderboard (percentage_gain, entry to exit, of every CLOSED bet, early closes included) */
+            raw: {
+                /** @description Mean percentage_gain; null without closed bets */
+                average_gain: number | null;
+                /**
+                 * Format: int64
+                 * @description Every CLOSED bet
+                 */
+                closed_trades: number;
+                /** @description Sum of percentage_gain, as total_score on /leaderboard */
+                total_gain: number;
+                /** @description wins / closed_trades; null without closed bets */
+                win_rate: number | null;
+                /**
+                 * Format: int64
+                 * @description CLOSED bets with a positive percentage_gain
+                 */
+                wins: number;
+            };
             tailers: {
+                /** @description Mean percentage_gain of the tailers' closed tails (raw gains) */
                 average_gain: number | null;
                 /** Format: int64 */
                 closed: number;
@@ -2062,12 +2118,18 @@ export interface components {
                 tails: number;
                 win_rate: number | null;
             };
+            /** @description Sum of ranked gains. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             total_gain: number;
             /** Format: int64 */
             user_id: number;
+            /** @description wins / ranked_trades; null without ranked bets. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             win_rate: number | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Ranked bets with a positive ranked gain. Scored: ranked bets only (ranked_gain, from the committed price to the exit).
+             */
             wins: number;
+            /** @description Worst ranked gain. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             worst_gain: number | null;
         };
         UpdateLeagueRequest: {
