@@ -1955,22 +1955,31 @@ export interface components {
             tree_size: number;
         };
         RecordEvent: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the entry was appended (on entries without event_at, also the instant of the event)
+             */
             at: string;
+            benchmark_committed?: number | null;
             /** Format: int64 */
             bet_id: number;
+            close_reason?: ("manual" | "cancel" | "target_date" | "stop_loss" | "take_profit") | null;
+            committed_price?: number | null;
             /** @enum {string} */
             direction: "LONG" | "SHORT";
             entry_price: number;
+            event_at?: string | null;
             exit_price: number | null;
             /** @enum {string} */
-            kind: "opened" | "closed" | "cancelled" | "settled";
+            kind: "opened" | "committed" | "closed" | "cancelled" | "settled";
             percentage_gain: number | null;
+            ranked_gain?: number | null;
             /** Format: int64 */
             seq: number;
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
             target_date: string | null;
+            thesis_hash?: string | null;
             ticker: string;
             /** Format: int64 */
             user_id: number;

@@ -5,10 +5,10 @@
 // a reader need not trust the service's own word that a bet is in the
 // published root.
 // The extensions let the Node unit tests (node16 resolution) read the same files.
-import { canonicalJson, proofSides } from '../../../src/domain/record-encoding.js';
+import { canonicalJson, eventJson, proofSides } from '../../../src/domain/record-encoding.js';
 import type { components } from '../api/schema.js';
 
-export { canonicalJson };
+export { canonicalJson, eventJson };
 
 export type UserRecord = components['schemas']['UserRecord'];
 export type RecordEvent = components['schemas']['RecordEvent'];
@@ -44,9 +44,13 @@ async function sha256(...parts: Uint8Array[]): Promise<string> {
   return bytesToHex(await crypto.subtle.digest('SHA-256', data));
 }
 
-/** An entry's hash: SHA-256 of the previous hash, a newline and the event's canonical JSON. */
+/**
+ * An entry's hash: SHA-256 of the previous hash, a newline and the event's
+ * canonical JSON, its optional fields that are null left out (an absent field
+ * and a null hash alike, so entries of every format verify).
+ */
 export function entryHash(prevHash: string, event: RecordEvent): Promise<string> {
-  return sha256(utf8.encode(`${prevHash}\n${canonicalJson(event)}`));
+  return sha256(utf8.encode(`${prevHash}\n${eventJson(event)}`));
 }
 
 /** RFC 6962 leaf hash of a chain head: 0x00 ‖ "user_id:seq:hash". */
