@@ -45,6 +45,21 @@ export function eventJson(event: object): string {
 }
 
 /**
+ * Fields of a bet row checked against its latest entry beside the first
+ * format's (the ranked boards read them), when that entry is of the new
+ * format (it has event_at): an entry of the first format says nothing of
+ * them. Absent and null compare equal. Returns the fields that differ.
+ */
+export const RANKING_BET_FIELDS = ['committed_price', 'benchmark_committed', 'ranked_gain'] as const;
+
+export function rankingFieldMismatches(bet: object, event: object): Array<(typeof RANKING_BET_FIELDS)[number]> {
+  const b = bet as Record<string, unknown>;
+  const e = event as Record<string, unknown>;
+  if (e.event_at === undefined || e.event_at === null) return [];
+  return RANKING_BET_FIELDS.filter((k) => (b[k] ?? null) !== (e[k] ?? null));
+}
+
+/**
  * The walk of RFC 9162 §2.1.3.2 from leaf `index` of a tree of `size` leaves
  * to its root: for each hash of an audit path of `pathLength`, true when that
  * hash is the left sibling (node = H(sibling, r)), false when it is the right

@@ -3,7 +3,7 @@
 // leaves and inner nodes can never be confused).
 import { createHash } from 'node:crypto';
 import { committedInstant } from './bets.js';
-import { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS, proofSides } from './record-encoding.js';
+import { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS, proofSides, rankingFieldMismatches } from './record-encoding.js';
 
 export { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS };
 
@@ -171,6 +171,10 @@ export interface ChainEntry {
 
 export interface BetState extends BetFields {
   id: number;
+  /** Checked when the bet's latest entry is of the new format (rankingFieldMismatches); absent in exports made before. */
+  committed_price?: number | null;
+  benchmark_committed?: number | null;
+  ranked_gain?: number | null;
 }
 
 /**
@@ -201,6 +205,9 @@ export function verifyChain(userId: number, entries: ChainEntry[], bets?: BetSta
     }
     for (const k of ['ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date'] as const) {
       if (ev[k] !== b[k]) problems.push(`bet ${b.id}: ${k} is ${JSON.stringify(b[k])} but the record says ${JSON.stringify(ev[k])}`);
+    }
+    for (const k of rankingFieldMismatches(b, ev)) {
+      problems.push(`bet ${b.id}: ${k} is ${JSON.stringify(b[k] ?? null)} but the record says ${JSON.stringify(ev[k] ?? null)}`);
     }
   }
   if (bets) {

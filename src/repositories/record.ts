@@ -94,7 +94,19 @@ export async function userExists(db: Db, userId: number): Promise<boolean> {
 export async function userBetStates(db: Db, userId: number) {
   return db
     .selectFrom('bets')
-    .select(['id', 'ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date'])
+    .select([
+      'id',
+      'ticker',
+      'direction',
+      'status',
+      'entry_price',
+      'exit_price',
+      'percentage_gain',
+      'target_date',
+      'committed_price',
+      'benchmark_committed',
+      'ranked_gain',
+    ])
     .where('user_id', '=', userId)
     .orderBy('id')
     .execute();

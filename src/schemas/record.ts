@@ -53,7 +53,22 @@ export const UserRecordSchema = Type.Object(
     entries: Type.Array(Type.Object({ seq: Count(), prev_hash: Hash, hash: Hash, event: ref(RecordEventSchema) }, { additionalProperties: false }), {
       description: "The user's whole hash chain, oldest first",
     }),
-    bets: Type.Array(Type.Object({ id: Id(), ...betState }, { additionalProperties: false }), { description: 'Every bet of the user' }),
+    bets: Type.Array(
+      Type.Object(
+        {
+          id: Id(),
+          ...betState,
+          committed_price: Type.Optional(Nullable(Type.Number())),
+          benchmark_committed: Type.Optional(Nullable(Type.Number())),
+          ranked_gain: Type.Optional(Nullable(Type.Number())),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at',
+      },
+    ),
     proof: Nullable(
       Type.Object(
         {

@@ -113,6 +113,14 @@ forEachDialect('verifiable record: the format change', (dialect) => {
     const check = await checkBetRecord(rec as Parameters<typeof checkBetRecord>[0], id);
     assert.deepEqual(check.problems, []);
     assert.deepEqual(check.betMismatch, []);
+
+    // Someone edits the bet's ranked gain in the database: the closed entry says otherwise.
+    await t.ctx.db.updateTable('bets').set({ ranked_gain: 50 }).where('id', '=', id).execute();
+    const problems = verifyUserRecord(await getRecord(u.id));
+    assert.ok(
+      problems.some((p) => p.startsWith(`bet ${id}: ranked_gain is 50 but the record says`)),
+      problems.join('\n'),
+    );
   });
 
   test('a settlement run late: dated when appended, its event at the due instant; dates rise with sequence numbers', async () => {

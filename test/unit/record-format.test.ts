@@ -155,6 +155,9 @@ const betStates = [
     exit_price: 48_000,
     percentage_gain: 4,
     target_date: '2026-03-02',
+    committed_price: 49_000,
+    benchmark_committed: 49_000,
+    ranked_gain: settled2.ranked_gain,
   },
 ];
 
@@ -178,6 +181,25 @@ describe('record format: old and new entries', () => {
       entries.map((e) => e.event.kind),
       ['opened', 'closed', 'opened', 'committed', 'settled'],
     );
+  });
+
+  test("a bet row's committed price, benchmark and ranked gain are checked against a new-format latest entry, absent and null alike", () => {
+    const entries = mixedChain();
+    const edited = (over: object) => verifyChain(USER, entries, [betStates[0], { ...betStates[1], ...over }]).join('\n');
+    assert.match(edited({ ranked_gain: 50 }), /bet 2: ranked_gain is 50 but the record says 2\.04/);
+    assert.match(edited({ committed_price: 48_000 }), /bet 2: committed_price is 48000 but the record says 49000/);
+    assert.match(edited({ benchmark_committed: null }), /bet 2: benchmark_committed is null but the record says 49000/);
+    // The opened entry has none of them: a row without them, or with nulls, agrees.
+    const atOpening = entries.slice(0, 3);
+    const openRow = { ...betStates[1], status: 'OPEN' as const, exit_price: null, percentage_gain: null };
+    const { committed_price: _c, benchmark_committed: _b, ranked_gain: _r, ...withoutThem } = openRow;
+    assert.deepEqual(verifyChain(USER, atOpening, [betStates[0], withoutThem]), []);
+    assert.deepEqual(
+      verifyChain(USER, atOpening, [betStates[0], { ...openRow, committed_price: null, benchmark_committed: null, ranked_gain: null }]),
+      [],
+    );
+    // A bet whose latest entry is of the first format: its row's ranking fields are not the record's to check.
+    assert.deepEqual(verifyChain(USER, entries, [{ ...betStates[0], committed_price: 101, ranked_gain: 3 }, betStates[1]]), []);
   });
 
   test('a new entry stores its null optional fields left out, and verifies with them written as null or left out', () => {

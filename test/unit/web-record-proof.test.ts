@@ -215,6 +215,9 @@ describe('web record proof (WebCrypto) agrees with the server', () => {
         exit_price: 180,
         percentage_gain: 3.846,
         target_date: null,
+        committed_price: 186,
+        benchmark_committed: 500,
+        ranked_gain: 3.226,
       },
     ];
     const rec: UserRecord = JSON.parse(JSON.stringify({ user_id: USER, entries, bets, proof: null }));
@@ -236,6 +239,11 @@ describe('web record proof (WebCrypto) agrees with the server', () => {
     const changed = structuredClone(rec);
     changed.entries[3].event.committed_price = 187;
     assert.match((await checkBetRecord(changed, 102)).problems.join('\n'), /entry 4 was changed/);
+    // A bet row whose ranked gain was edited: the latest entry (new format) says otherwise.
+    const edited = structuredClone(rec);
+    edited.bets[1].ranked_gain = 9;
+    assert.deepEqual((await checkBetRecord(edited, 102)).betMismatch, ['ranked_gain']);
+    assert.equal(verdictOf(await checkBetRecord(edited, 102)), 'failed');
   });
 
   test("the audit path of every leaf of trees of 1 to 33 leaves leads to the server's root; a wrong index or size does not", async () => {

@@ -2133,8 +2133,10 @@ export interface components {
             username: string;
         };
         UserRecord: {
-            /** @description Every bet of the user */
+            /** @description Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at */
             bets: {
+                benchmark_committed?: number | null;
+                committed_price?: number | null;
                 /** @enum {string} */
                 direction: "LONG" | "SHORT";
                 entry_price: number;
@@ -2142,6 +2144,7 @@ export interface components {
                 /** Format: int64 */
                 id: number;
                 percentage_gain: number | null;
+                ranked_gain?: number | null;
                 /** @enum {string} */
                 status: "OPEN" | "CLOSED" | "CANCELLED";
                 target_date: string | null;

@@ -5,7 +5,7 @@
 // a reader need not trust the service's own word that a bet is in the
 // published root.
 // The extensions let the Node unit tests (node16 resolution) read the same files.
-import { canonicalJson, eventJson, proofSides } from '../../../src/domain/record-encoding.js';
+import { canonicalJson, eventJson, proofSides, rankingFieldMismatches } from '../../../src/domain/record-encoding.js';
 import type { components } from '../api/schema.js';
 
 export { canonicalJson, eventJson };
@@ -115,7 +115,7 @@ export async function checkBetRecord(record: UserRecord, betId: number, publishe
 
   const latest = entries.at(-1)?.event;
   const bet = record.bets.find((b) => b.id === betId);
-  const betMismatch = bet && latest ? BET_FIELDS.filter((k) => bet[k] !== latest[k]) : [];
+  const betMismatch: string[] = bet && latest ? [...BET_FIELDS.filter((k) => bet[k] !== latest[k]), ...rankingFieldMismatches(bet, latest)] : [];
 
   let recomputedRoot: string | null = null;
   let verdict: RecordCheck['proof'] = 'none';
