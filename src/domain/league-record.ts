@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { LeagueBoardDocument, LeagueProof } from '../schemas/leagues.js';
 import type { UserRecord } from '../schemas/record.js';
 import { type BoardRow, computeBoard, type LeagueBet } from './leagues.js';
-import { canonicalJson, GENESIS, rootFromProof } from './record.js';
+import { canonicalJson, eventInstantOf, GENESIS, RECORD_KINDS, rootFromProof } from './record.js';
 
 const sha256 = (...parts: Array<string | Buffer>) => {
   const h = createHash('sha256');
@@ -41,12 +41,25 @@ export function documentRows(rows: BoardRow[]): LeagueBoardDocument['board'] {
   }));
 }
 
-/** The bets of a record as they stood at its entry `seq`: opening time from the opened event, the latest state at or before seq. */
+/** A record holds an entry of a kind this recount does not know: it fails rather than guess what that entry did to the bet. */
+export class UnknownEntryKind extends Error {}
+
+/**
+ * The bets of a record as they stood at its entry `seq`: the opening instant
+ * from the opened entry, the latest state at or before seq, the exit instant
+ * from the entry that ended the bet. Instants are the events' own (event_at;
+ * `at` on entries of the first format, which lack it). A `committed` entry
+ * changes no status. A kind not known here throws UnknownEntryKind.
+ */
 export function betsAtHead(record: UserRecord, seq: number): LeagueBet[] {
   const bets = new Map<number, LeagueBet>();
   for (const { event } of record.entries) {
     if (event.seq > seq) break;
-    const at = Date.parse(event.at);
+    const kind = event.kind as string;
+    if (!(RECORD_KINDS as readonly string[]).includes(kind)) {
+      throw new UnknownEntryKind(`entry ${event.seq} is of kind "${kind}", which this verifier does not know (update it)`);
+    }
+    const at = eventInstantOf(event);
     const known = bets.get(event.bet_id);
     bets.set(event.bet_id, {
       id: event.bet_id,
@@ -58,7 +71,7 @@ export function betsAtHead(record: UserRecord, seq: number): LeagueBet[] {
       exit_price: event.exit_price,
       percentage_gain: event.percentage_gain,
       opened_at: known?.opened_at ?? at,
-      closed_at: event.kind === 'opened' ? null : at,
+      closed_at: kind === 'opened' ? null : kind === 'committed' ? (known?.closed_at ?? null) : at,
       benchmark_entry: null,
       benchmark_exit: null,
     });
@@ -102,7 +115,15 @@ export function verifyLeagueProof(
     } else if (record.entries.find((e) => e.seq === head.seq)?.hash !== head.hash) {
       problems.push(`member ${head.user_id}: the chain head at the end (entry ${head.seq}) is not in the member's record`);
     }
-    const [recount] = computeBoard(rules, league, [{ user_id: head.user_id, left_at: null }], betsAtHead(record, head.seq), league.ends_at, marks);
+    let bets: LeagueBet[];
+    try {
+      bets = betsAtHead(record, head.seq);
+    } catch (err) {
+      if (!(err instanceof UnknownEntryKind)) throw err;
+      problems.push(`member ${head.user_id}: not recounted: ${err.message}`);
+      continue;
+    }
+    const [recount] = computeBoard(rules, league, [{ user_id: head.user_id, left_at: null }], bets, league.ends_at, marks);
     for (const k of ['trades', 'marked', 'cancels'] as const) {
       if (recount[k] !== row[k]) problems.push(`member ${head.user_id}: the board says ${k} ${row[k]} but the record gives ${recount[k]}`);
     }

@@ -24,6 +24,42 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * Fields entries gained after the record's first format (docs/record.md):
+ * absent on older entries, and a null one is left out of the encoding, so an
+ * absent field and a null hash alike. Fields of the first format keep their
+ * nulls (exit_price, percentage_gain, target_date): old entries' bytes are
+ * unchanged, and no version marker is needed.
+ */
+export const OPTIONAL_EVENT_FIELDS = ['event_at', 'committed_price', 'benchmark_committed', 'close_reason', 'thesis_hash', 'ranked_gain'] as const;
+
+/** The bytes an entry's event is stored and hashed as: its canonical JSON, the optional fields that are null left out. */
+export function eventJson(event: object): string {
+  const source = event as Record<string, unknown>;
+  let out = source;
+  for (const k of OPTIONAL_EVENT_FIELDS) {
+    if (source[k] !== null) continue;
+    if (out === source) out = { ...source };
+    out[k] = undefined; // canonicalJson leaves undefined out
+  }
+  return canonicalJson(out);
+}
+
+/**
+ * Fields of a bet row checked against its latest entry beside the first
+ * format's (the ranked boards read them), when that entry is of the new
+ * format (it has event_at): an entry of the first format says nothing of
+ * them. Absent and null compare equal. Returns the fields that differ.
+ */
+export const RANKING_BET_FIELDS = ['committed_price', 'benchmark_committed', 'ranked_gain'] as const;
+
+export function rankingFieldMismatches(bet: object, event: object): Array<(typeof RANKING_BET_FIELDS)[number]> {
+  const b = bet as Record<string, unknown>;
+  const e = event as Record<string, unknown>;
+  if (e.event_at === undefined || e.event_at === null) return [];
+  return RANKING_BET_FIELDS.filter((k) => (b[k] ?? null) !== (e[k] ?? null));
+}
+
+/**
  * The walk of RFC 9162 §2.1.3.2 from leaf `index` of a tree of `size` leaves
  * to its root: for each hash of an audit path of `pathLength`, true when that
  * hash is the left sibling (node = H(sibling, r)), false when it is the right

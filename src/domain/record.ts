@@ -2,9 +2,10 @@
 // events and a daily Merkle tree over the chain heads (RFC 6962 hashing, so
 // leaves and inner nodes can never be confused).
 import { createHash } from 'node:crypto';
-import { canonicalJson, proofSides } from './record-encoding.js';
+import { committedInstant } from './bets.js';
+import { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS, proofSides, rankingFieldMismatches } from './record-encoding.js';
 
-export { canonicalJson };
+export { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS };
 
 export const GENESIS = '0'.repeat(64);
 
@@ -19,13 +20,86 @@ export interface BetFields {
   target_date: string | null;
 }
 
+/** Entry kinds: `committed` records a bet's committed prices (it changes no status). */
+export const RECORD_KINDS = ['opened', 'committed', 'closed', 'cancelled', 'settled'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** Why a bet stopped being OPEN, as the record names it. */
+export const CLOSE_REASONS = ['manual', 'cancel', 'target_date', 'stop_loss', 'take_profit'] as const;
+export type CloseReason = (typeof CLOSE_REASONS)[number];
+
 export interface RecordEvent extends BetFields {
   user_id: number;
   seq: number;
-  kind: 'opened' | 'closed' | 'cancelled' | 'settled';
-  at: string; // ISO instant
+  kind: RecordKind;
+  /** When the entry was appended (ISO); never earlier than the previous entry's. On entries of the first format, the event's instant as well. */
+  at: string;
   bet_id: number;
+  // Optional fields (OPTIONAL_EVENT_FIELDS): absent on entries of the first format; absent and null are equal.
+  /** The event's own instant (ISO): opening, end of the cancel window, exit (a settlement's due instant). */
+  event_at?: string | null;
+  committed_price?: number | null;
+  benchmark_committed?: number | null;
+  close_reason?: CloseReason | null;
+  /** SHA-256 (hex) of the bet's thesis text; null until theses exist. */
+  thesis_hash?: string | null;
+  ranked_gain?: number | null;
 }
+
+/** The bets table's close_reason as the record names it; a reason the record cannot name fails the change rather than record a wrong one. */
+export function recordCloseReason(reason: string | null): CloseReason | null {
+  if (reason === null) return null;
+  if (reason === 'user') return 'manual';
+  if (reason === 'settlement') return 'target_date';
+  if ((CLOSE_REASONS as readonly string[]).includes(reason)) return reason as CloseReason;
+  throw new Error(`close reason "${reason}" has no name in the record (src/domain/record.ts)`);
+}
+
+/** A bet row as the record reads it. */
+export interface RecordedBet extends BetFields {
+  id: number;
+  user_id: number;
+  opened_at: number;
+  closed_at: number | null;
+  close_reason: string | null;
+  committed_price: number | null;
+  benchmark_committed: number | null;
+  ranked_gain: number | null;
+}
+
+/** The event's own instant: the opening, the end of the cancel window for a commitment, the exit otherwise. */
+function eventInstant(kind: RecordKind, bet: RecordedBet, appendedAt: number): number {
+  if (kind === 'opened') return bet.opened_at;
+  if (kind === 'committed') return committedInstant(bet.opened_at);
+  return bet.closed_at ?? appendedAt;
+}
+
+/** The entry for a bet's event, appended at `appendedAt` as entry `seq` of its owner's chain. */
+export function recordEventOf(kind: RecordKind, bet: RecordedBet, seq: number, appendedAt: number): RecordEvent {
+  return {
+    user_id: bet.user_id,
+    seq,
+    kind,
+    at: new Date(appendedAt).toISOString(),
+    bet_id: bet.id,
+    ticker: bet.ticker,
+    direction: bet.direction,
+    status: bet.status,
+    entry_price: bet.entry_price,
+    exit_price: bet.exit_price,
+    percentage_gain: bet.percentage_gain,
+    target_date: bet.target_date,
+    event_at: new Date(eventInstant(kind, bet, appendedAt)).toISOString(),
+    committed_price: bet.committed_price,
+    benchmark_committed: bet.benchmark_committed,
+    close_reason: recordCloseReason(bet.close_reason),
+    thesis_hash: null,
+    ranked_gain: bet.ranked_gain,
+  };
+}
+
+/** The instant an entry's event happened: event_at, or on entries of the first format (which lack it) at. */
+export const eventInstantOf = (event: Pick<RecordEvent, 'at' | 'event_at'>): number => Date.parse(event.event_at ?? event.at);
 
 const sha256 = (...parts: Array<string | Buffer>) => {
   const h = createHash('sha256');
@@ -33,14 +107,14 @@ const sha256 = (...parts: Array<string | Buffer>) => {
   return h.digest('hex');
 };
 
-/** Each entry commits to the previous entry's hash and to the event's canonical JSON. */
+/** Each entry commits to the previous entry's hash and to the event's canonical JSON (null optional fields left out). */
 export function entryHash(prevHash: string, event: RecordEvent): string {
-  return hashOfEncoded(prevHash, canonicalJson(event));
+  return hashOfEncoded(prevHash, eventJson(event));
 }
 
-/** An entry as stored: the event's canonical JSON (encoded once) and the entry's hash. */
+/** An entry as stored: the event's canonical JSON (encoded once, null optional fields left out) and the entry's hash. */
 export function encodeEntry(prevHash: string, event: RecordEvent): { event: string; hash: string } {
-  const json = canonicalJson(event);
+  const json = eventJson(event);
   return { event: json, hash: hashOfEncoded(prevHash, json) };
 }
 
@@ -97,6 +171,10 @@ export interface ChainEntry {
 
 export interface BetState extends BetFields {
   id: number;
+  /** Checked when the bet's latest entry is of the new format (rankingFieldMismatches); absent in exports made before. */
+  committed_price?: number | null;
+  benchmark_committed?: number | null;
+  ranked_gain?: number | null;
 }
 
 /**
@@ -127,6 +205,9 @@ export function verifyChain(userId: number, entries: ChainEntry[], bets?: BetSta
     }
     for (const k of ['ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date'] as const) {
       if (ev[k] !== b[k]) problems.push(`bet ${b.id}: ${k} is ${JSON.stringify(b[k])} but the record says ${JSON.stringify(ev[k])}`);
+    }
+    for (const k of rankingFieldMismatches(b, ev)) {
+      problems.push(`bet ${b.id}: ${k} is ${JSON.stringify(b[k] ?? null)} but the record says ${JSON.stringify(ev[k] ?? null)}`);
     }
   }
   if (bets) {

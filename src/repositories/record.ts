@@ -7,7 +7,7 @@ import type { RecordDayLeavesTable, RecordDaysTable, RecordEntriesTable } from '
 // Every bet event appends an entry: both statements are prepared (src/db/prepared.ts).
 // The limit is written into the SQL: SQLite runs `limit 1` in half the time of `limit ?`.
 const lastEntryQuery = prepared((db, p: { userId: number }) =>
-  db.selectFrom('record_entries').select(['seq', 'hash']).where('user_id', '=', p.userId).orderBy('seq', 'desc').limit(sql.lit(1)),
+  db.selectFrom('record_entries').select(['seq', 'hash', 'at']).where('user_id', '=', p.userId).orderBy('seq', 'desc').limit(sql.lit(1)),
 );
 
 export async function lastEntry(db: Db, userId: number) {
@@ -94,7 +94,19 @@ export async function userExists(db: Db, userId: number): Promise<boolean> {
 export async function userBetStates(db: Db, userId: number) {
   return db
     .selectFrom('bets')
-    .select(['id', 'ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date'])
+    .select([
+      'id',
+      'ticker',
+      'direction',
+      'status',
+      'entry_price',
+      'exit_price',
+      'percentage_gain',
+      'target_date',
+      'committed_price',
+      'benchmark_committed',
+      'ranked_gain',
+    ])
     .where('user_id', '=', userId)
     .orderBy('id')
     .execute();

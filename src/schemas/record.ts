@@ -14,14 +14,29 @@ const betState = {
   target_date: Nullable(DateString()),
 };
 
+/**
+ * Fields entries gained after the first format (docs/record.md): absent on
+ * older entries; a null one is left out when stored, and verification treats
+ * absent and null alike (OPTIONAL_EVENT_FIELDS in src/domain/record-encoding.ts).
+ */
+const laterFields = {
+  event_at: Type.Optional(Nullable(DateTime({ description: "The event's own instant; `at` is when the entry was appended" }))),
+  committed_price: Type.Optional(Nullable(Type.Number({ description: 'The first quote published at or after the end of the cancel window' }))),
+  benchmark_committed: Type.Optional(Nullable(Type.Number({ description: "The benchmark's quote at that instant" }))),
+  close_reason: Type.Optional(Nullable(StringEnum(['manual', 'cancel', 'target_date', 'stop_loss', 'take_profit']))),
+  thesis_hash: Type.Optional(Nullable(Type.String({ ...Hash, description: "SHA-256 (hex) of the bet's thesis text" }))),
+  ranked_gain: Type.Optional(Nullable(Type.Number({ description: 'Committed price to exit price with the gain formula' }))),
+};
+
 export const RecordEventSchema = Type.Object(
   {
     user_id: Id(),
     seq: Count(),
-    kind: StringEnum(['opened', 'closed', 'cancelled', 'settled']),
-    at: DateTime(),
+    kind: StringEnum(['opened', 'committed', 'closed', 'cancelled', 'settled']),
+    at: DateTime({ description: 'When the entry was appended (on entries without event_at, also the instant of the event)' }),
     bet_id: Id(),
     ...betState,
+    ...laterFields,
   },
   { $id: 'RecordEvent', additionalProperties: false },
 );
@@ -38,7 +53,22 @@ export const UserRecordSchema = Type.Object(
     entries: Type.Array(Type.Object({ seq: Count(), prev_hash: Hash, hash: Hash, event: ref(RecordEventSchema) }, { additionalProperties: false }), {
       description: "The user's whole hash chain, oldest first",
     }),
-    bets: Type.Array(Type.Object({ id: Id(), ...betState }, { additionalProperties: false }), { description: 'Every bet of the user' }),
+    bets: Type.Array(
+      Type.Object(
+        {
+          id: Id(),
+          ...betState,
+          committed_price: Type.Optional(Nullable(Type.Number())),
+          benchmark_committed: Type.Optional(Nullable(Type.Number())),
+          ranked_gain: Type.Optional(Nullable(Type.Number())),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at',
+      },
+    ),
     proof: Nullable(
       Type.Object(
         {

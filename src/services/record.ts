@@ -3,7 +3,8 @@
 // root over all chain heads, published once.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { encodeEntry, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent } from '../domain/record.js';
+import type { BetRow } from '../db/tables.js';
+import { encodeEntry, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent, type RecordKind, recordEventOf } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import {
   dayLeaves,
@@ -21,7 +22,7 @@ import {
 import { boardLeavesOf, boardsToPublish, setBoardLeaf } from '../repositories/leagues.js';
 import { leagueLeafHash } from '../domain/league-record.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
-import type { BetEvent } from './events.js';
+import type { AppEvents, BetEvent } from './events.js';
 
 /** What the verifiable record uses of the context. */
 export type RecordDeps = Pick<AppContext, 'clock' | 'database' | 'db'>;
@@ -30,30 +31,31 @@ const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
 
-/** The betChanged handler: one chain entry per event, under the user's row lock (other users never wait), its head read after the lock is held. */
+/**
+ * Appends a bet's event to its owner's chain, under the owner's row lock
+ * (other users never wait), its head read after the lock is held. The entry
+ * is dated when it is appended, never before the previous entry (instances'
+ * clocks may differ), so dates rise with sequence numbers as headsBefore
+ * assumes; the event's own instant is its event_at.
+ */
+async function appendEntry(ctx: RecordDeps, trx: Db, kind: RecordKind, bet: BetRow, ownerLocked: boolean | undefined): Promise<void> {
+  if (!ownerLocked) await ctx.database.holdLock(trx, 'users', bet.user_id);
+  const last = await lastEntry(trx, bet.user_id);
+  const seq = (last?.seq ?? 0) + 1;
+  const prev = last?.hash ?? GENESIS;
+  const at = Math.max(ctx.clock.now(), last?.at ?? 0);
+  const entry = encodeEntry(prev, recordEventOf(kind, bet, seq, at));
+  await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...entry, prev_hash: prev });
+}
+
+/** The betChanged handler: one chain entry per event. */
 export function recordHandler(ctx: RecordDeps) {
-  return async (trx: Db, { kind, bet, at, ownerLocked }: BetEvent): Promise<void> => {
-    if (!ownerLocked) await ctx.database.holdLock(trx, 'users', bet.user_id);
-    const last = await lastEntry(trx, bet.user_id);
-    const seq = (last?.seq ?? 0) + 1;
-    const prev = last?.hash ?? GENESIS;
-    const event: RecordEvent = {
-      user_id: bet.user_id,
-      seq,
-      kind,
-      at: new Date(at).toISOString(),
-      bet_id: bet.id,
-      ticker: bet.ticker,
-      direction: bet.direction,
-      status: bet.status,
-      entry_price: bet.entry_price,
-      exit_price: bet.exit_price,
-      percentage_gain: bet.percentage_gain,
-      target_date: bet.target_date,
-    };
-    const entry = encodeEntry(prev, event);
-    await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...entry, prev_hash: prev });
-  };
+  return (trx: Db, { kind, bet, ownerLocked }: BetEvent): Promise<void> => appendEntry(ctx, trx, kind, bet, ownerLocked);
+}
+
+/** The betCommitted handler: a `committed` entry with the bet's committed prices (the bet's status is unchanged). */
+export function committedRecordHandler(ctx: RecordDeps) {
+  return (trx: Db, { bet }: AppEvents['betCommitted']): Promise<void> => appendEntry(ctx, trx, 'committed', bet, false);
 }
 
 const toDay = (d: { day: string; root: string; tree_size: number; published_at: number }): RecordDay => ({

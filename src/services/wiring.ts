@@ -8,18 +8,23 @@ import { buttonAnswerHandler, forgetUser } from './chat.js';
 import { leagueTalliesHandler } from './league-tallies.js';
 import { noticesHandler } from './notifications.js';
 import { dayStatsHandler, leaderboardHandler } from './rankings.js';
-import { recordHandler } from './record.js';
+import { committedRecordHandler, recordHandler } from './record.js';
 
 export function wireServices(ctx: AppContext): void {
   const { events, sharedAnswers } = ctx;
 
-  // The order of the writes and of the locks they take: the record chain holds the owner's row lock before it reads its head; a chat's answer is recorded last.
+  // The order of the writes and of the locks they take. The change holds the bet's row lock (an opening, the owner's);
+  // the record chain then takes the owner's row lock before it reads its head, and does so first: a commitment's entry
+  // (betCommitted, below) takes it before the same transaction's close or settlement adds to the owner's leaderboard
+  // row, so every transaction takes the owner's row before that one, never after. A chat's answer is recorded last.
+  events.inTransaction('betChanged', recordHandler(ctx));
   events.inTransaction('betChanged', leaderboardHandler());
   events.inTransaction('betChanged', noticesHandler({ transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl }));
-  events.inTransaction('betChanged', recordHandler(ctx));
   events.inTransaction('betChanged', dayStatsHandler());
   events.inTransaction('betChanged', leagueTalliesHandler());
   events.inTransaction('betChanged', buttonAnswerHandler(ctx));
+  // A commitment is recorded in its owner's chain: the bet's row lock is held (catchUp, closeBet), then the owner's.
+  events.inTransaction('betCommitted', committedRecordHandler(ctx));
   // A bet's change alters its owner's public profile; a close or settlement also every leaderboard.
   events.afterCommit('betChanged', (e) => {
     sharedAnswers.dropProfile(e.bet.user_id);

@@ -52,11 +52,12 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
       assert.deepEqual([b.exit_price, b.percentage_gain, b.close_reason], [b.entry_price, 0, 'cancel'], where);
       assert.ok(b.closed_at !== null && b.closed_at - b.opened_at <= CANCEL_WINDOW_MS, `${where}: cancelled after the window`);
     }
-    // Bets made through the service have their events in the record: one opening, at most one end, matching the row.
+    // Bets made through the service have their events in the record: one opening, at most one commitment, at most one end, matching the row.
     const kinds = entriesOf.get(b.id);
     if (kinds === undefined) continue;
     assert.equal(kinds.filter((k) => k === 'opened').length, 1, `${where}: record ${kinds}`);
-    const ends = kinds.filter((k) => k !== 'opened');
+    assert.ok(kinds.filter((k) => k === 'committed').length <= 1, `${where}: committed more than once in the record (${kinds})`);
+    const ends = kinds.filter((k) => k !== 'opened' && k !== 'committed');
     assert.equal(ends.length, b.status === 'OPEN' ? 0 : 1, `${where}: ended ${ends.length} times in the record (${kinds})`);
     if (ends[0]) assert.deepEqual(TERMINAL[ends[0]], { status: b.status, reason: b.close_reason }, where);
   }

@@ -54,10 +54,11 @@ forEachDialect('the bet service on a context without HTTP', (dialect) => {
     const board = await windowedLeaderboard(t.ctx, {});
     const mine = board.find((u) => u.id === userId);
     assert.deepEqual({ score: mine?.total_score, trades: mine?.total_trades }, { score: 10, trades: 1 });
+    // Closed past its cancel window: its committed price is recorded first, in the close's transaction.
     const entries = await t.ctx.db.selectFrom('record_entries').select('kind').where('user_id', '=', userId).orderBy('seq').execute();
     assert.deepEqual(
       entries.map((e) => e.kind),
-      ['opened', 'closed'],
+      ['opened', 'committed', 'closed'],
     );
   });
 

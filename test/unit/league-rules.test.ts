@@ -349,6 +349,14 @@ describe('the proof of a final board', () => {
     wrongHead.document.heads[0].hash = 'd'.repeat(64);
     assert.match(verifyLeagueProof(wrongHead, { records }).join('\n'), /not in the member's record/);
   });
+  test("a member's entry of a kind the recount does not know is reported, and that member is not recounted", () => {
+    const odd = structuredClone(record);
+    odd.entries[1].event.kind = 'amended' as RecordEvent['kind'];
+    assert.match(
+      verifyLeagueProof(proof, { records: new Map([[userId, odd]]) }).join('\n'),
+      /member 7: not recounted: entry 2 is of kind "amended", which this verifier does not know/,
+    );
+  });
   test('a league leaf cannot pass for a user leaf', () => {
     assert.notEqual(leagueLeafHash(1, 'a'.repeat(64)), leafHash({ user_id: 1, seq: 1, hash: 'a'.repeat(64) }));
   });

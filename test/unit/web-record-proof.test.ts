@@ -2,6 +2,7 @@
 // against the server's own record functions (src/domain/record.ts, node:crypto):
 // both must hash the same bytes, or a true record would show "does not verify".
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import * as server from '../../src/domain/record.js';
@@ -118,6 +119,131 @@ describe('web record proof (WebCrypto) agrees with the server', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  test("entries of the new format hash as the server's, their optional fields absent, null or set", async () => {
+    const optional = {
+      event_at: fc.option(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString())),
+      committed_price: fc.option(fc.double({ min: 1e-6, max: 1e7, noNaN: true })),
+      benchmark_committed: fc.option(fc.double({ min: 1e-6, max: 1e7, noNaN: true })),
+      close_reason: fc.option(
+        fc.constantFrom('manual' as const, 'cancel' as const, 'target_date' as const, 'stop_loss' as const, 'take_profit' as const),
+      ),
+      thesis_hash: fc.option(fc.stringMatching(/^[0-9a-f]{64}$/)),
+      ranked_gain: fc.option(fc.double({ min: -1e4, max: 1e4, noNaN: true })),
+    };
+    const arbNew = fc.record(optional, { requiredKeys: [] }).map((o) => ({ ...event(3, { kind: 'committed' }), ...o }));
+    await fc.assert(
+      fc.asyncProperty(arbNew, async (e) => {
+        const received = JSON.parse(JSON.stringify(e)) as server.RecordEvent;
+        assert.equal(await entryHash(server.GENESIS, received), server.entryHash(server.GENESIS, e));
+        // Its nulls left out: the same entry.
+        const omitted = Object.fromEntries(
+          Object.entries(received).filter(([k, v]) => v !== null || !(server.OPTIONAL_EVENT_FIELDS as readonly string[]).includes(k)),
+        );
+        assert.equal(await entryHash(server.GENESIS, omitted as server.RecordEvent), server.entryHash(server.GENESIS, e));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('a chain of first-format entries (their own encoding) and new ones checks out in the browser; a changed new field does not', async () => {
+    const oldEvents = [event(1), event(2, { kind: 'closed', status: 'CLOSED', exit_price: 65_000, percentage_gain: 1.367 })];
+    let prev = server.GENESIS;
+    const entries: UserRecord['entries'] = [];
+    for (const e of oldEvents) {
+      // The first format as it was written: sorted keys, every field, nulls kept.
+      const json = JSON.stringify(Object.fromEntries(Object.entries(e).sort(([a], [b]) => (a < b ? -1 : 1))));
+      const hash = createHash('sha256').update(prev).update('\n').update(json).digest('hex');
+      entries.push({ seq: e.seq, prev_hash: prev, hash, event: JSON.parse(json) });
+      prev = hash;
+    }
+    const bet = {
+      id: 102,
+      user_id: USER,
+      ticker: 'AAPL',
+      direction: 'SHORT' as const,
+      status: 'OPEN' as const,
+      entry_price: 187.2,
+      exit_price: null,
+      percentage_gain: null,
+      target_date: null,
+      opened_at: Date.parse('2026-03-02T16:00:00Z'),
+      closed_at: null,
+      close_reason: null,
+      committed_price: null,
+      benchmark_committed: null,
+      ranked_gain: null,
+    };
+    const committed = { ...bet, committed_price: 186, benchmark_committed: 500 };
+    const closed = {
+      ...committed,
+      status: 'CLOSED' as const,
+      exit_price: 180,
+      percentage_gain: 3.846,
+      closed_at: bet.opened_at + 3_600_000,
+      close_reason: 'user',
+      ranked_gain: 3.226,
+    };
+    const fresh = [
+      server.recordEventOf('opened', bet, 3, bet.opened_at),
+      server.recordEventOf('committed', committed, 4, bet.opened_at + 301_000),
+      server.recordEventOf('closed', closed, 5, closed.closed_at),
+    ];
+    for (const e of fresh) {
+      const { event: json, hash } = server.encodeEntry(prev, e);
+      entries.push({ seq: e.seq, prev_hash: prev, hash, event: JSON.parse(json) });
+      prev = hash;
+    }
+    const bets = [
+      {
+        id: 101,
+        ticker: 'BTC-USD',
+        direction: 'LONG' as const,
+        status: 'CLOSED' as const,
+        entry_price: 64_123.45,
+        exit_price: 65_000,
+        percentage_gain: 1.367,
+        target_date: null,
+      },
+      {
+        id: 102,
+        ticker: 'AAPL',
+        direction: 'SHORT' as const,
+        status: 'CLOSED' as const,
+        entry_price: 187.2,
+        exit_price: 180,
+        percentage_gain: 3.846,
+        target_date: null,
+        committed_price: 186,
+        benchmark_committed: 500,
+        ranked_gain: 3.226,
+      },
+    ];
+    const rec: UserRecord = JSON.parse(JSON.stringify({ user_id: USER, entries, bets, proof: null }));
+    for (const id of [101, 102]) {
+      const check = await checkBetRecord(rec, id);
+      assert.deepEqual(check.problems, [], `bet ${id}`);
+      assert.deepEqual(check.betMismatch, []);
+      assert.equal(verdictOf(check), 'unpublished');
+    }
+    assert.deepEqual(
+      (await checkBetRecord(rec, 102)).entries.map((e) => e.event.kind),
+      ['opened', 'committed', 'closed'],
+    );
+    // The new entries' nulls written out: the same record.
+    const withNulls = structuredClone(rec);
+    for (const e of withNulls.entries.slice(2))
+      e.event = { ...e.event, thesis_hash: null, ...(e.seq === 3 ? { committed_price: null, ranked_gain: null } : {}) };
+    assert.deepEqual((await checkBetRecord(withNulls, 102)).problems, []);
+    const changed = structuredClone(rec);
+    changed.entries[3].event.committed_price = 187;
+    assert.match((await checkBetRecord(changed, 102)).problems.join('\n'), /entry 4 was changed/);
+    // A bet row whose ranked gain was edited: the latest entry (new format) says otherwise.
+    const edited = structuredClone(rec);
+    edited.bets[1].ranked_gain = 9;
+    assert.deepEqual((await checkBetRecord(edited, 102)).betMismatch, ['ranked_gain']);
+    assert.equal(verdictOf(await checkBetRecord(edited, 102)), 'failed');
   });
 
   test("the audit path of every leaf of trees of 1 to 33 leaves leads to the server's root; a wrong index or size does not", async () => {

@@ -1971,22 +1971,31 @@ export interface components {
             tree_size: number;
         };
         RecordEvent: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the entry was appended (on entries without event_at, also the instant of the event)
+             */
             at: string;
+            benchmark_committed?: number | null;
             /** Format: int64 */
             bet_id: number;
+            close_reason?: ("manual" | "cancel" | "target_date" | "stop_loss" | "take_profit") | null;
+            committed_price?: number | null;
             /** @enum {string} */
             direction: "LONG" | "SHORT";
             entry_price: number;
+            event_at?: string | null;
             exit_price: number | null;
             /** @enum {string} */
-            kind: "opened" | "closed" | "cancelled" | "settled";
+            kind: "opened" | "committed" | "closed" | "cancelled" | "settled";
             percentage_gain: number | null;
+            ranked_gain?: number | null;
             /** Format: int64 */
             seq: number;
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
             target_date: string | null;
+            thesis_hash?: string | null;
             ticker: string;
             /** Format: int64 */
             user_id: number;
@@ -2186,8 +2195,10 @@ export interface components {
             username: string;
         };
         UserRecord: {
-            /** @description Every bet of the user */
+            /** @description Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at */
             bets: {
+                benchmark_committed?: number | null;
+                committed_price?: number | null;
                 /** @enum {string} */
                 direction: "LONG" | "SHORT";
                 entry_price: number;
@@ -2195,6 +2206,7 @@ export interface components {
                 /** Format: int64 */
                 id: number;
                 percentage_gain: number | null;
+                ranked_gain?: number | null;
                 /** @enum {string} */
                 status: "OPEN" | "CLOSED" | "CANCELLED";
                 target_date: string | null;

@@ -5,7 +5,13 @@ import { formatDateTime } from '../lib/format';
 import { canVerifyHere, type RecordCheck, type RecordEntry, shortHash, type UserRecord, verdictOf } from '../lib/record-proof';
 import { ErrorState, Loading } from './status';
 
-const KIND: Record<RecordEntry['event']['kind'], string> = { opened: 'Opened', closed: 'Closed', cancelled: 'Cancelled', settled: 'Settled' };
+const KIND: Record<RecordEntry['event']['kind'], string> = {
+  opened: 'Opened',
+  committed: 'Committed',
+  closed: 'Closed',
+  cancelled: 'Cancelled',
+  settled: 'Settled',
+};
 
 function Hash({ value, label }: { value: string; label?: string }) {
   return (
@@ -168,10 +174,13 @@ function Entries({ entries, headSeq }: { entries: RecordEntry[]; headSeq: number
               #{e.seq}
             </td>
             <td data-label="Event">
-              {KIND[e.event.kind]}
+              {/* A kind newer than this page is named as the record names it. */}
+              {KIND[e.event.kind] ?? e.event.kind}
+              {e.event.kind === 'committed' && e.event.committed_price != null && <span className="muted num"> (at {e.event.committed_price})</span>}
               {e.event.percentage_gain !== null && <span className="muted num"> ({e.event.percentage_gain.toFixed(2)}%)</span>}
             </td>
-            <td data-label="At">{formatDateTime(e.event.at)}</td>
+            {/* The event's own instant (a late settlement's is its due instant); entries of the first format have only `at`. */}
+            <td data-label="At">{formatDateTime(e.event.event_at ?? e.event.at)}</td>
             <td data-label="Hash">
               <Hash value={e.hash} label={`Entry ${e.seq} hash`} />
             </td>

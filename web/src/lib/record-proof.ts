@@ -5,10 +5,10 @@
 // a reader need not trust the service's own word that a bet is in the
 // published root.
 // The extensions let the Node unit tests (node16 resolution) read the same files.
-import { canonicalJson, proofSides } from '../../../src/domain/record-encoding.js';
+import { canonicalJson, eventJson, proofSides, rankingFieldMismatches } from '../../../src/domain/record-encoding.js';
 import type { components } from '../api/schema.js';
 
-export { canonicalJson };
+export { canonicalJson, eventJson };
 
 export type UserRecord = components['schemas']['UserRecord'];
 export type RecordEvent = components['schemas']['RecordEvent'];
@@ -44,9 +44,13 @@ async function sha256(...parts: Uint8Array[]): Promise<string> {
   return bytesToHex(await crypto.subtle.digest('SHA-256', data));
 }
 
-/** An entry's hash: SHA-256 of the previous hash, a newline and the event's canonical JSON. */
+/**
+ * An entry's hash: SHA-256 of the previous hash, a newline and the event's
+ * canonical JSON, its optional fields that are null left out (an absent field
+ * and a null hash alike, so entries of every format verify).
+ */
 export function entryHash(prevHash: string, event: RecordEvent): Promise<string> {
-  return sha256(utf8.encode(`${prevHash}\n${canonicalJson(event)}`));
+  return sha256(utf8.encode(`${prevHash}\n${eventJson(event)}`));
 }
 
 /** RFC 6962 leaf hash of a chain head: 0x00 ‖ "user_id:seq:hash". */
@@ -111,7 +115,7 @@ export async function checkBetRecord(record: UserRecord, betId: number, publishe
 
   const latest = entries.at(-1)?.event;
   const bet = record.bets.find((b) => b.id === betId);
-  const betMismatch = bet && latest ? BET_FIELDS.filter((k) => bet[k] !== latest[k]) : [];
+  const betMismatch: string[] = bet && latest ? [...BET_FIELDS.filter((k) => bet[k] !== latest[k]), ...rankingFieldMismatches(bet, latest)] : [];
 
   let recomputedRoot: string | null = null;
   let verdict: RecordCheck['proof'] = 'none';
