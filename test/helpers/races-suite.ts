@@ -376,7 +376,7 @@ export function racesSuite(opts: { rounds: number }): void {
       }
     });
 
-    test('the settlement worker against users closing the same bets: each bet closes exactly once', async () => {
+    test('the settlement worker against users closing the same due bets: each settles exactly once, at its due instant, and no close gets a later price', async () => {
       const worker = new PeriodicJob(settlementJob(t.ctx, quiet));
       for (let round = 0; round < opts.rounds; round++) {
         const u = await registerAndLogin(t.app);
@@ -392,21 +392,24 @@ export function racesSuite(opts: { rounds: number }): void {
             bets.map((id) => closeReq(u, id)),
             () => worker.runOnce(),
           );
-          const settled = race.alongside!.settled;
-          let userWins = 0;
+          // Past its settlement instant a bet is settled at that instant's quote, by whichever comes first: the close (which then answers 400) or the worker.
+          assert.ok(race.alongside!.settled <= bets.length);
           for (let i = 0; i < bets.length; i++) {
-            const r = race.responses[i]!;
+            assertError(race.responses[i]!, 400);
             const bet = await betRow(bets[i]!);
             assert.equal(bet.status, 'CLOSED');
-            if (r.status === 200) {
-              userWins++;
-              assert.equal(bet.close_reason, 'user');
-            } else {
-              assertError(r, 400);
-              assert.equal(bet.close_reason, 'settlement');
-            }
+            assert.equal(bet.close_reason, 'settlement');
+            assert.equal(bet.closed_at, bet.settle_at);
+            assert.equal(bet.exit_price, 51_000);
           }
-          assert.equal(userWins + settled, bets.length, `user closes ${userWins}, settled ${settled}`);
+          const entries = await t.ctx.db
+            .selectFrom('record_entries')
+            .select('bet_id')
+            .where('bet_id', 'in', bets)
+            .where('kind', '=', 'settled')
+            .execute();
+          assert.equal(entries.length, bets.length, 'one settlement entry per bet');
+          assert.equal(new Set(entries.map((e) => e.bet_id)).size, bets.length);
         } finally {
           setPrice('BTC-USD', 50_000);
         }
