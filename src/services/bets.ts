@@ -8,7 +8,15 @@ import { capacitiesOf } from '../domain/accounts.js';
 import { commitDue, committedInstant, isCancelable, percentageGain, rankedGain, settlementDue, targetDateProblem } from '../domain/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
-import { commitOpenBet, countOpenBets, findBetById, finishOpenBet, insertBetWithinCapacity, listFinishedBets, listOpenBets } from '../repositories/bets.js';
+import {
+  commitOpenBet,
+  countOpenBets,
+  findBetById,
+  finishOpenBet,
+  insertBetWithinCapacity,
+  listFinishedBets,
+  listOpenBets,
+} from '../repositories/bets.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
@@ -129,7 +137,8 @@ async function dueQuotes(ctx: BetDeps, bet: BetRow, now: number): Promise<DueQuo
     due.commit = { price: quote.price, benchmark };
   }
   if (settlementDue(bet, now)) {
-    const at = bet.settle_at!;
+    // A same-day target opened after that day's close is due at once: at its opening, never before it.
+    const at = Math.max(bet.settle_at!, bet.opened_at);
     const [quote, benchmark] = await Promise.all([ctx.prices.quoteAtOrAfter(bet.ticker, at), benchmarkQuoteAtOrAfter(ctx, bet.ticker, at)]);
     due.settle = { price: quote.price, benchmark, at };
   }
@@ -174,7 +183,7 @@ export async function catchUp(ctx: BetDeps, bet: BetRow, now: number, opts: { sk
   if (!due.commit && !due.settle) return { bet, committed: false, settled: false };
   return ctx.database.transaction(async (trx) => {
     const locked = await ctx.database.lock(trx, 'bets', bet.id, opts);
-    if (!locked || locked.status !== 'OPEN') return { bet: locked, committed: false, settled: false };
+    if (locked?.status !== 'OPEN') return { bet: locked, committed: false, settled: false };
     return applyDue(ctx, trx, locked, due, now);
   });
 }
@@ -241,7 +250,9 @@ export async function closeBet(ctx: BetDeps, userId: number, betId: number): Pro
   } catch {
     throw internal('Could not fetch the current price; the bet stays open, try again');
   }
-  const closed = await ctx.database.transaction(async (trx) => closeAt(ctx, trx, (await applyDue(ctx, trx, bet, due, now)).bet ?? bet, exit, 'user', now, now));
+  const closed = await ctx.database.transaction(async (trx) =>
+    closeAt(ctx, trx, (await applyDue(ctx, trx, bet, due, now)).bet ?? bet, exit, 'user', now, now),
+  );
   if (!closed) throw badRequest('Bet is not open');
   return {
     message: `Closed ${closed.direction} ${closed.ticker}`,

@@ -70,10 +70,12 @@ forEachDialect('published quotes', (dialect) => {
         // The quote is the market's price at its own instant: never a price from later.
         assert.equal(quote.price, await provider.priceAt(ticker, quote.at));
         const seen = await shown(ticker, betId);
-        for (const [where, p] of Object.entries(seen)) assert.equal(p, quote.price, `${ticker} at +${s}s: ${where} shows ${p}, the quote is ${quote.price}`);
+        for (const [where, p] of Object.entries(seen))
+          assert.equal(p, quote.price, `${ticker} at +${s}s: ${where} shows ${p}, the quote is ${quote.price}`);
         // History points are never after the quote's instant, and the last one is the quote itself.
         const history = (await get(`/price/${ticker}/history?range=1d`)).points as Array<{ t: string; price: number }>;
-        for (const p of history) assert.ok(Date.parse(p.t) <= quote.at, `history point ${p.t} after the quote of ${new Date(quote.at).toISOString()}`);
+        for (const p of history)
+          assert.ok(Date.parse(p.t) <= quote.at, `history point ${p.t} after the quote of ${new Date(quote.at).toISOString()}`);
         assert.equal(Date.parse(history.at(-1)!.t), quote.at);
         const page = await get(`/instruments/${ticker}?range=1d`);
         const chart = page.points as Array<{ t: string }>;
@@ -82,7 +84,12 @@ forEachDialect('published quotes', (dialect) => {
         assert.equal(Date.parse(page.instrument.quote.as_of), quote.at, `${ticker} at +${s}s: as_of`);
         assert.equal(Date.parse(chart.at(-1)!.t), quote.at);
         // An open right after, at the same instant, gets exactly that price.
-        const again = await t.app.inject({ method: 'POST', url: '/bet/open', payload: { ticker, direction: 'SHORT' }, headers: { cookie: user.cookie } });
+        const again = await t.app.inject({
+          method: 'POST',
+          url: '/bet/open',
+          payload: { ticker, direction: 'SHORT' },
+          headers: { cookie: user.cookie },
+        });
         assert.equal(again.statusCode, 200, again.body);
         assert.equal(again.json().entry_price, quote.price);
         const del = await t.app.inject({ method: 'DELETE', url: `/bet/${again.json().bet_id}`, headers: { cookie: user.cookie } });
