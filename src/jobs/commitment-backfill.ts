@@ -1,0 +1,179 @@
+// Committed prices for the bets that existed before quotes were published
+// (issue 33 item 7, docs/rankings.md "Existing data"). Migration 0026 flagged
+// them unranked_reason 'backfill_pending' (a migration has no price provider);
+// this job, in every instance, decides each flagged bet and clears its flag:
+// - its entry price is not the market's quote at its opening (generated
+//   benchmark and demo data: no price the provider gave in the quote cache time
+//   before the opening matches it): marked 'entry_not_quoted', never ranked;
+// - it finished before its committed instant (opened_at + 5 min): unflagged,
+//   unranked as any such bet;
+// - else committed at the provider's price at its committed instant, the
+//   benchmark's beside it, and, when it has already finished, its ranked gain.
+// The flags are its progress: after a restart it goes on with the bets still
+// flagged. A bet whose price cannot be had stays flagged and is tried on a
+// later pass. When none is left, the aggregates are recounted once
+// (recomputeAggregates) and data_jobs records it, so later passes do nothing.
+import type { AppContext } from '../context.js';
+import type { BetRow } from '../db/tables.js';
+import { committedInstant, percentageGain } from '../domain/bets.js';
+import { benchmarkOf } from '../domain/rankings.js';
+import { recomputeAggregates } from '../services/recompute-aggregates.js';
+import type { JobDefinition, JobLogger } from './periodic-job.js';
+
+export type BackfillDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'>;
+
+/** Migration 0026's flag: decided by this job. */
+export const BACKFILL_PENDING = 'backfill_pending';
+/** A bet whose entry price was never a quote of the market (generated data): never ranked. */
+export const ENTRY_NOT_QUOTED = 'entry_not_quoted';
+export const BACKFILL_JOB = 'commitment_backfill';
+/**
+ * The entry check samples the provider's price a second apart: the simulated
+ * walk (src/providers/prices/simulated-market.ts, STEP_MS) holds one price per
+ * whole second, so these samples meet every price it had in the span.
+ */
+export const ENTRY_SAMPLE_MS = 1000;
+const BATCH = 100;
+
+export interface BackfillResult {
+  /** Flagged bets looked at this pass. */
+  seen: number;
+  committed: number;
+  unquoted: number;
+  /** Finished before their committed instant: unflagged, unranked. */
+  unflagged: number;
+  /** Left flagged: a price could not be had. */
+  deferred: number;
+  /** True on the pass that found nothing left and recounted the aggregates. */
+  recounted: boolean;
+  /** Nothing left to do (the recount is done). */
+  done: boolean;
+}
+
+export function commitmentBackfillJob(ctx: BackfillDeps, log: JobLogger): JobDefinition<BackfillResult> {
+  // Each instance walks the flagged bets from where its last pass stopped, so a bet left flagged never holds up the others.
+  const cursor = { afterId: 0 };
+  return {
+    name: 'commitment backfill',
+    intervalMs: 10_000,
+    run: () => backfillCommitments(ctx, log, cursor),
+    again: (r) => r.seen >= BATCH,
+  };
+}
+
+class PriceUnavailable extends Error {}
+
+/** The provider's price of `ticker` at `at` (PriceService.marksAt), or PriceUnavailable. */
+async function priceAt(ctx: BackfillDeps, ticker: string, at: number): Promise<number> {
+  const price = (await ctx.prices.marksAt([ticker], at)).get(ticker);
+  if (price === undefined) throw new PriceUnavailable(`no price of ${ticker} at ${new Date(at).toISOString()}`);
+  return price;
+}
+
+/** Whether the entry price is one the provider gave at an instant a bet opened then could have been quoted (its opening, back to the quote cache time and a second before). */
+export async function entryWasQuoted(ctx: BackfillDeps, bet: Pick<BetRow, 'ticker' | 'opened_at' | 'entry_price'>): Promise<boolean> {
+  const earliest = bet.opened_at - ctx.config.prices.cacheTtlMs - ENTRY_SAMPLE_MS;
+  for (let t = bet.opened_at; t >= earliest; t -= ENTRY_SAMPLE_MS) {
+    if ((await priceAt(ctx, bet.ticker, t)) === bet.entry_price) return true;
+  }
+  return false;
+}
+
+type Decision = { kind: 'unquoted' } | { kind: 'unflag' } | { kind: 'commit'; price: number; benchmark: number | null };
+
+async function decide(ctx: BackfillDeps, bet: BetRow): Promise<Decision> {
+  if (!(await entryWasQuoted(ctx, bet))) return { kind: 'unquoted' };
+  const at = committedInstant(bet.opened_at);
+  const endedBefore = (bet.closed_at !== null && bet.closed_at < at) || (bet.settle_at !== null && bet.settle_at < at) || bet.status === 'CANCELLED';
+  if (endedBefore) return { kind: 'unflag' };
+  const price = await priceAt(ctx, bet.ticker, at);
+  const benchmark = await priceAt(ctx, benchmarkOf(bet.ticker), at).catch(() => null);
+  return { kind: 'commit', price, benchmark };
+}
+
+/** Records one decision on the bet, still flagged (another instance may have decided it: then nothing). */
+async function record(ctx: BackfillDeps, betId: number, decision: Decision): Promise<boolean> {
+  return ctx.database.transaction(async (trx) => {
+    const bet = await ctx.database.lock(trx, 'bets', betId, { skipLocked: true });
+    if (bet?.unranked_reason !== BACKFILL_PENDING) return false;
+    const flagged = trx.updateTable('bets').where('id', '=', betId).where('unranked_reason', '=', BACKFILL_PENDING);
+    if (decision.kind === 'unquoted') {
+      await flagged.set({ unranked_reason: ENTRY_NOT_QUOTED }).execute();
+      return true;
+    }
+    if (decision.kind === 'unflag') {
+      await flagged.set({ unranked_reason: null }).execute();
+      return true;
+    }
+    const at = committedInstant(bet.opened_at);
+    // Finished at or after its committed instant (by hand, settlement, or while flagged): ranked from its committed price.
+    const ranked =
+      bet.status === 'CLOSED' && bet.exit_price !== null && bet.closed_at !== null && bet.closed_at >= at
+        ? percentageGain(bet.direction, decision.price, bet.exit_price)
+        : null;
+    const [done] = await flagged
+      .set({ unranked_reason: null, committed_price: decision.price, benchmark_committed: decision.benchmark, ranked_gain: ranked })
+      .returningAll()
+      .execute();
+    if (done?.status === 'OPEN') await ctx.events.emit(trx, 'betCommitted', { bet: done, at: ctx.clock.now() });
+    return done !== undefined;
+  });
+}
+
+export async function backfillCommitments(ctx: BackfillDeps, log: JobLogger, cursor = { afterId: 0 }, batch = BATCH): Promise<BackfillResult> {
+  const result: BackfillResult = { seen: 0, committed: 0, unquoted: 0, unflagged: 0, deferred: 0, recounted: false, done: false };
+  const state = await ctx.db.selectFrom('data_jobs').select('done_at').where('name', '=', BACKFILL_JOB).executeTakeFirst();
+  if (!state || state.done_at !== null) return { ...result, done: true };
+  const page = await ctx.db
+    .selectFrom('bets')
+    .selectAll()
+    .where('unranked_reason', '=', BACKFILL_PENDING)
+    .where('id', '>', cursor.afterId)
+    .orderBy('id')
+    .limit(batch)
+    .execute();
+  for (const bet of page) {
+    result.seen++;
+    cursor.afterId = bet.id;
+    let decision: Decision;
+    try {
+      decision = await decide(ctx, bet);
+    } catch (err) {
+      result.deferred++;
+      log.warn({ betId: bet.id, ticker: bet.ticker, err: (err as Error).message }, 'commitment backfill: price unavailable, retrying later');
+      continue;
+    }
+    if (!(await record(ctx, bet.id, decision))) continue;
+    if (decision.kind === 'commit') result.committed++;
+    else if (decision.kind === 'unquoted') result.unquoted++;
+    else result.unflagged++;
+  }
+  const decided = result.committed + result.unquoted + result.unflagged;
+  if (decided > 0) {
+    await ctx.db
+      .updateTable('data_jobs')
+      .set((eb) => ({ processed: eb('processed', '+', decided) }))
+      .where('name', '=', BACKFILL_JOB)
+      .execute();
+  }
+  if (page.length === batch) return result;
+  // The end of the flagged bets: start over next pass; when none is left at all, recount once.
+  cursor.afterId = 0;
+  const left = await ctx.db.selectFrom('bets').select('id').where('unranked_reason', '=', BACKFILL_PENDING).limit(1).executeTakeFirst();
+  if (left) return result;
+  result.recounted = await ctx.database.transaction(async (trx) => {
+    // Claimed first: of instances finishing together, one recounts.
+    const claimed = await trx
+      .updateTable('data_jobs')
+      .set({ done_at: ctx.clock.now() })
+      .where('name', '=', BACKFILL_JOB)
+      .where('done_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0) return false;
+    await recomputeAggregates(trx);
+    return true;
+  });
+  if (result.recounted) log.info({ job: BACKFILL_JOB }, 'commitment backfill done: aggregates recounted');
+  result.done = true;
+  return result;
+}
