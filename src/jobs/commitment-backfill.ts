@@ -17,6 +17,15 @@ import type { AppContext } from '../context.js';
 import type { BetRow } from '../db/tables.js';
 import { committedInstant, percentageGain } from '../domain/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
+import {
+  addDataJobProgress,
+  anyFlaggedBet,
+  claimDataJobDone,
+  commitFlaggedBet,
+  dataJobDone,
+  listFlaggedBets,
+  replaceFlag,
+} from '../repositories/commitment-backfill.js';
 import { recomputeAggregates } from '../services/recompute-aggregates.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
 
@@ -96,25 +105,15 @@ async function record(ctx: BackfillDeps, betId: number, decision: Decision): Pro
   return ctx.database.transaction(async (trx) => {
     const bet = await ctx.database.lock(trx, 'bets', betId, { skipLocked: true });
     if (bet?.unranked_reason !== BACKFILL_PENDING) return false;
-    const flagged = trx.updateTable('bets').where('id', '=', betId).where('unranked_reason', '=', BACKFILL_PENDING);
-    if (decision.kind === 'unquoted') {
-      await flagged.set({ unranked_reason: ENTRY_NOT_QUOTED }).execute();
-      return true;
-    }
-    if (decision.kind === 'unflag') {
-      await flagged.set({ unranked_reason: null }).execute();
-      return true;
-    }
+    if (decision.kind === 'unquoted') return replaceFlag(trx, betId, BACKFILL_PENDING, ENTRY_NOT_QUOTED);
+    if (decision.kind === 'unflag') return replaceFlag(trx, betId, BACKFILL_PENDING, null);
     const at = committedInstant(bet.opened_at);
     // Finished at or after its committed instant (by hand, settlement, or while flagged): ranked from its committed price.
     const ranked =
       bet.status === 'CLOSED' && bet.exit_price !== null && bet.closed_at !== null && bet.closed_at >= at
         ? percentageGain(bet.direction, decision.price, bet.exit_price)
         : null;
-    const [done] = await flagged
-      .set({ unranked_reason: null, committed_price: decision.price, benchmark_committed: decision.benchmark, ranked_gain: ranked })
-      .returningAll()
-      .execute();
+    const done = await commitFlaggedBet(trx, betId, BACKFILL_PENDING, { price: decision.price, benchmark: decision.benchmark, rankedGain: ranked });
     if (done?.status === 'OPEN') await ctx.events.emit(trx, 'betCommitted', { bet: done, at: ctx.clock.now() });
     return done !== undefined;
   });
@@ -122,16 +121,8 @@ async function record(ctx: BackfillDeps, betId: number, decision: Decision): Pro
 
 export async function backfillCommitments(ctx: BackfillDeps, log: JobLogger, cursor = { afterId: 0 }, batch = BATCH): Promise<BackfillResult> {
   const result: BackfillResult = { seen: 0, committed: 0, unquoted: 0, unflagged: 0, deferred: 0, recounted: false, done: false };
-  const state = await ctx.db.selectFrom('data_jobs').select('done_at').where('name', '=', BACKFILL_JOB).executeTakeFirst();
-  if (!state || state.done_at !== null) return { ...result, done: true };
-  const page = await ctx.db
-    .selectFrom('bets')
-    .selectAll()
-    .where('unranked_reason', '=', BACKFILL_PENDING)
-    .where('id', '>', cursor.afterId)
-    .orderBy('id')
-    .limit(batch)
-    .execute();
+  if (await dataJobDone(ctx.db, BACKFILL_JOB)) return { ...result, done: true };
+  const page = await listFlaggedBets(ctx.db, BACKFILL_PENDING, cursor.afterId, batch);
   for (const bet of page) {
     result.seen++;
     cursor.afterId = bet.id;
@@ -149,27 +140,14 @@ export async function backfillCommitments(ctx: BackfillDeps, log: JobLogger, cur
     else result.unflagged++;
   }
   const decided = result.committed + result.unquoted + result.unflagged;
-  if (decided > 0) {
-    await ctx.db
-      .updateTable('data_jobs')
-      .set((eb) => ({ processed: eb('processed', '+', decided) }))
-      .where('name', '=', BACKFILL_JOB)
-      .execute();
-  }
+  if (decided > 0) await addDataJobProgress(ctx.db, BACKFILL_JOB, decided);
   if (page.length === batch) return result;
   // The end of the flagged bets: start over next pass; when none is left at all, recount once.
   cursor.afterId = 0;
-  const left = await ctx.db.selectFrom('bets').select('id').where('unranked_reason', '=', BACKFILL_PENDING).limit(1).executeTakeFirst();
-  if (left) return result;
+  if (await anyFlaggedBet(ctx.db, BACKFILL_PENDING)) return result;
   result.recounted = await ctx.database.transaction(async (trx) => {
     // Claimed first: of instances finishing together, one recounts.
-    const claimed = await trx
-      .updateTable('data_jobs')
-      .set({ done_at: ctx.clock.now() })
-      .where('name', '=', BACKFILL_JOB)
-      .where('done_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 0) return false;
+    if (!(await claimDataJobDone(trx, BACKFILL_JOB, ctx.clock.now()))) return false;
     await recomputeAggregates(trx);
     return true;
   });
