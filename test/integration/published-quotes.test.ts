@@ -106,4 +106,31 @@ forEachDialect('published quotes', (dialect) => {
       }
     });
   }
+
+  test('a stock on a closed market: every answer shows the last close, the charts end at it, an open gets it', async () => {
+    // Saturday 28 November 2026: NYSE closed since Friday's early close (13:00 New York, the day after Thanksgiving).
+    const saturday = Date.parse('2026-11-28T18:00:00Z');
+    t.clock.set(saturday);
+    const open = await t.app.inject({
+      method: 'POST',
+      url: '/bet/open',
+      payload: { ticker: 'MSFT', direction: 'LONG' },
+      headers: { cookie: user.cookie },
+    });
+    assert.equal(open.statusCode, 200, open.body);
+    const betId = open.json().bet_id as number;
+    assert.equal(open.json().entry_price, (await t.ctx.prices.quote('MSFT')).price);
+    for (let s = 0; s <= 12; s += 3) {
+      t.clock.set(saturday + s * 1000);
+      const quote = await t.ctx.prices.quote('MSFT');
+      const seen = await shown('MSFT', betId);
+      for (const [where, p] of Object.entries(seen)) assert.equal(p, quote.price, `MSFT at +${s}s: ${where}`);
+      const page = await get('/instruments/MSFT?range=5d');
+      const history = (await get('/price/MSFT/history?range=5d')).points as Array<{ t: string; price: number }>;
+      const close = Date.parse(page.instrument.quote.as_of);
+      assert.ok(close < saturday, 'dated at the last close');
+      assert.equal(Date.parse(history.at(-1)!.t), close, "the history's last point is the instrument's quote, dated alike");
+      for (const p of history) assert.ok(Date.parse(p.t) <= close, `no point while the market is closed (${p.t})`);
+    }
+  });
 });
