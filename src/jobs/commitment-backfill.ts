@@ -79,10 +79,26 @@ async function priceAt(ctx: BackfillDeps, ticker: string, at: number): Promise<n
   return price;
 }
 
-/** Whether the entry price is one the provider gave at an instant a bet opened then could have been quoted (its opening, back to the quote cache time and a second before). */
+/**
+ * The instants whose prices an entry may have been quoted at: a bet opened at
+ * `openedAt` got the quote in force then, published at most the quote cache
+ * time before (and a second more for the walk's step), newest first.
+ */
+export function entrySampleInstants(openedAt: number, cacheTtlMs: number): number[] {
+  const out: number[] = [];
+  for (let t = openedAt; t >= openedAt - cacheTtlMs - ENTRY_SAMPLE_MS; t -= ENTRY_SAMPLE_MS) out.push(t);
+  return out;
+}
+
+/** Whether a bet ended before its committed instant (closed, settled or due to settle, cancelled): it is never ranked. */
+export function endsBeforeCommit(bet: Pick<BetRow, 'status' | 'opened_at' | 'closed_at' | 'settle_at'>): boolean {
+  const at = committedInstant(bet.opened_at);
+  return bet.status === 'CANCELLED' || (bet.closed_at !== null && bet.closed_at < at) || (bet.settle_at !== null && bet.settle_at < at);
+}
+
+/** Whether the entry price is one the provider gave at an instant the bet could have been quoted at. */
 export async function entryWasQuoted(ctx: BackfillDeps, bet: Pick<BetRow, 'ticker' | 'opened_at' | 'entry_price'>): Promise<boolean> {
-  const earliest = bet.opened_at - ctx.config.prices.cacheTtlMs - ENTRY_SAMPLE_MS;
-  for (let t = bet.opened_at; t >= earliest; t -= ENTRY_SAMPLE_MS) {
+  for (const t of entrySampleInstants(bet.opened_at, ctx.config.prices.cacheTtlMs)) {
     if ((await priceAt(ctx, bet.ticker, t)) === bet.entry_price) return true;
   }
   return false;
@@ -92,9 +108,8 @@ type Decision = { kind: 'unquoted' } | { kind: 'unflag' } | { kind: 'commit'; pr
 
 async function decide(ctx: BackfillDeps, bet: BetRow): Promise<Decision> {
   if (!(await entryWasQuoted(ctx, bet))) return { kind: 'unquoted' };
+  if (endsBeforeCommit(bet)) return { kind: 'unflag' };
   const at = committedInstant(bet.opened_at);
-  const endedBefore = (bet.closed_at !== null && bet.closed_at < at) || (bet.settle_at !== null && bet.settle_at < at) || bet.status === 'CANCELLED';
-  if (endedBefore) return { kind: 'unflag' };
   const price = await priceAt(ctx, bet.ticker, at);
   const benchmark = await priceAt(ctx, benchmarkOf(bet.ticker), at).catch(() => null);
   return { kind: 'commit', price, benchmark };
