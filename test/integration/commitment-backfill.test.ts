@@ -15,6 +15,7 @@ import { utcDate } from '../../src/domain/market-calendar.js';
 import { alphaOf } from '../../src/domain/rankings.js';
 import { BACKFILL_JOB, BACKFILL_PENDING, backfillCommitments, ENTRY_NOT_QUOTED } from '../../src/jobs/commitment-backfill.js';
 import { commitDueBets } from '../../src/jobs/commitments.js';
+import { periodicJobs } from '../../src/jobs/schedule.js';
 import { findBetById } from '../../src/repositories/bets.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { insertTestBets } from '../helpers/bet-rows.js';
@@ -215,5 +216,13 @@ forEachDialect('commitment backfill of existing data', (dialect) => {
       assert.equal(Number(row.alpha_count), want.alphas);
       assert.ok(Math.abs(Number(row.alpha_sum) - want.alphaSum) < 1e-9);
     }
+  });
+
+  test('it runs by itself: a periodic job of every instance, idle once done', async () => {
+    const job = periodicJobs(t.ctx, quiet).find((j) => j.name === 'commitment backfill');
+    assert.ok(job, 'in src/jobs/schedule.ts');
+    const r = (await job.run(new AbortController().signal)) as { done: boolean; seen: number };
+    assert.equal(r.done, true);
+    assert.equal(r.seen, 0);
   });
 });
