@@ -27,9 +27,13 @@ const SPAN = 2 * 365 * DAY;
 export const USER_COLUMNS = ['id', 'username', 'username_lower', 'email', 'password_hash', 'extra_bets', 'extra_slots', 'created_at'];
 /** Every column of the bets table (src/db/bet-columns.ts), the id first. */
 export const BET_COLUMNS = ['id', ...COLUMNS_OF_A_BET];
-/** A bet as a row in BET_COLUMNS' order, the columns it does not name null. */
+/**
+ * A bet as a row in BET_COLUMNS' order, the columns it does not name null.
+ * Generated entry prices are not the market's quotes at their openings, so
+ * every generated bet is unranked 'entry_not_quoted' (docs/rankings.md).
+ */
 function betRow(bet: { id: number } & Partial<Record<BetColumn, string | number>>): Row {
-  const values: Partial<Record<string, string | number>> = bet;
+  const values: Partial<Record<string, string | number>> = { unranked_reason: 'entry_not_quoted', ...bet };
   return BET_COLUMNS.map((column) => values[column] ?? null);
 }
 

@@ -71,6 +71,13 @@ export interface BetsTable {
   unranked_reason: string | null;
 }
 
+/** One-time jobs over existing data (migration 0026): how far each got, and when it finished. */
+export interface DataJobsTable {
+  name: string;
+  processed: number;
+  done_at: number | null;
+}
+
 /** Every quote the service published: a committed price or a settlement price is looked up here. */
 export interface QuotesTable {
   ticker: string;
@@ -300,6 +307,7 @@ export interface Database {
   settings: SettingsTable;
   bets: BetsTable;
   quotes: QuotesTable;
+  data_jobs: DataJobsTable;
   leaderboard: LeaderboardTable;
   user_day_stats: UserDayStatsTable;
   follows: FollowsTable;

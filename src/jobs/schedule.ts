@@ -8,6 +8,7 @@ import { publishYesterday } from '../services/record.js';
 import { leagueJob } from './league-worker.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
 import { settlementJob } from './settlement.js';
+import { commitmentBackfillJob } from './commitment-backfill.js';
 import { commitmentsJob, quotePruningJob } from './commitments.js';
 
 /** How many due digests one run queues (the job goes again at once while it finds that many). */
@@ -25,6 +26,8 @@ export function periodicJobs(ctx: AppContext, log: JobLogger): Array<JobDefiniti
     commitmentsJob(ctx, log),
     settlementJob(ctx, log),
     quotePruningJob(ctx),
+    // Existing data (migration 0026): commits or marks the bets flagged then, recounts the aggregates once, then idles.
+    commitmentBackfillJob(ctx, log),
     leagueJob(ctx, log),
     digests,
     // The public record's day is sealed once it is over; hourly is soon enough and cheap when there is nothing new.

@@ -118,7 +118,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['trading'],
         operationId: 'closeBet',
         summary: 'Close an open bet at the current server price',
-        description: "400 when the bet is missing, not the caller's or not open; 500 when the price cannot be fetched (the bet stays open).",
+        description:
+          "400 when the bet is missing, not the caller's or not open; 500 when the price cannot be fetched (the bet stays open). " +
+          'A bet past its settlement instant (target_date) is settled first, at the first quote at or after that instant, ' +
+          'then answers 400: no later price can be had by closing (docs/rankings.md).',
         body: ref(CloseBetRequestSchema),
         response: { 200: ref(CloseBetResponseSchema), ...errorResponses(400, 403, 413, 415, 500) },
       },
@@ -135,7 +138,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['trading'],
         operationId: 'cancelBet',
         summary: 'Cancel a bet within 5 minutes of opening',
-        description: 'Kept in history at 0 % and never on the leaderboard. After 5 minutes 403: close it instead.',
+        description:
+          'Kept in history at 0 % and never on the leaderboard. After 5 minutes 403: close it instead. ' +
+          'A bet past its settlement instant (target_date) is settled first, at the first quote at or after that instant, ' +
+          'then answers 400, even inside the 5 minutes (docs/rankings.md).',
         params: BetParams,
         response: { 200: ref(CancelBetResponseSchema), ...errorResponses(400, 404), 403: CancelWindow403 },
       },

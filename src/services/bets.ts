@@ -151,7 +151,8 @@ async function dueQuotes(ctx: BetDeps, bet: BetRow, now: number): Promise<DueQuo
     due.commit = { price: quote.price, benchmark };
   }
   if (settlementDue(bet, now)) {
-    const at = bet.settle_at!;
+    // A same-day target opened after that day's close is due at once: at its opening, never before it.
+    const at = Math.max(bet.settle_at!, bet.opened_at);
     const [quote, benchmark] = await Promise.all([ctx.prices.quoteAtOrAfter(bet.ticker, at), benchmarkQuoteAtOrAfter(ctx, bet.ticker, at)]);
     due.settle = { price: quote.price, benchmark, at };
   }
@@ -196,7 +197,7 @@ export async function catchUp(ctx: BetDeps, bet: BetRow, now: number, opts: { sk
   if (!due.commit && !due.settle) return { bet, committed: false, settled: false };
   return ctx.database.transaction(async (trx) => {
     const locked = await ctx.database.lock(trx, 'bets', bet.id, opts);
-    if (!locked || locked.status !== 'OPEN') return { bet: locked, committed: false, settled: false };
+    if (locked?.status !== 'OPEN') return { bet: locked, committed: false, settled: false };
     return applyDue(ctx, trx, locked, due, now);
   });
 }

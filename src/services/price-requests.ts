@@ -52,7 +52,8 @@ export async function tickerHistory(ctx: PriceRequestDeps, rawTicker: string, ra
   const ticker = tickerOrBadRequest(rawTicker);
   if (!ctx.prices.history) throw serviceUnavailable('Price history unavailable', PRICE_RETRY_AFTER_SECONDS);
   try {
-    const [points, quote] = await Promise.all([ctx.prices.history(ticker, range), ctx.prices.quote(ticker)]);
+    // The dated quote, as the instrument page's: a closed market's quote is dated at its last close (no point while it is closed).
+    const [points, quote] = await Promise.all([ctx.prices.history(ticker, range), ctx.prices.snapshot(ticker)]);
     return { ticker, points: endingAtQuote(points, quote).map((p) => ({ t: iso(p.t), price: p.price })) };
   } catch (err) {
     throw priceFailure(err, ticker);

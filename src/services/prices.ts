@@ -83,6 +83,9 @@ export interface CachedPriceServiceOptions {
 const SLOW_CACHE_MS = 60_000;
 const SLOW_CACHE_ENTRIES = 2000;
 
+/** The provider's snapshot, and whether it was dated when loaded (a live market) rather than at a last close. */
+type Reference = QuoteSnapshot & { live: boolean };
+
 export class CachedPriceService implements PriceService {
   private readonly inflight = new Map<string, Promise<Stamped>>();
   /** Publications forced by quoteAtOrAfter, shared by concurrent callers. */
@@ -93,7 +96,7 @@ export class CachedPriceService implements PriceService {
   /** Prices at past instants: facts that never change, kept while in use (failures are not kept). */
   private readonly pastPrices = new LRUCache<string, Promise<number>>({ max: SLOW_CACHE_ENTRIES });
   /** Dated quotes for the instrument directory: shared while in flight and for the quote cache time. */
-  private readonly snapshots: LRUCache<string, Promise<QuoteSnapshot>> | null;
+  private readonly snapshots: LRUCache<string, Promise<Reference>> | null;
 
   constructor(private readonly opts: CachedPriceServiceOptions) {
     const slow = {
@@ -121,10 +124,14 @@ export class CachedPriceService implements PriceService {
    */
   async snapshot(ticker: string): Promise<QuoteSnapshot> {
     const [quote, reference] = await Promise.all([this.quote(ticker), this.reference(ticker)]);
-    return { price: quote.price, at: Math.min(quote.at, reference.at), previousClose: reference.previousClose };
+    // A live market's snapshot is dated when it was loaded, which is not the quote's instant (the two are cached apart):
+    // the quote in force is dated by its own publication. A closed market's is dated at its last close, which the quote
+    // (the price standing since) never precedes.
+    const at = reference.live ? quote.at : Math.min(quote.at, reference.at);
+    return { price: quote.price, at, previousClose: reference.previousClose };
   }
 
-  private reference(ticker: string): Promise<QuoteSnapshot> {
+  private reference(ticker: string): Promise<Reference> {
     const hit = this.snapshots?.get(ticker);
     if (hit) return hit;
     const load = this.loadSnapshot(ticker);
@@ -135,14 +142,15 @@ export class CachedPriceService implements PriceService {
     return load;
   }
 
-  private async loadSnapshot(ticker: string): Promise<QuoteSnapshot> {
+  private async loadSnapshot(ticker: string): Promise<Reference> {
     const { provider, clock, observer } = this.opts;
     if (this.unknown.get(ticker)) throw new UnknownTickerError(ticker);
-    if (!provider.snapshot) return { price: Number.NaN, at: clock.now(), previousClose: null };
+    const loadedAt = clock.now();
+    if (!provider.snapshot) return { price: Number.NaN, at: loadedAt, previousClose: null, live: true };
     try {
       const snap = await provider.snapshot(ticker);
       observer?.providerAnswered?.();
-      return snap;
+      return { ...snap, live: snap.at >= loadedAt };
     } catch (err) {
       if (err instanceof UnknownTickerError) {
         observer?.providerAnswered?.();

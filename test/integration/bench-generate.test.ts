@@ -101,6 +101,16 @@ forEachDialect('bench generator', (dialect: Dialect) => {
     });
   });
 
+  test('every generated bet is unranked: its entry price was never a quote of the market (issue 33)', async () => {
+    const reasons = await handle.db.selectFrom('bets').select('unranked_reason').distinct().execute();
+    assert.deepEqual(
+      reasons.map((r) => r.unranked_reason),
+      ['entry_not_quoted'],
+    );
+    const ranked = await handle.db.selectFrom('bets').select('id').where('ranked_gain', 'is not', null).limit(1).execute();
+    assert.equal(ranked.length, 0);
+  });
+
   test('the daily statistics add up to the leaderboard, user by user', async () => {
     const days = await handle.db
       .selectFrom('user_day_stats')

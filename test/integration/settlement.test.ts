@@ -1,6 +1,10 @@
 // Automatic settlement of bets with a target_date, driven by runOnce() and a
 // fake clock: NYSE closes across a daylight-saving change and a holiday,
 // crypto at midnight UTC, retries after a failed price, no double settlement.
+// The rule (docs/rankings.md, "Settlement and close after the due instant"): a
+// bet settles at the first quote published at or after its due instant and
+// its closed_at is that instant, whenever the pass runs (never the pass's
+// time); test/integration/commitments.test.ts runs the pass 10 minutes late.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
@@ -46,7 +50,7 @@ forEachDialect('automatic settlement', (dialect) => {
     return worker.runOnce();
   }
 
-  test('a stock bet settles at 16:00 New York on its target date, at the current price, onto the leaderboard', async () => {
+  test('a stock bet settles at 16:00 New York on its target date, at the first quote at or after it, onto the leaderboard', async () => {
     const u = await userAt('2026-03-02T15:00:00Z');
     const id = await openAt(u, '2026-03-02T15:00:00Z', { ticker: 'AAPL', direction: 'LONG', target_date: '2026-03-06' });
     await runAt('2026-03-06T20:59:59Z');
@@ -105,6 +109,8 @@ forEachDialect('automatic settlement', (dialect) => {
     const id = await openAt(u, '2026-05-04T22:00:00Z', { ticker: 'AAPL', direction: 'LONG', target_date: '2026-05-04' });
     await runAt('2026-05-04T22:01:00Z');
     assert.equal(await status(id), 'CLOSED');
+    // Its target's close (21:00) came before it opened: it is due at its opening, not at the pass (22:01).
+    assert.equal((await findBetById(t.ctx.db, id))?.closed_at, Date.parse('2026-05-04T22:00:00Z'));
   });
 
   test('a failed price fetch leaves the bet OPEN until a later run succeeds', async () => {
@@ -119,8 +125,14 @@ forEachDialect('automatic settlement', (dialect) => {
     } finally {
       prices.failing.delete('QQQ');
     }
+    prices.set('QQQ', 510);
     await runAt('2026-06-02T20:31:00Z');
-    assert.equal(await status(id), 'CLOSED');
+    const settled = await findBetById(t.ctx.db, id);
+    assert.equal(settled?.status, 'CLOSED');
+    // Dated at its due instant (16:00 EDT), not at the pass that could fetch the price; at the first quote published since.
+    assert.equal(settled?.closed_at, Date.parse('2026-06-02T20:00:00Z'));
+    assert.equal(settled?.exit_price, 510);
+    prices.set('QQQ', 500);
   });
 
   test('bets without a target date, or already closed or cancelled, are left alone', async () => {
