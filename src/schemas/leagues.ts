@@ -180,6 +180,17 @@ export const LeagueFeedItemSchema = Type.Object(
     opened_at: DateTime(),
     closed_at: Nullable(DateTime()),
     counted: Type.Boolean({ description: 'On an instrument the league counts; false ones are shown but never scored' }),
+    committed_price: Nullable(
+      Type.Number({
+        description: 'The quote at the end of the cancel window (opened_at + 5 min); null before it, or for a bet that finished inside it',
+      }),
+    ),
+    ranked_gain: Nullable(
+      Type.Number({
+        description:
+          'Committed price to exit, what a version-2 league sums (beside the raw percentage_gain); null while open or when the bet finished inside its cancel window',
+      }),
+    ),
   },
   { $id: 'LeagueFeedItem', additionalProperties: false },
 );

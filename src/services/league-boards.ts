@@ -126,6 +126,8 @@ export async function leagueFeed(
       opened_at: iso(b.opened_at),
       closed_at: b.closed_at === null ? null : iso(b.closed_at),
       counted: countsInstrument(league.instruments, b.ticker),
+      committed_price: b.committed_price,
+      ranked_gain: b.ranked_gain,
     })),
   };
 }

@@ -83,6 +83,13 @@ forEachDialect('leagues: scoring versions', (dialect) => {
     setPrice('AAPL', 132);
     await close(a, held);
     near((await betRow(held)).ranked_gain, 10, 'ranked gain');
+    // The league's feed shows the committed price and the ranked gain beside the raw gain.
+    const feed = (await call(null, 'GET', `/leagues/${v2.id}/feed`)).json().items as Array<Record<string, number | null>>;
+    const shown = (id: number) => feed.find((i) => i.bet_id === id)!;
+    assert.deepEqual([shown(early).percentage_gain, shown(early).committed_price, shown(early).ranked_gain], [10, null, null]);
+    assert.equal(shown(held).committed_price, 120);
+    near(shown(held).ranked_gain, 10, 'feed ranked gain');
+    near(shown(held).percentage_gain, 20, 'feed raw gain');
 
     // The owner cancels one, and holds MSFT past its window: committed at 410, open at the end.
     const cancelled = await open(owner, 'AAPL');
