@@ -1591,6 +1591,7 @@ export interface components {
             rows: components["schemas"]["LeagueBoardRow"][];
             rules: components["schemas"]["LeagueRules"];
             /**
+             * Format: int32
              * @description The gains this board sums. 1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); 2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)
              * @enum {integer}
              */
@@ -1651,6 +1652,7 @@ export interface components {
                  */
                 scoring: "gain" | "skill";
                 /**
+                 * Format: int32
                  * @description The gains the board sums; absent in documents settled before versions existed, which are all 1. 1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); 2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)
                  * @enum {integer}
                  */
@@ -1749,6 +1751,7 @@ export interface components {
                 tree_size: number;
             };
             /**
+             * Format: int32
              * @description The gains the board sums, as document.league.scoring_version (which older documents lack; the hashed one is what a verifier trusts). Always in answers; a proof saved before it existed lacks it. 1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); 2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)
              * @enum {integer}
              */
