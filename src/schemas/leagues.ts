@@ -130,7 +130,8 @@ export const InviteCodeResponseSchema = Type.Object({ invite_code: InviteCode() 
 const Score = () => Nullable(Type.Number({ description: 'Null: no score yet' }));
 
 /** docs/leagues.md: which scoring a league uses, fixed when it starts. */
-const ScoringVersion = (description: string) => Type.Unsafe<1 | 2>(Type.Integer({ format: 'int32', minimum: 1, maximum: 2, enum: [1, 2], description }));
+const ScoringVersion = (description: string) =>
+  Type.Unsafe<1 | 2>(Type.Integer({ format: 'int32', minimum: 1, maximum: 2, enum: [1, 2], description }));
 const SCORING_VERSION_TEXT =
   '1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); ' +
   '2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)';
