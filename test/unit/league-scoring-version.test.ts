@@ -191,4 +191,3 @@ describe('a recount from the record', () => {
     assert.equal(old.ranked_gain, null, 'entries without the field: no ranked gain');
   });
 });
-
