@@ -275,6 +275,8 @@ export interface LeaguesTable {
   instruments: 'all' | 'stocks' | 'crypto';
   min_closed_bets: number;
   scoring: 'gain' | 'skill';
+  /** 1 raw gains, 2 ranked gains (migration 0024; src/domain/leagues.ts ScoringVersion); 2 unless given. */
+  scoring_version: Generated<1 | 2>;
   created_at: number;
   start_noticed_at: number | null;
   standing_day: string | null;
@@ -299,6 +301,8 @@ export interface LeagueMembersTable {
   alpha_n: Generated<number>;
   alpha_sum: Generated<number>;
   alpha_sq_sum: Generated<number>;
+  // Version 2: closes made before their committed instant (migration 0024).
+  early_closes: Generated<number>;
 }
 
 export interface Database {

@@ -1,7 +1,7 @@
 // League rules as pure functions (docs/leagues.md): the window, the state a
 // league is in, which bets count and how, and the board. No I/O: callers
 // pass the bets, the marks and the clock's "now".
-import { type BetStatus, type Direction, percentageGain } from './bets.js';
+import { type BetStatus, committedInstant, type Direction, percentageGain } from './bets.js';
 import { isCryptoTicker } from './market-calendar.js';
 import { alphaOf, benchmarkOf, skillOf } from './rankings.js';
 
@@ -11,6 +11,16 @@ export type Visibility = 'private' | 'public';
 export type LeagueStatus = 'upcoming' | 'running' | 'ended' | 'final';
 
 export const INSTRUMENTS: Instruments[] = ['all', 'stocks', 'crypto'];
+
+/**
+ * How a league scores its bets (docs/leagues.md, migration 0024): 1, raw
+ * gains (entry to exit of every counted close), kept by the leagues already
+ * running when ranked gains shipped; 2, ranked gains (committed price to
+ * exit, only bets committed by the end), every league started since.
+ */
+export type ScoringVersion = 1 | 2;
+/** What a league created now scores by. */
+export const CURRENT_SCORING_VERSION: ScoringVersion = 2;
 export const SCORINGS: Scoring[] = ['gain', 'skill'];
 
 /** A start this little in the past is "now": the request took a moment to arrive. */
@@ -95,6 +105,11 @@ export interface LeagueBet {
   closed_at: number | null;
   benchmark_entry: number | null;
   benchmark_exit: number | null;
+  /** Read by version 2 only (absent: not known, as null). */
+  committed_price?: number | null;
+  benchmark_committed?: number | null;
+  ranked_gain?: number | null;
+  unranked_reason?: string | null;
 }
 
 /** How one bet stands in a league at an instant. */
@@ -105,24 +120,37 @@ export type BetOutcome =
   /** Open at the instant: marked at that instant's price (the bet itself stays open). */
   | { kind: 'marked'; gain: number; alpha: number | null }
   /** Open, and no price to mark it with. */
-  | { kind: 'unmarked' };
+  | { kind: 'unmarked' }
+  /**
+   * Version 2: shown, never scored. `early`: finished before its committed
+   * instant (closed or settled inside its cancel window); otherwise committed
+   * after the league's end, or never rankable (unranked_reason).
+   */
+  | { kind: 'unscored'; early: boolean }
+  /** Version 2: open, its committed instant not yet come (as of a running league's now); scored once it is. */
+  | { kind: 'pending' }
+  /** Version 2: open past its committed instant, the committed price not yet recorded (the commitment job's lag). */
+  | { kind: 'uncommitted' };
 
 /**
  * A bet's part in a league as of `asOf` (the end, or now while it runs): only
  * bets opened within the window on counted instruments; closed or settled by
  * then, its gain; cancelled by then, a cancellation (never scored); anything
  * later, or still open, marked at `marks`' price for its ticker. Nothing done
- * after the end changes it.
+ * after the end changes it. Version 1 scores raw gains (entry to exit);
+ * version 2 ranked gains (rankedOutcome).
  */
 export function betOutcome(
   bet: LeagueBet,
   league: LeagueWindow & { instruments: Instruments },
   asOf: number,
   marks: ReadonlyMap<string, number>,
+  version: ScoringVersion = 1,
 ): BetOutcome {
   if (bet.opened_at < league.starts_at || bet.opened_at >= league.ends_at) return { kind: 'excluded' };
   if (!countsInstrument(league.instruments, bet.ticker)) return { kind: 'excluded' };
   if (bet.opened_at > asOf) return { kind: 'excluded' };
+  if (version === 2) return rankedOutcome(bet, league, asOf, marks);
   const endedBy = bet.closed_at !== null && bet.closed_at <= asOf;
   if (endedBy && bet.status === 'CANCELLED') return { kind: 'cancelled' };
   if (endedBy && bet.status === 'CLOSED' && bet.percentage_gain !== null) {
@@ -132,6 +160,39 @@ export function betOutcome(
   if (mark === undefined) return { kind: 'unmarked' };
   const gain = percentageGain(bet.direction, bet.entry_price, mark);
   return { kind: 'marked', gain, alpha: alphaOf(bet.direction, gain, bet.benchmark_entry, marks.get(benchmarkOf(bet.ticker)) ?? null) };
+}
+
+/**
+ * Version 2 (a bet already in the window, on a counted instrument): a bet is
+ * scored only when its committed instant is at or before the league's end.
+ * Closed by `asOf` with a ranked gain, that gain (alpha from the benchmark's
+ * committed price to its exit); closed without one (inside its cancel
+ * window), shown as an early close; open at `asOf` and committed, marked from
+ * its committed price to `marks`' price. A cancel window that gives a free
+ * option scores nothing, and no bet is scored on a price later than the end.
+ */
+function rankedOutcome(
+  bet: LeagueBet,
+  league: LeagueWindow & { instruments: Instruments },
+  asOf: number,
+  marks: ReadonlyMap<string, number>,
+): BetOutcome {
+  const committedAt = committedInstant(bet.opened_at);
+  const endedBy = bet.closed_at !== null && bet.closed_at <= asOf;
+  if (endedBy && bet.status === 'CANCELLED') return { kind: 'cancelled' };
+  if (endedBy && bet.status === 'CLOSED') {
+    const ranked = bet.ranked_gain ?? null;
+    if (ranked === null || committedAt > league.ends_at) return { kind: 'unscored', early: bet.closed_at! < committedAt };
+    return { kind: 'closed', gain: ranked, alpha: alphaOf(bet.direction, ranked, bet.benchmark_committed ?? null, bet.benchmark_exit) };
+  }
+  if (committedAt > league.ends_at || (bet.unranked_reason ?? null) !== null) return { kind: 'unscored', early: false };
+  if (committedAt > asOf) return { kind: 'pending' };
+  const committed = bet.committed_price ?? null;
+  if (committed === null) return { kind: 'uncommitted' };
+  const mark = marks.get(bet.ticker);
+  if (mark === undefined) return { kind: 'unmarked' };
+  const gain = percentageGain(bet.direction, committed, mark);
+  return { kind: 'marked', gain, alpha: alphaOf(bet.direction, gain, bet.benchmark_committed ?? null, marks.get(benchmarkOf(bet.ticker)) ?? null) };
 }
 
 export interface BoardMember {
@@ -154,27 +215,56 @@ export interface MemberTally {
   alpha_sq_sum: number;
 }
 
+/** A tally with version 2's count of closes made before their committed instant (shown, not scored); absent in version 1. */
+export interface LeagueTally extends MemberTally {
+  early_closes?: number;
+}
+
 export const EMPTY_TALLY: MemberTally = { trades: 0, cancels: 0, gain_sum: 0, alpha_n: 0, alpha_sum: 0, alpha_sq_sum: 0 };
 
 /**
  * What one finished bet adds to the tally of every league it counts in
  * (the leagues themselves are chosen by the caller's query: opened within
- * the window, finished by the end, on counted instruments).
+ * the window, finished by the end, on counted instruments). Version 2 adds a
+ * close only with its ranked gain (a bet with one was committed before it
+ * finished, so by the end), and counts a close before the committed instant
+ * as an early close.
  */
 export function tallyDelta(
-  bet: Pick<LeagueBet, 'status' | 'direction' | 'percentage_gain' | 'benchmark_entry' | 'benchmark_exit'>,
-): MemberTally | null {
+  bet: Pick<LeagueBet, 'status' | 'direction' | 'percentage_gain' | 'benchmark_entry' | 'benchmark_exit'> &
+    Partial<Pick<LeagueBet, 'opened_at' | 'closed_at' | 'ranked_gain' | 'benchmark_committed'>>,
+  version: ScoringVersion = 1,
+): LeagueTally | null {
+  if (version === 2) return rankedTallyDelta(bet);
   if (bet.status === 'CANCELLED') return { ...EMPTY_TALLY, cancels: 1 };
   if (bet.status !== 'CLOSED' || bet.percentage_gain === null) return null;
-  const alpha = alphaOf(bet.direction, bet.percentage_gain, bet.benchmark_entry, bet.benchmark_exit);
+  return scoredDelta(bet.percentage_gain, alphaOf(bet.direction, bet.percentage_gain, bet.benchmark_entry, bet.benchmark_exit));
+}
+
+function scoredDelta(gain: number, alpha: number | null): MemberTally {
   return {
     trades: 1,
     cancels: 0,
-    gain_sum: bet.percentage_gain,
+    gain_sum: gain,
     alpha_n: alpha === null ? 0 : 1,
     alpha_sum: alpha ?? 0,
     alpha_sq_sum: alpha === null ? 0 : alpha * alpha,
   };
+}
+
+function rankedTallyDelta(
+  bet: Pick<LeagueBet, 'status' | 'direction' | 'benchmark_exit'> &
+    Partial<Pick<LeagueBet, 'opened_at' | 'closed_at' | 'ranked_gain' | 'benchmark_committed'>>,
+): LeagueTally | null {
+  if (bet.status === 'CANCELLED') return { ...EMPTY_TALLY, cancels: 1, early_closes: 0 };
+  if (bet.status !== 'CLOSED') return null;
+  const ranked = bet.ranked_gain ?? null;
+  if (ranked === null) {
+    const early =
+      bet.opened_at !== undefined && bet.closed_at !== undefined && bet.closed_at !== null && bet.closed_at < committedInstant(bet.opened_at);
+    return early ? { ...EMPTY_TALLY, early_closes: 1 } : null;
+  }
+  return { ...scoredDelta(ranked, alphaOf(bet.direction, ranked, bet.benchmark_committed ?? null, bet.benchmark_exit)), early_closes: 0 };
 }
 
 export interface BoardRow {
@@ -190,14 +280,17 @@ export interface BoardRow {
   /** Cancellations over all counted bets (0 without any). */
   cancel_rate: number;
   left: boolean;
+  /** Version 2 only: closes made before their committed instant, shown but not scored. */
+  early_closes?: number;
 }
 
-interface Running extends MemberTally {
+interface Running extends LeagueTally {
   marked: number;
 }
 
 function addOutcome(acc: Running, o: BetOutcome): void {
   if (o.kind === 'cancelled') acc.cancels++;
+  if (o.kind === 'unscored' && o.early) acc.early_closes = (acc.early_closes ?? 0) + 1;
   if (o.kind !== 'closed' && o.kind !== 'marked') return;
   acc.trades++;
   if (o.kind === 'marked') acc.marked++;
@@ -215,25 +308,27 @@ function addOutcome(acc: Running, o: BetOutcome): void {
  * ticker): per member the summed gain (`gain`) or the skill score over the
  * alphas (`skill`, as GET /rankings), ranked by score, then trades, then the
  * older account; members below the minimum of closed bets (marked ones
- * count) or without a score are listed after, unranked.
+ * count) or without a score are listed after, unranked. A version-2 row
+ * also says how many closes came before their committed instant.
  */
 export function boardFromTallies(
   rules: LeagueRules,
   league: LeagueWindow,
-  members: Array<BoardMember & MemberTally>,
+  members: Array<BoardMember & LeagueTally>,
   open: LeagueBet[],
   asOf: number,
   marks: ReadonlyMap<string, number>,
+  version: ScoringVersion = 1,
 ): BoardRow[] {
   const byUser = new Map<number, Running>();
   for (const m of members) {
-    const { trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum } = m;
-    byUser.set(m.user_id, { trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum, marked: 0 });
+    const { trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum, early_closes } = m;
+    byUser.set(m.user_id, { trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum, early_closes, marked: 0 });
   }
   const scope = { ...league, instruments: rules.instruments };
   for (const bet of open) {
     const acc = byUser.get(bet.user_id);
-    const o = betOutcome(bet, scope, asOf, marks);
+    const o = betOutcome(bet, scope, asOf, marks, version);
     // A bet finished by asOf is in the tally already.
     if (acc && (o.kind === 'marked' || o.kind === 'unmarked')) addOutcome(acc, o);
   }
@@ -255,6 +350,7 @@ export function boardFromTallies(
       cancels: a.cancels,
       cancel_rate: counted === 0 ? 0 : a.cancels / counted,
       left: m.left_at !== null && m.left_at <= asOf,
+      ...(version === 2 ? { early_closes: a.early_closes ?? 0 } : {}),
     };
   });
   const rankable = (r: BoardRow) => r.score !== null && r.trades >= Math.max(1, rules.min_closed_bets);
@@ -281,6 +377,7 @@ export function computeBoard(
   bets: LeagueBet[],
   asOf: number,
   marks: ReadonlyMap<string, number>,
+  version: ScoringVersion = 1,
 ): BoardRow[] {
   const tallies = new Map<number, Running>();
   for (const m of members) tallies.set(m.user_id, { ...EMPTY_TALLY, marked: 0 });
@@ -289,8 +386,8 @@ export function computeBoard(
   for (const bet of bets) {
     const acc = tallies.get(bet.user_id);
     if (!acc) continue;
-    const o = betOutcome(bet, scope, asOf, marks);
-    if (o.kind === 'marked' || o.kind === 'unmarked') open.push(bet);
+    const o = betOutcome(bet, scope, asOf, marks, version);
+    if (isOpenAt(o)) open.push(bet);
     else addOutcome(acc, o);
   }
   return boardFromTallies(
@@ -300,15 +397,29 @@ export function computeBoard(
     open,
     asOf,
     marks,
+    version,
   );
 }
 
+/** Outcomes of a bet open at the instant: read from the bets at each count, never from a tally. */
+const isOpenAt = (o: BetOutcome) => o.kind === 'marked' || o.kind === 'unmarked' || o.kind === 'pending' || o.kind === 'uncommitted';
+
+/**
+ * Version 2: whether a counted bet open at `asOf` past its committed instant
+ * has no committed price recorded yet. A final board waits for it (the
+ * commitment job records it within seconds), as it waits for a missing mark.
+ */
+export function awaitsCommitment(rules: LeagueRules, league: LeagueWindow, bets: LeagueBet[], asOf: number, version: ScoringVersion): boolean {
+  const scope = { ...league, instruments: rules.instruments };
+  return version === 2 && bets.some((bet) => betOutcome(bet, scope, asOf, new Map(), version).kind === 'uncommitted');
+}
+
 /** The tickers whose price a board as of an instant needs: counted bets open then, and their benchmarks for skill. */
-export function tickersToMark(rules: LeagueRules, league: LeagueWindow, bets: LeagueBet[], asOf: number): string[] {
+export function tickersToMark(rules: LeagueRules, league: LeagueWindow, bets: LeagueBet[], asOf: number, version: ScoringVersion = 1): string[] {
   const out = new Set<string>();
   const scope = { ...league, instruments: rules.instruments };
   for (const bet of bets) {
-    const o = betOutcome(bet, scope, asOf, new Map());
+    const o = betOutcome(bet, scope, asOf, new Map(), version);
     if (o.kind !== 'unmarked') continue;
     out.add(bet.ticker);
     if (rules.scoring === 'skill') out.add(benchmarkOf(bet.ticker));

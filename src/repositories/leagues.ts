@@ -7,7 +7,7 @@ import { prepared } from '../db/prepared.js';
 import type { LeagueMembersTable, LeaguesTable } from '../db/tables.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isPossibleId } from '../domain/ids.js';
-import type { LeagueBet, MemberTally } from '../domain/leagues.js';
+import type { LeagueBet, LeagueTally } from '../domain/leagues.js';
 
 export type LeagueRow = Selectable<LeaguesTable>;
 export type LeagueMemberRow = Selectable<LeagueMembersTable>;
@@ -47,6 +47,7 @@ const MEMBER_COLUMNS = [
   'm.alpha_n',
   'm.alpha_sum',
   'm.alpha_sq_sum',
+  'm.early_closes',
 ] as const;
 
 /** Members with their current public names (a deleted account's anonymous one) and tallies, by joining order. */
@@ -147,17 +148,38 @@ export async function listLeagues(
 const BETS = ['b.id', ...betColumnsOf('b')] as const;
 const MEMBERS_BETS = betColumnsOf('b', ['user_id']);
 
-const addToTalliesQuery = prepared((db, v: MemberTally & { user_id: number; opened_at: number; closed_at: number; kind: 'stocks' | 'crypto' }) =>
-  db
+type TallyColumn = keyof Required<LeagueTally>;
+const TALLY_TYPES: Record<TallyColumn, 'integer' | 'double precision'> = {
+  trades: 'integer',
+  cancels: 'integer',
+  gain_sum: 'double precision',
+  alpha_n: 'integer',
+  alpha_sum: 'double precision',
+  alpha_sq_sum: 'double precision',
+  early_closes: 'integer',
+};
+type TallyDeltas = { [K in TallyColumn as `v1_${K}` | `v2_${K}`]: number };
+
+/** The scoring version of the league a membership row is in (docs/leagues.md). */
+const memberLeagueVersion = sql<number>`(select lv.scoring_version from leagues lv where lv.id = league_members.league_id)`;
+
+const addToTalliesQuery = prepared((db, v: TallyDeltas & { user_id: number; opened_at: number; closed_at: number; kind: 'stocks' | 'crypto' }) => {
+  // Each column adds the delta of its league's scoring version; the casts give PostgreSQL the type of parameters in a CASE.
+  const add = (c: TallyColumn) => {
+    const type = sql.raw(TALLY_TYPES[c]);
+    return sql<number>`${sql.ref(c)} + case when ${memberLeagueVersion} = 2 then cast(${v[`v2_${c}`]} as ${type}) else cast(${v[`v1_${c}`]} as ${type}) end`;
+  };
+  return db
     .updateTable('league_members')
-    .set((eb) => ({
-      trades: eb('trades', '+', v.trades),
-      cancels: eb('cancels', '+', v.cancels),
-      gain_sum: eb('gain_sum', '+', v.gain_sum),
-      alpha_n: eb('alpha_n', '+', v.alpha_n),
-      alpha_sum: eb('alpha_sum', '+', v.alpha_sum),
-      alpha_sq_sum: eb('alpha_sq_sum', '+', v.alpha_sq_sum),
-    }))
+    .set({
+      trades: add('trades'),
+      cancels: add('cancels'),
+      gain_sum: add('gain_sum'),
+      alpha_n: add('alpha_n'),
+      alpha_sum: add('alpha_sum'),
+      alpha_sq_sum: add('alpha_sq_sum'),
+      early_closes: add('early_closes'),
+    })
     .where('user_id', '=', v.user_id)
     .where('league_id', 'in', (eb) =>
       eb
@@ -168,22 +190,34 @@ const addToTalliesQuery = prepared((db, v: MemberTally & { user_id: number; open
         .where('ends_at', '>=', v.closed_at)
         .where('instruments', 'in', ['all', v.kind])
         .where('settled_at', 'is', null),
-    ),
-);
+    );
+});
+
+const ZERO: Required<LeagueTally> = { trades: 0, cancels: 0, gain_sum: 0, alpha_n: 0, alpha_sum: 0, alpha_sq_sum: 0, early_closes: 0 };
 
 /**
  * Adds a finished bet to its owner's tally in every league it counts in:
- * opened within the window, finished by the end, on counted instruments.
- * One statement, through the member's rows (league_members_user_idx); a user
- * in no league touches nothing.
+ * opened within the window, finished by the end, on counted instruments;
+ * a version-1 league adds `raw`, a version-2 league `ranked` (null:
+ * nothing). One statement, through the member's rows
+ * (league_members_user_idx); a user in no league touches nothing.
  */
 export async function addToTallies(
   db: Db,
   bet: { user_id: number; opened_at: number; closed_at: number; crypto: boolean },
-  delta: MemberTally,
+  raw: LeagueTally | null,
+  ranked: LeagueTally | null = raw,
 ): Promise<void> {
+  if (!raw && !ranked) return;
+  const v1 = { ...ZERO, ...raw };
+  const v2 = { ...ZERO, ...ranked };
+  const values = {} as TallyDeltas;
+  for (const c of Object.keys(ZERO) as TallyColumn[]) {
+    values[`v1_${c}`] = v1[c];
+    values[`v2_${c}`] = v2[c];
+  }
   await addToTalliesQuery(db, {
-    ...delta,
+    ...values,
     user_id: bet.user_id,
     opened_at: bet.opened_at,
     closed_at: bet.closed_at,
@@ -231,8 +265,21 @@ export async function membersAndOpenBets(
   const open: LeagueBet[] = [];
   for (const r of rows) {
     if (members.at(-1)?.user_id !== r.user_id) {
-      const { user_id, username, joined_at, left_at, daily_standing, trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum } = r;
-      members.push({ user_id, username, joined_at, left_at, daily_standing, trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum });
+      const { user_id, username, joined_at, left_at, daily_standing, trades, cancels, gain_sum, alpha_n, alpha_sum, alpha_sq_sum, early_closes } = r;
+      members.push({
+        user_id,
+        username,
+        joined_at,
+        left_at,
+        daily_standing,
+        trades,
+        cancels,
+        gain_sum,
+        alpha_n,
+        alpha_sum,
+        alpha_sq_sum,
+        early_closes,
+      });
     }
     if (r.bet_id === null) continue;
     open.push({
@@ -248,6 +295,10 @@ export async function membersAndOpenBets(
       closed_at: r.closed_at,
       benchmark_entry: r.benchmark_entry,
       benchmark_exit: r.benchmark_exit,
+      committed_price: r.committed_price,
+      benchmark_committed: r.benchmark_committed,
+      ranked_gain: r.ranked_gain,
+      unranked_reason: r.unranked_reason,
     });
   }
   return { members, open };

@@ -129,6 +129,15 @@ export const InviteCodeResponseSchema = Type.Object({ invite_code: InviteCode() 
 
 const Score = () => Nullable(Type.Number({ description: 'Null: no score yet' }));
 
+/** docs/leagues.md: which scoring a league uses, fixed when it starts. */
+const ScoringVersion = (description: string) =>
+  Type.Unsafe<1 | 2>(Type.Integer({ format: 'int32', minimum: 1, maximum: 2, enum: [1, 2], description }));
+const SCORING_VERSION_TEXT =
+  '1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); ' +
+  '2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)';
+const EarlyCloses = () =>
+  Count({ description: 'Version 2 only: closes made before their committed instant (inside the cancel window), shown but never scored' });
+
 export const LeagueBoardRowSchema = Type.Object(
   {
     rank: Nullable(Count({ description: 'Null: unranked (below the minimum of counted bets)' })),
@@ -139,6 +148,7 @@ export const LeagueBoardRowSchema = Type.Object(
     cancels: Count(),
     cancel_rate: Type.Number({ minimum: 0, maximum: 1 }),
     left: Type.Boolean({ description: 'Left after the start; stays on the board' }),
+    early_closes: Type.Optional(EarlyCloses()),
   },
   { $id: 'LeagueBoardRow', additionalProperties: false },
 );
@@ -151,6 +161,7 @@ export const LeagueBoardSchema = Type.Object(
     settled_at: Nullable(DateTime()),
     as_of: DateTime({ description: 'The instant the scores are counted at (the end once final)' }),
     rules: ref(LeagueRulesSchema),
+    scoring_version: ScoringVersion(`The gains this board sums. ${SCORING_VERSION_TEXT}`),
     rows: Type.Array(ref(LeagueBoardRowSchema), { maxItems: 1000 }),
   },
   { $id: 'LeagueBoard', additionalProperties: false },
@@ -170,6 +181,17 @@ export const LeagueFeedItemSchema = Type.Object(
     opened_at: DateTime(),
     closed_at: Nullable(DateTime()),
     counted: Type.Boolean({ description: 'On an instrument the league counts; false ones are shown but never scored' }),
+    committed_price: Nullable(
+      Type.Number({
+        description: 'The quote at the end of the cancel window (opened_at + 5 min); null before it, or for a bet that finished inside it',
+      }),
+    ),
+    ranked_gain: Nullable(
+      Type.Number({
+        description:
+          'Committed price to exit, what a version-2 league sums (beside the raw percentage_gain); null while open or when the bet finished inside its cancel window',
+      }),
+    ),
   },
   { $id: 'LeagueFeedItem', additionalProperties: false },
 );
@@ -191,6 +213,7 @@ const DocumentRow = Type.Object(
     cancels: Count(),
     cancel_rate: Type.Number({ minimum: 0, maximum: 1 }),
     left: Type.Boolean(),
+    early_closes: Type.Optional(EarlyCloses()),
   },
   { additionalProperties: false },
 );
@@ -205,6 +228,9 @@ export const LeagueBoardDocumentSchema = Type.Object(
         instruments: LeagueRulesSchema.properties.instruments,
         min_closed_bets: LeagueRulesSchema.properties.min_closed_bets,
         scoring: LeagueRulesSchema.properties.scoring,
+        scoring_version: Type.Optional(
+          ScoringVersion(`The gains the board sums; absent in documents settled before versions existed, which are all 1. ${SCORING_VERSION_TEXT}`),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -225,6 +251,11 @@ export type LeagueBoardDocument = Static<typeof LeagueBoardDocumentSchema>;
 export const LeagueProofSchema = Type.Object(
   {
     kind: Type.Literal('league-board'),
+    scoring_version: Type.Optional(
+      ScoringVersion(
+        `The gains the board sums, as document.league.scoring_version (which older documents lack; the hashed one is what a verifier trusts). Always in answers; a proof saved before it existed lacks it. ${SCORING_VERSION_TEXT}`,
+      ),
+    ),
     document: ref(LeagueBoardDocumentSchema),
     board_hash: Hash,
     proof: Type.Object(

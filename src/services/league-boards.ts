@@ -8,7 +8,15 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { boardHashOf, documentRows, encodeBoardDocument } from '../domain/league-record.js';
-import { type BoardRow, boardFromTallies, countsInstrument, type LeagueRules, leagueStatus, tickersToMark } from '../domain/leagues.js';
+import {
+  awaitsCommitment,
+  type BoardRow,
+  boardFromTallies,
+  countsInstrument,
+  type LeagueRules,
+  leagueStatus,
+  tickersToMark,
+} from '../domain/leagues.js';
 import { GENESIS, inclusionProof } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import { chainHeadsAt, claimSettlement, findLeague, type LeagueRow, membersAndOpenBets, membersOf, windowFeed } from '../repositories/leagues.js';
@@ -30,15 +38,17 @@ const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, mi
  */
 async function countAt(ctx: LeagueBoardDeps, league: LeagueRow, asOf: number) {
   const rules = rulesOf(league);
+  const version = league.scoring_version;
   const { members, open } = await membersAndOpenBets(ctx.db, league, asOf);
-  const tickers = tickersToMark(rules, league, open, asOf);
+  const tickers = tickersToMark(rules, league, open, asOf, version);
   const marks = asOf < league.ends_at ? await ctx.prices.marks(tickers) : await ctx.prices.marksAt(tickers, league.ends_at);
   return {
     rules,
     members,
     marks,
-    complete: tickers.every((t) => marks.has(t)),
-    rows: boardFromTallies(rules, league, members, open, asOf, marks),
+    // Version 2 also waits for the committed price of a bet committed by then (the commitment job records it within seconds).
+    complete: tickers.every((t) => marks.has(t)) && !awaitsCommitment(rules, league, open, asOf, version),
+    rows: boardFromTallies(rules, league, members, open, asOf, marks, version),
   };
 }
 
@@ -64,6 +74,7 @@ async function liveBoard(ctx: LeagueBoardDeps, league: LeagueRow): Promise<Leagu
     settled_at: null,
     as_of: iso(asOf),
     rules,
+    scoring_version: league.scoring_version,
     rows: rows.map((r) => withName(r, names)),
   };
 }
@@ -86,6 +97,7 @@ export async function leagueBoard(ctx: LeagueBoardDeps, id: number, callerId: nu
       settled_at: iso(league.settled_at),
       as_of: iso(league.ends_at),
       rules: rulesOf(league),
+      scoring_version: league.scoring_version,
       rows: doc.board.map((r) => withName(r, names)),
     };
   }
@@ -114,6 +126,8 @@ export async function leagueFeed(
       opened_at: iso(b.opened_at),
       closed_at: b.closed_at === null ? null : iso(b.closed_at),
       counted: countsInstrument(league.instruments, b.ticker),
+      committed_price: b.committed_price,
+      ranked_gain: b.ranked_gain,
     })),
   };
 }
@@ -141,7 +155,7 @@ export async function settleLeague(
   const heads = new Map((await chainHeadsAt(ctx.db, ids, league.ends_at)).map((h) => [h.user_id, h]));
   const now = ctx.clock.now();
   const doc: LeagueBoardDocument = {
-    league: { id: league.id, starts_at: iso(league.starts_at), ends_at: iso(league.ends_at), ...rules },
+    league: { id: league.id, starts_at: iso(league.starts_at), ends_at: iso(league.ends_at), ...rules, scoring_version: league.scoring_version },
     settled_at: iso(now),
     board: documentRows(rows),
     marks: Object.fromEntries([...marks].sort(([a], [b]) => (a < b ? -1 : 1))),
@@ -182,6 +196,7 @@ export async function leagueProof(ctx: LeagueBoardDeps, id: number, callerId: nu
   const hashes = await dayLeafHashes(ctx.db, league.record_day);
   return {
     kind: 'league-board',
+    scoring_version: league.scoring_version,
     document: JSON.parse(league.final_document!) as LeagueBoardDocument,
     board_hash: league.board_hash!,
     proof: {

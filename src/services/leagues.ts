@@ -4,7 +4,15 @@
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { effectiveStart, isEditable, joinProblem, leagueStatus, MEMBER_LIMIT_DEFAULT, windowProblem } from '../domain/leagues.js';
+import {
+  CURRENT_SCORING_VERSION,
+  effectiveStart,
+  isEditable,
+  joinProblem,
+  leagueStatus,
+  MEMBER_LIMIT_DEFAULT,
+  windowProblem,
+} from '../domain/leagues.js';
 import { extraLeaguesOf } from '../domain/payments.js';
 import { badRequest, conflict, forbidden, limitReached, notFound } from '../errors.js';
 import {
@@ -131,6 +139,7 @@ export async function createLeague(ctx: LeagueDeps, ownerId: number, req: Create
       instruments: req.rules.instruments,
       min_closed_bets: req.rules.min_closed_bets,
       scoring: req.rules.scoring,
+      scoring_version: CURRENT_SCORING_VERSION,
       created_at: now,
       start_noticed_at: null,
       standing_day: null,

@@ -8,7 +8,13 @@ export const DAY = 24 * HOUR;
 
 export type Caller = TestUser | null;
 
-export function leagueApi(t: () => TestApp) {
+/**
+ * `scoringVersion: 1` makes every league `create` makes a version-1 league
+ * (raw gains): such leagues can no longer be created through the API (only
+ * those started before migration 0024 are), so the test writes the column,
+ * as the migration did.
+ */
+export function leagueApi(t: () => TestApp, opts: { scoringVersion?: 1 | 2 } = {}) {
   const call = (u: Caller, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
     t().app.inject({ method, url, headers: u ? { cookie: u.cookie } : {}, ...(payload ? { payload } : {}) });
 
@@ -24,6 +30,9 @@ export function leagueApi(t: () => TestApp) {
       ...over,
     });
     assert.equal(res.statusCode, 201, res.body);
+    if (opts.scoringVersion === 1) {
+      await t().ctx.db.updateTable('leagues').set({ scoring_version: 1 }).where('id', '=', res.json().id).execute();
+    }
     return res.json() as { id: number; invite_code: string; starts_at: string; ends_at: string; members: Array<{ id: number }> };
   }
 

@@ -32,7 +32,7 @@ forEachDialect('leagues: the proof of a final board', (dialect) => {
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   });
   after(() => t.close());
-  const { call, create, join, open, close, board } = leagueApi(() => t);
+  const { call, create, join, open, close, board } = leagueApi(() => t, { scoringVersion: 1 });
   const setPrice = (ticker: string, price: number) => {
     prices.set(ticker, price);
     t.clock.advance(10_000);

@@ -18,7 +18,7 @@ forEachDialect('leagues', (dialect) => {
     t = await createTestApp(dialect, { deps: { prices, logger: process.env.DEBUG_LOG ? { level: 'error' } : false }, config: { leagueLimit: 3 } });
   });
   after(() => t.close());
-  const { call, create, join, open, close, board } = leagueApi(() => t);
+  const { call, create, join, open, close, board } = leagueApi(() => t, { scoringVersion: 1 });
   /** Moves past the price cache, so the next quote is the provider's current price. */
   const setPrice = (ticker: string, price: number) => {
     prices.set(ticker, price);

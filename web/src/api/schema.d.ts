@@ -1606,6 +1606,12 @@ export interface components {
             league_id: number;
             rows: components["schemas"]["LeagueBoardRow"][];
             rules: components["schemas"]["LeagueRules"];
+            /**
+             * Format: int32
+             * @description The gains this board sums. 1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); 2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)
+             * @enum {integer}
+             */
+            scoring_version: 1 | 2;
             settled_at: string | null;
             /**
              * @description `ended`: past its end, the final board not yet settled; `final`: the board is frozen
@@ -1618,6 +1624,11 @@ export interface components {
                 cancel_rate: number;
                 /** Format: int64 */
                 cancels: number;
+                /**
+                 * Format: int64
+                 * @description Version 2 only: closes made before their committed instant (inside the cancel window), shown but never scored
+                 */
+                early_closes?: number;
                 left: boolean;
                 /** Format: int64 */
                 marked: number;
@@ -1656,6 +1667,12 @@ export interface components {
                  * @enum {string}
                  */
                 scoring: "gain" | "skill";
+                /**
+                 * Format: int32
+                 * @description The gains the board sums; absent in documents settled before versions existed, which are all 1. 1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); 2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)
+                 * @enum {integer}
+                 */
+                scoring_version?: 1 | 2;
                 /** Format: date-time */
                 starts_at: string;
             };
@@ -1670,6 +1687,11 @@ export interface components {
             cancel_rate: number;
             /** Format: int64 */
             cancels: number;
+            /**
+             * Format: int64
+             * @description Version 2 only: closes made before their committed instant (inside the cancel window), shown but never scored
+             */
+            early_closes?: number;
             /** @description Left after the start; stays on the board */
             left: boolean;
             /**
@@ -1694,6 +1716,7 @@ export interface components {
             /** Format: int64 */
             bet_id: number;
             closed_at: string | null;
+            committed_price: number | null;
             /** @description On an instrument the league counts; false ones are shown but never scored */
             counted: boolean;
             /** @enum {string} */
@@ -1703,6 +1726,7 @@ export interface components {
             /** Format: date-time */
             opened_at: string;
             percentage_gain: number | null;
+            ranked_gain: number | null;
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
             ticker: string;
@@ -1742,6 +1766,12 @@ export interface components {
                 /** Format: int64 */
                 tree_size: number;
             };
+            /**
+             * Format: int32
+             * @description The gains the board sums, as document.league.scoring_version (which older documents lack; the hashed one is what a verifier trusts). Always in answers; a proof saved before it existed lacks it. 1: raw gains (entry to exit of every counted close; the leagues already running when ranked gains shipped keep it); 2: ranked gains (committed price to exit; a close inside the cancel window, a cancel, or a bet committed after the end is shown but never scored)
+             * @enum {integer}
+             */
+            scoring_version?: 1 | 2;
         };
         LeagueRules: {
             /**
