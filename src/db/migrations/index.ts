@@ -19,6 +19,7 @@ import * as m0019 from './0019_local_cancellations.js';
 import * as m0020 from './0020_league_tallies.js';
 import * as m0021 from './0021_outbox_recipients.js';
 import * as m0022 from './0022_committed_prices.js';
+import * as m0023 from './0023_ranked_aggregates.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0020_league_tallies': m0020,
   '0021_outbox_recipients': m0021,
   '0022_committed_prices': m0022,
+  '0023_ranked_aggregates': m0023,
 };
