@@ -91,6 +91,9 @@ export interface LeaderboardTable {
   total_trades: number;
 }
 
+/** The ranked board's all-time aggregate: as `leaderboard`, over ranked gains only (docs/rankings.md). */
+export type RankedLeaderboardTable = LeaderboardTable;
+
 /** One user's CLOSED bets of one UTC day (by exit time), summed: the windows and rankings read these. */
 export interface UserDayStatsTable {
   user_id: number;
@@ -102,6 +105,13 @@ export interface UserDayStatsTable {
   alpha_count: number;
   alpha_sum: number;
   alpha_sq_sum: number;
+  /** The same sums over the day's ranked bets only (ranked_gain set; ranked alpha from benchmark_committed): the ranked board and the rankings read these. */
+  ranked_trades: Generated<number>;
+  ranked_score_sum: Generated<number>;
+  ranked_wins: Generated<number>;
+  ranked_alpha_count: Generated<number>;
+  ranked_alpha_sum: Generated<number>;
+  ranked_alpha_sq_sum: Generated<number>;
 }
 
 export interface FollowsTable {
@@ -313,6 +323,7 @@ export interface Database {
   quotes: QuotesTable;
   data_jobs: DataJobsTable;
   leaderboard: LeaderboardTable;
+  ranked_leaderboard: RankedLeaderboardTable;
   user_day_stats: UserDayStatsTable;
   follows: FollowsTable;
   chat_links: ChatLinksTable;

@@ -36,6 +36,28 @@ export function alphaOf(direction: Direction, gain: number, benchmarkEntry: numb
   return gain - marketMove;
 }
 
+/** What a board needs of a finished bet to count it. */
+export interface ScoredBet {
+  direction: Direction;
+  percentage_gain: number | null;
+  benchmark_entry: number | null;
+  benchmark_exit: number | null;
+  ranked_gain: number | null;
+  benchmark_committed: number | null;
+}
+
+/**
+ * A finished bet as the ranked board and the rankings count it: its ranked
+ * gain, and its ranked alpha (alphaOf from the benchmark's committed price,
+ * the instant the bet stopped being cancellable, to its exit price). Null for
+ * a bet not ranked (finished inside its cancel window, cancelled, or never
+ * committed): such a close was riskless, so it never scores.
+ */
+export function rankedCount(bet: ScoredBet): { gain: number; alpha: number | null } | null {
+  if (bet.ranked_gain === null) return null;
+  return { gain: bet.ranked_gain, alpha: alphaOf(bet.direction, bet.ranked_gain, bet.benchmark_committed, bet.benchmark_exit) };
+}
+
 /** Standard deviations below this many points are taken as this: one lucky trade cannot look certain. */
 export const ALPHA_SD_FLOOR = 5;
 /** One-sided 95 % normal quantile: skill is the lower bound of mean alpha's confidence interval. */

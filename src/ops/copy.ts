@@ -1,8 +1,9 @@
 // Moving up: copies every table of a SQLite database into a fresh PostgreSQL
 // database. The migrations create the schema there (the same ones the
 // service runs), rows go over in foreign-key order, sequences are reset past
-// the copied ids, and the result is checked: row counts per table, and the
-// leaderboard aggregate against the closed bets it sums.
+// the copied ids, and the result is checked: row counts per table, the
+// leaderboard aggregate against the closed bets it sums, and the ranked
+// board's against the ranked bets it sums.
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
@@ -88,12 +89,31 @@ async function leaderboardMismatches(target: Target): Promise<string[]> {
     full outer join (
       select user_id, sum(percentage_gain) as sum, count(*) as n from bets where status = 'CLOSED' group by user_id
     ) b on b.user_id = l.user_id`.execute(target.db);
+  return mismatchesOf(rows, 'leaderboard', 'closed bets');
+}
+
+/** Each user's ranked board row next to the sum and count of their ranked gains; mismatches only. */
+async function rankedLeaderboardMismatches(target: Target): Promise<string[]> {
+  const { rows } = await sql<{ user_id: number; score: number | null; trades: number | null; sum: number | null; n: number }>`
+    select coalesce(l.user_id, b.user_id) as user_id, l.total_score as score, l.total_trades as trades, b.sum, coalesce(b.n, 0)::int as n
+    from ranked_leaderboard l
+    full outer join (
+      select user_id, sum(ranked_gain) as sum, count(*) as n from bets where ranked_gain is not null group by user_id
+    ) b on b.user_id = l.user_id`.execute(target.db);
+  return mismatchesOf(rows, 'ranked board', 'ranked bets');
+}
+
+function mismatchesOf(
+  rows: Array<{ user_id: number; score: number | null; trades: number | null; sum: number | null; n: number }>,
+  board: string,
+  bets: string,
+): string[] {
   const out: string[] = [];
   for (const r of rows) {
     const score = r.score ?? 0;
     const sum = r.sum ?? 0;
     if (Math.abs(score - sum) > 1e-6 * Math.max(1, Math.abs(sum)) || (r.trades ?? 0) !== r.n) {
-      out.push(`user ${r.user_id}: leaderboard ${score}/${r.trades ?? 0} trades, closed bets ${sum}/${r.n}`);
+      out.push(`user ${r.user_id}: ${board} ${score}/${r.trades ?? 0} trades, ${bets} ${sum}/${r.n}`);
     }
   }
   return out;
@@ -151,6 +171,10 @@ export async function copySqliteToPostgres(
     }
     const mismatches = await leaderboardMismatches(target);
     if (mismatches.length) throw new CopyError(`leaderboard does not equal the sum over CLOSED bets: ${mismatches.slice(0, 5).join('; ')}`);
+    const rankedMismatches = await rankedLeaderboardMismatches(target);
+    if (rankedMismatches.length) {
+      throw new CopyError(`ranked board does not equal the sum over ranked bets: ${rankedMismatches.slice(0, 5).join('; ')}`);
+    }
     const leaders = copied.find((t) => t.name === 'leaderboard')?.rows ?? 0;
     return { tables: copied, leaderboardUsers: leaders };
   } finally {

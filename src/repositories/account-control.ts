@@ -7,7 +7,7 @@ export async function deleteOtherSessions(db: Db, userId: number, keepSessionId:
 
 /**
  * Removes what identifies a person: email, password hash, sessions, follows,
- * payment ids, leaderboard row. Bets stay (the record names users by id only);
+ * payment ids, leaderboard rows. Bets stay (the record names users by id only);
  * the public name becomes anonymous, a value no registration can hold, so
  * this update cannot meet a unique violation.
  */
@@ -36,4 +36,5 @@ export async function anonymiseUser(db: Db, userId: number, now: number): Promis
     .where((eb) => eb.or([eb('follower_id', '=', userId), eb('followed_id', '=', userId)]))
     .execute();
   await db.deleteFrom('leaderboard').where('user_id', '=', userId).execute();
+  await db.deleteFrom('ranked_leaderboard').where('user_id', '=', userId).execute();
 }

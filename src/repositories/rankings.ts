@@ -1,72 +1,181 @@
 // Per-user per-day aggregates of closed bets and the window reads over them
-// (user_day_stats_day_idx); never a scan of bets.
+// (user_day_stats_day_idx; the ranked sums: user_day_stats_ranked_day_idx),
+// and the all-time aggregates of both boards; never a scan of bets.
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 
-export interface DayStatsDelta {
-  userId: number;
-  day: string;
+/**
+ * Which board a read is of: 'raw' is SPEC's (every CLOSED bet's
+ * percentage_gain), 'ranked' sums ranked gains only (docs/rankings.md).
+ */
+export type Board = 'raw' | 'ranked';
+
+/** Each board's columns on a user_day_stats row. */
+const DAY_COLUMNS = {
+  raw: { trades: 'trades', score: 'score_sum', alphaN: 'alpha_count', alphaSum: 'alpha_sum', alphaSq: 'alpha_sq_sum' },
+  ranked: {
+    trades: 'ranked_trades',
+    score: 'ranked_score_sum',
+    alphaN: 'ranked_alpha_count',
+    alphaSum: 'ranked_alpha_sum',
+    alphaSq: 'ranked_alpha_sq_sum',
+  },
+} as const;
+
+/** Each board's all-time aggregate (the two tables have the same columns). */
+const ALL_TIME_TABLE = { raw: 'leaderboard', ranked: 'ranked_leaderboard' } as const;
+
+/** One bet's gain and alpha as a board counts them. */
+export interface Counted {
   gain: number;
   alpha: number | null;
 }
 
-const addToDayStatsQuery = prepared(
-  (db, r: { user_id: number; day: string; score_sum: number; wins: number; alpha_count: number; alpha_sum: number; alpha_sq_sum: number }) =>
-    db
-      .insertInto('user_day_stats')
-      .values({
-        user_id: r.user_id,
-        day: r.day,
-        trades: 1,
-        score_sum: r.score_sum,
-        wins: r.wins,
-        alpha_count: r.alpha_count,
-        alpha_sum: r.alpha_sum,
-        alpha_sq_sum: r.alpha_sq_sum,
-      })
-      .onConflict((oc) =>
-        oc.columns(['user_id', 'day']).doUpdateSet((eb) => ({
-          trades: eb('user_day_stats.trades', '+', eb.ref('excluded.trades')),
-          score_sum: eb('user_day_stats.score_sum', '+', eb.ref('excluded.score_sum')),
-          wins: eb('user_day_stats.wins', '+', eb.ref('excluded.wins')),
-          alpha_count: eb('user_day_stats.alpha_count', '+', eb.ref('excluded.alpha_count')),
-          alpha_sum: eb('user_day_stats.alpha_sum', '+', eb.ref('excluded.alpha_sum')),
-          alpha_sq_sum: eb('user_day_stats.alpha_sq_sum', '+', eb.ref('excluded.alpha_sq_sum')),
-        })),
-      ),
+export interface DayStatsDelta extends Counted {
+  userId: number;
+  day: string;
+  /** The same bet on the ranked board; null when it is not ranked. */
+  ranked: Counted | null;
+}
+
+/** One bet's contribution to a day row: the raw sums, and the ranked sums (zeros for a bet not ranked). */
+interface DayRowDelta {
+  user_id: number;
+  day: string;
+  trades: number;
+  score_sum: number;
+  wins: number;
+  alpha_count: number;
+  alpha_sum: number;
+  alpha_sq_sum: number;
+  ranked_trades: number;
+  ranked_score_sum: number;
+  ranked_wins: number;
+  ranked_alpha_count: number;
+  ranked_alpha_sum: number;
+  ranked_alpha_sq_sum: number;
+}
+
+// The placeholders of a prepared query are flat names: each column is bound by its own.
+const addToDayStatsQuery = prepared((db, r: DayRowDelta) =>
+  db
+    .insertInto('user_day_stats')
+    .values({
+      user_id: r.user_id,
+      day: r.day,
+      trades: r.trades,
+      score_sum: r.score_sum,
+      wins: r.wins,
+      alpha_count: r.alpha_count,
+      alpha_sum: r.alpha_sum,
+      alpha_sq_sum: r.alpha_sq_sum,
+      ranked_trades: r.ranked_trades,
+      ranked_score_sum: r.ranked_score_sum,
+      ranked_wins: r.ranked_wins,
+      ranked_alpha_count: r.ranked_alpha_count,
+      ranked_alpha_sum: r.ranked_alpha_sum,
+      ranked_alpha_sq_sum: r.ranked_alpha_sq_sum,
+    })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'day']).doUpdateSet((eb) => ({
+        trades: eb('user_day_stats.trades', '+', eb.ref('excluded.trades')),
+        score_sum: eb('user_day_stats.score_sum', '+', eb.ref('excluded.score_sum')),
+        wins: eb('user_day_stats.wins', '+', eb.ref('excluded.wins')),
+        alpha_count: eb('user_day_stats.alpha_count', '+', eb.ref('excluded.alpha_count')),
+        alpha_sum: eb('user_day_stats.alpha_sum', '+', eb.ref('excluded.alpha_sum')),
+        alpha_sq_sum: eb('user_day_stats.alpha_sq_sum', '+', eb.ref('excluded.alpha_sq_sum')),
+        ranked_trades: eb('user_day_stats.ranked_trades', '+', eb.ref('excluded.ranked_trades')),
+        ranked_score_sum: eb('user_day_stats.ranked_score_sum', '+', eb.ref('excluded.ranked_score_sum')),
+        ranked_wins: eb('user_day_stats.ranked_wins', '+', eb.ref('excluded.ranked_wins')),
+        ranked_alpha_count: eb('user_day_stats.ranked_alpha_count', '+', eb.ref('excluded.ranked_alpha_count')),
+        ranked_alpha_sum: eb('user_day_stats.ranked_alpha_sum', '+', eb.ref('excluded.ranked_alpha_sum')),
+        ranked_alpha_sq_sum: eb('user_day_stats.ranked_alpha_sq_sum', '+', eb.ref('excluded.ranked_alpha_sq_sum')),
+      })),
+    ),
 );
 
-/** Adds one CLOSED bet to its owner's row for its exit day (prepared: every close runs it). */
-export async function addToDayStats(db: Db, d: DayStatsDelta): Promise<void> {
-  const alpha = d.alpha ?? 0;
-  await addToDayStatsQuery(db, {
-    user_id: d.userId,
-    day: d.day,
-    score_sum: d.gain,
-    wins: d.gain > 0 ? 1 : 0,
-    alpha_count: d.alpha !== null ? 1 : 0,
-    alpha_sum: alpha,
-    alpha_sq_sum: alpha * alpha,
-  });
+/** One bet's sums on one board: one trade, its gain, a win when positive, its alpha when it has one. */
+function sumsOf({ gain, alpha }: Counted) {
+  const a = alpha ?? 0;
+  return { trades: 1, score_sum: gain, wins: gain > 0 ? 1 : 0, alpha_count: alpha !== null ? 1 : 0, alpha_sum: a, alpha_sq_sum: a * a };
 }
 
 /**
- * Each live user's sums over the days from fromDay (null: every day): the
- * window's day rows are summed first (a range of user_day_stats_day_idx),
- * then joined to users, so no user outside the window is read.
+ * Adds one CLOSED bet to its owner's row for its exit day, on the raw sums
+ * and, when it is ranked, the ranked sums: one statement for both (prepared:
+ * every close runs it).
  */
-export function windowTotalsQuery(db: Db, fromDay: string | null) {
+export async function addToDayStats(db: Db, d: DayStatsDelta): Promise<void> {
+  const raw = sumsOf(d);
+  const ranked = d.ranked ? sumsOf(d.ranked) : { trades: 0, score_sum: 0, wins: 0, alpha_count: 0, alpha_sum: 0, alpha_sq_sum: 0 };
+  await addToDayStatsQuery(db, {
+    user_id: d.userId,
+    day: d.day,
+    ...raw,
+    ranked_trades: ranked.trades,
+    ranked_score_sum: ranked.score_sum,
+    ranked_wins: ranked.wins,
+    ranked_alpha_count: ranked.alpha_count,
+    ranked_alpha_sum: ranked.alpha_sum,
+    ranked_alpha_sq_sum: ranked.alpha_sq_sum,
+  });
+}
+
+const addToRankedLeaderboardQuery = prepared((db, p: { userId: number; gain: number }) =>
+  db
+    .insertInto('ranked_leaderboard')
+    .values({ user_id: p.userId, total_score: p.gain, total_trades: 1 })
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet((eb) => ({
+        total_score: eb('ranked_leaderboard.total_score', '+', eb.ref('excluded.total_score')),
+        total_trades: eb('ranked_leaderboard.total_trades', '+', 1),
+      })),
+    ),
+);
+
+/** Adds one ranked bet's ranked gain to its owner's row of the ranked board's all-time aggregate. */
+export async function addToRankedLeaderboard(db: Db, userId: number, rankedGain: number): Promise<void> {
+  await addToRankedLeaderboardQuery(db, { userId, gain: rankedGain });
+}
+
+/** A page of the ranked board's all-time aggregate, in the order of ranked_leaderboard_rank_idx (never a scan of bets). */
+export function rankedLeaderboardQuery(db: Db, minTrades: number, limit: number, offset = 0) {
+  return db
+    .selectFrom('ranked_leaderboard')
+    .innerJoin('users', 'users.id', 'ranked_leaderboard.user_id')
+    .select(['users.id as id', 'users.username as username', 'ranked_leaderboard.total_score', 'ranked_leaderboard.total_trades'])
+    .where('users.deleted_at', 'is', null)
+    .where('ranked_leaderboard.total_trades', '>=', minTrades)
+    .orderBy('ranked_leaderboard.total_score', 'desc')
+    .orderBy('ranked_leaderboard.total_trades', 'desc')
+    .orderBy('ranked_leaderboard.user_id')
+    .limit(limit)
+    .offset(offset);
+}
+
+/**
+ * Each live user's sums on a board over the days from fromDay (null: every
+ * day): the window's day rows are summed first (a range of
+ * user_day_stats_day_idx, or of user_day_stats_ranked_day_idx for the ranked
+ * sums), then joined to users, so no user outside the window is read.
+ */
+export function windowTotalsQuery(db: Db, fromDay: string | null, board: Board = 'raw') {
+  const c = DAY_COLUMNS[board];
   let sums = db
     .selectFrom('user_day_stats')
     .select('user_id')
     .select((eb) => [
-      eb.fn.sum<number>('trades').as('trades'),
-      eb.fn.sum<number>('score_sum').as('score'),
-      eb.fn.sum<number>('alpha_count').as('alpha_n'),
-      eb.fn.sum<number>('alpha_sum').as('alpha_sum'),
-      eb.fn.sum<number>('alpha_sq_sum').as('alpha_sq_sum'),
+      eb.fn.sum<number>(c.trades).as('trades'),
+      eb.fn.sum<number>(c.score).as('score'),
+      eb.fn.sum<number>(c.alphaN).as('alpha_n'),
+      eb.fn.sum<number>(c.alphaSum).as('alpha_sum'),
+      eb.fn.sum<number>(c.alphaSq).as('alpha_sq_sum'),
     ])
     .groupBy('user_id');
+  // Days without a ranked bet add nothing to the ranked sums; this condition, a literal as the partial
+  // index's own, lets both dialects read user_day_stats_ranked_day_idx, which holds only the other rows.
+  if (board === 'ranked') sums = sums.where(sql<boolean>`ranked_trades > 0`);
   if (fromDay !== null) sums = sums.where('day', '>=', fromDay);
   return db
     .selectFrom(sums.as('w'))
@@ -96,9 +205,16 @@ const toTotals = (r: Record<keyof WindowTotals, unknown>): WindowTotals => ({
   alpha_sq_sum: Number(r.alpha_sq_sum),
 });
 
-/** The leaderboard over a window: `limit` rows from `offset` by score, then trades, then id, with at least minTrades closed bets. */
-export async function windowLeaderboard(db: Db, fromDay: string | null, minTrades: number, limit: number, offset = 0): Promise<WindowTotals[]> {
-  const rows = await windowTotalsQuery(db, fromDay)
+/** A board over a window: `limit` rows from `offset` by score, then trades, then id, with at least minTrades bets counted there. */
+export async function windowLeaderboard(
+  db: Db,
+  board: Board,
+  fromDay: string | null,
+  minTrades: number,
+  limit: number,
+  offset = 0,
+): Promise<WindowTotals[]> {
+  const rows = await windowTotalsQuery(db, fromDay, board)
     .where('w.trades', '>=', minTrades)
     .orderBy('w.score', 'desc')
     .orderBy('w.trades', 'desc')
@@ -109,18 +225,19 @@ export async function windowLeaderboard(db: Db, fromDay: string | null, minTrade
   return rows.map(toTotals);
 }
 
-/** One user's place on a board: their score and closed trades there. */
+/** One user's place on a board: their score and trades counted there. */
 export interface Placed {
   userId: number;
   score: number;
   trades: number;
 }
 
-/** One user's closed trades and score summed over the window's days (a range of user_day_stats_day_idx); zeros without any. */
-export async function userWindowTotals(db: Db, userId: number, fromDay: string): Promise<Placed> {
+/** One user's trades and score on a board summed over the window's days (a range of user_day_stats_day_idx); zeros without any. */
+export async function userWindowTotals(db: Db, board: Board, userId: number, fromDay: string): Promise<Placed> {
+  const c = DAY_COLUMNS[board];
   const row = await db
     .selectFrom('user_day_stats')
-    .select((eb) => [eb.fn.sum<number>('trades').as('trades'), eb.fn.sum<number>('score_sum').as('score')])
+    .select((eb) => [eb.fn.sum<number>(c.trades).as('trades'), eb.fn.sum<number>(c.score).as('score')])
     .where('user_id', '=', userId)
     .where('day', '>=', fromDay)
     .executeTakeFirst();
@@ -128,31 +245,25 @@ export async function userWindowTotals(db: Db, userId: number, fromDay: string):
 }
 
 /**
- * How many live users with at least minTrades closed bets in the window rank
- * ahead of `me` (by score, then trades, then id): the window's day rows summed
- * per user, as the windowed leaderboard reads them, and counted.
+ * How many live users with at least minTrades bets counted in the window rank
+ * ahead of `me` on a board (by score, then trades, then id): the window's day
+ * rows summed per user, as the windowed board reads them, and counted.
  */
-export async function windowUsersAhead(db: Db, fromDay: string, minTrades: number, me: Placed): Promise<number> {
-  const ahead = db
-    .selectFrom('user_day_stats')
-    .select('user_id')
-    .where('day', '>=', fromDay)
-    .where('user_id', '<>', me.userId)
-    .groupBy('user_id')
-    .having((eb) => {
-      const trades = eb.fn.sum<number>('trades');
-      const score = eb.fn.sum<number>('score_sum');
-      return eb.and([
-        eb(trades, '>=', minTrades),
-        eb.or([
-          eb(score, '>', me.score),
-          eb.and([
-            eb(score, '=', me.score),
-            eb.or([eb(trades, '>', me.trades), eb.and([eb(trades, '=', me.trades), eb('user_id', '<', me.userId)])]),
-          ]),
-        ]),
-      ]);
-    });
+export async function windowUsersAhead(db: Db, board: Board, fromDay: string, minTrades: number, me: Placed): Promise<number> {
+  const c = DAY_COLUMNS[board];
+  let rows = db.selectFrom('user_day_stats').select('user_id').where('day', '>=', fromDay).where('user_id', '<>', me.userId);
+  if (board === 'ranked') rows = rows.where(sql<boolean>`ranked_trades > 0`);
+  const ahead = rows.groupBy('user_id').having((eb) => {
+    const trades = eb.fn.sum<number>(c.trades);
+    const score = eb.fn.sum<number>(c.score);
+    return eb.and([
+      eb(trades, '>=', minTrades),
+      eb.or([
+        eb(score, '>', me.score),
+        eb.and([eb(score, '=', me.score), eb.or([eb(trades, '>', me.trades), eb.and([eb(trades, '=', me.trades), eb('user_id', '<', me.userId)])])]),
+      ]),
+    ]);
+  });
   const row = await db
     .selectFrom(ahead.as('a'))
     .innerJoin('users', 'users.id', 'a.user_id')
@@ -162,30 +273,32 @@ export async function windowUsersAhead(db: Db, fromDay: string, minTrades: numbe
   return Number(row.n);
 }
 
-/** One user's row of the all-time aggregate (SPEC's leaderboard); zeros without one. */
-export async function userAllTimeTotals(db: Db, userId: number): Promise<Placed> {
-  const row = await db.selectFrom('leaderboard').select(['total_score', 'total_trades']).where('user_id', '=', userId).executeTakeFirst();
+/** One user's row of a board's all-time aggregate (`leaderboard`, SPEC's, or `ranked_leaderboard`); zeros without one. */
+export async function userAllTimeTotals(db: Db, board: Board, userId: number): Promise<Placed> {
+  // Both tables have the same columns; the query is written once against either.
+  const row = await db
+    .selectFrom(`${ALL_TIME_TABLE[board]} as b` as 'leaderboard as b')
+    .select(['b.total_score', 'b.total_trades'])
+    .where('b.user_id', '=', userId)
+    .executeTakeFirst();
   return { userId, trades: Number(row?.total_trades ?? 0), score: Number(row?.total_score ?? 0) };
 }
 
-/** How many live users rank ahead of `me` on the all-time aggregate: a range of leaderboard_rank_idx, counted. */
-export async function allTimeUsersAhead(db: Db, minTrades: number, me: Placed): Promise<number> {
+/** How many live users rank ahead of `me` on a board's all-time aggregate: a range of its rank index, counted. */
+export async function allTimeUsersAhead(db: Db, board: Board, minTrades: number, me: Placed): Promise<number> {
   const row = await db
-    .selectFrom('leaderboard')
-    .innerJoin('users', 'users.id', 'leaderboard.user_id')
+    .selectFrom(`${ALL_TIME_TABLE[board]} as b` as 'leaderboard as b')
+    .innerJoin('users', 'users.id', 'b.user_id')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('users.deleted_at', 'is', null)
-    .where('leaderboard.user_id', '<>', me.userId)
-    .where('leaderboard.total_trades', '>=', minTrades)
+    .where('b.user_id', '<>', me.userId)
+    .where('b.total_trades', '>=', minTrades)
     .where((eb) =>
       eb.or([
-        eb('leaderboard.total_score', '>', me.score),
+        eb('b.total_score', '>', me.score),
         eb.and([
-          eb('leaderboard.total_score', '=', me.score),
-          eb.or([
-            eb('leaderboard.total_trades', '>', me.trades),
-            eb.and([eb('leaderboard.total_trades', '=', me.trades), eb('leaderboard.user_id', '<', me.userId)]),
-          ]),
+          eb('b.total_score', '=', me.score),
+          eb.or([eb('b.total_trades', '>', me.trades), eb.and([eb('b.total_trades', '=', me.trades), eb('b.user_id', '<', me.userId)])]),
         ]),
       ]),
     )
@@ -193,8 +306,8 @@ export async function allTimeUsersAhead(db: Db, minTrades: number, me: Placed): 
   return Number(row.n);
 }
 
-/** Every live user with at least minAlphaTrades bets carrying alpha in the window: the rankings are computed from these. */
-export async function windowAlphaTotals(db: Db, fromDay: string | null, minAlphaTrades: number): Promise<WindowTotals[]> {
-  const rows = await windowTotalsQuery(db, fromDay).where('w.alpha_n', '>=', minAlphaTrades).execute();
+/** Every live user with at least minAlphaTrades bets carrying alpha on a board in the window: the rankings are computed from these. */
+export async function windowAlphaTotals(db: Db, board: Board, fromDay: string | null, minAlphaTrades: number): Promise<WindowTotals[]> {
+  const rows = await windowTotalsQuery(db, fromDay, board).where('w.alpha_n', '>=', minAlphaTrades).execute();
   return rows.map(toTotals);
 }

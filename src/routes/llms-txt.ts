@@ -24,6 +24,9 @@ scheme answer 401 without a valid session.
 - GET /instruments?q&limit&offset: tradable instruments by symbol or name, with market hours and daily change; GET /instruments/{symbol}?range: one with its chart.
 - POST /bet/close {"bet_id"}; DELETE /bet/{bet_id} cancels within 5 minutes of opening.
 - GET /portfolio, GET /history?limit&offset, GET /leaderboard, GET /feed, POST /follow.
+- GET /leaderboard/ranked?period&min_trades&limit&offset: the ranked board, same rows and parameters as GET /leaderboard,
+  summing ranked gains only: a bet still open when its 5-minute cancel window ended counts from its price at that instant
+  to its exit; a bet closed or cancelled inside the window never counts. GET /rankings uses ranked bets too.
 - POST /bet/{bet_id}/tail or /fade: open the same or the opposite bet as another trader's open bet (opens a bet).
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.

@@ -20,7 +20,7 @@ import {
 import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, ref, Text } from '../schemas/common.js';
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
-import { leaderboard } from '../services/rankings.js';
+import { leaderboard, rankedLeaderboard } from '../services/rankings.js';
 import { sharedAnswerSender } from '../http/cache-control.js';
 import { publicRoute, sessionRoute } from '../http/route-options.js';
 import { LeaderboardQuerySchema, TOP_ROWS } from '../schemas/rankings.js';
@@ -207,6 +207,32 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     async (request, reply) => {
       return sendShared(request, reply, await leaderboard(ctx, request.query));
+    },
+  );
+
+  app.get(
+    '/leaderboard/ranked',
+    publicRoute(app, {
+      limit: 'reads',
+      schema: {
+        tags: ['trading'],
+        operationId: 'getRankedLeaderboard',
+        summary: 'Top traders by the sum of their ranked gains: closes that could no longer be cancelled',
+        description:
+          'The ranked board (docs/rankings.md). A bet is ranked when it was still open at the end of its 5-minute cancel ' +
+          'window: its ranked gain runs from its committed price (the first quote at or after that instant) to its exit ' +
+          'price. A bet closed or settled inside the window, or cancelled, is not ranked: while a bet can be cancelled ' +
+          "for nothing, closing it is riskless. total_score is the sum of a user's ranked gains (percent), total_trades " +
+          'their count; users with at least one ranked bet, ordered by score, then trades, then id; top 100. Deleted ' +
+          'accounts never count. The same rows and query parameters as GET /leaderboard: optional `period` (7d, 30d, ' +
+          '90d, 365d, all; whole UTC days by exit time, read from per-day aggregates), `min_trades` (ranked bets in the ' +
+          "window), `limit` and `offset`; GET /me/standing's `ranked_windows` gives the caller's own rank.",
+        querystring: LeaderboardQuerySchema,
+        response: { 200: Type.Array(ref(LeaderboardUserSchema), { maxItems: TOP_ROWS }), ...errorResponses(400) },
+      },
+    }),
+    async (request, reply) => {
+      return sendShared(request, reply, await rankedLeaderboard(ctx, request.query));
     },
   );
 };

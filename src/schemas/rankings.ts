@@ -13,11 +13,14 @@ export const TOP_ROWS = 100;
 /** How deep the leaderboard pages, as SPEC's other paged lists. */
 export const LEADERBOARD_OFFSET_MAX = 10_000;
 
-/** GET /leaderboard's optional narrowing and paging (DESIGN: optional query parameters); unknown parameters are refused like everywhere. */
+/** GET /leaderboard's (and GET /leaderboard/ranked's) optional narrowing and paging (DESIGN: optional query parameters); unknown parameters are refused like everywhere. */
 export const LeaderboardQuerySchema = Type.Object(
   {
     period: Type.Optional(PeriodSchema),
-    min_trades: Type.Optional({ ...MinTradesSchema, description: 'Only users with at least this many closed bets in the window' }),
+    min_trades: Type.Optional({
+      ...MinTradesSchema,
+      description: 'Only users with at least this many bets counted in the window (closed bets; ranked bets on GET /leaderboard/ranked)',
+    }),
     limit: Type.Optional(
       Type.Integer({ format: 'int32', minimum: 1, maximum: TOP_ROWS, description: "Rows to return; without it, 100 (SPEC's top 100)" }),
     ),
@@ -46,10 +49,10 @@ export const RankingRowSchema = Type.Object(
     id: Id(),
     username: Username(),
     rank: Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-    n: Count({ description: 'Closed bets in the window with an alpha (both benchmark prices known)' }),
-    mean_alpha: Type.Number({ description: 'Mean alpha in percentage points' }),
+    n: Count({ description: 'Ranked bets in the window with a ranked alpha (both committed and exit benchmark prices known)' }),
+    mean_alpha: Type.Number({ description: 'Mean ranked alpha in percentage points' }),
     skill: Type.Number({ description: 'mean_alpha − 1.645 × s / √n, s the sample standard deviation of alpha floored at 5 points' }),
-    total_score: Type.Number({ description: "Sum of the window's closed-bet gains (percent)" }),
+    total_score: Type.Number({ description: "Sum of the window's ranked gains (percent): committed price to exit price" }),
   },
   { $id: 'RankingRow', additionalProperties: false },
 );
@@ -68,15 +71,20 @@ export const RankingsResponseSchema = Type.Object(
 );
 export type RankingsResponse = Static<typeof RankingsResponseSchema>;
 
-/** The caller's place in one leaderboard window. */
+/** The caller's place in one window of one board. */
 export const StandingWindowSchema = Type.Object(
   {
     period: PeriodSchema,
-    total_score: Type.Number({ description: "Sum of the caller's closed-bet gains in the window (percent); 0 without any" }),
-    total_trades: Count({ description: "The caller's closed bets in the window" }),
+    total_score: Type.Number({
+      description:
+        'Sum of the gains the board counts for the caller in the window (percent): closed-bet gains in `windows`, ranked gains in `ranked_windows`; 0 without any',
+    }),
+    total_trades: Count({
+      description: "The caller's bets the board counts in the window: closed bets in `windows`, ranked bets in `ranked_windows`",
+    }),
     rank: Type.Union([Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], {
       description:
-        "The caller's place on GET /leaderboard with this period (1 is the top), as if it listed everyone; null: unranked (fewer closed bets in the window than min_trades)",
+        "The caller's place on the board with this period (GET /leaderboard for `windows`, GET /leaderboard/ranked for `ranked_windows`; 1 is the top), as if it listed everyone; null: unranked (fewer bets counted there than min_trades)",
     }),
   },
   { $id: 'StandingWindow', additionalProperties: false },
@@ -89,7 +97,14 @@ export const MyStandingResponseSchema = Type.Object(
     windows: Type.Array(ref(StandingWindowSchema), {
       minItems: PERIODS.length,
       maxItems: PERIODS.length,
-      description: "One per window, in the order all, 7d, 30d, 90d, 365d; `all` is SPEC's all-time leaderboard",
+      description:
+        "GET /leaderboard (raw gains: every closed bet): one per window, in the order all, 7d, 30d, 90d, 365d; `all` is SPEC's all-time leaderboard",
+    }),
+    ranked_windows: Type.Array(ref(StandingWindowSchema), {
+      minItems: PERIODS.length,
+      maxItems: PERIODS.length,
+      description:
+        'GET /leaderboard/ranked (ranked gains: bets still open at the end of their cancel window, scored from their committed price): one per window, in the same order as `windows`',
     }),
   },
   { $id: 'MyStandingResponse', additionalProperties: false },
@@ -98,7 +113,11 @@ export type MyStandingResponse = Static<typeof MyStandingResponseSchema>;
 
 export const StandingQuerySchema = Type.Object(
   {
-    min_trades: Type.Integer({ ...MinTradesSchema, default: 1, description: 'Rank among users with at least this many closed bets in each window' }),
+    min_trades: Type.Integer({
+      ...MinTradesSchema,
+      default: 1,
+      description: 'Rank among users with at least this many bets counted in each window (closed bets; ranked bets for `ranked_windows`)',
+    }),
   },
   { additionalProperties: false },
 );

@@ -1,15 +1,20 @@
-// Leaderboard windows and the skill ranking, served from the all-time and the
-// per-user per-day aggregates, which betChanged handlers keep in each close's
-// and settlement's own transaction.
+// Leaderboard windows, the ranked board and the skill ranking, served from the
+// all-time and the per-user per-day aggregates, which betChanged handlers keep
+// in each close's and settlement's own transaction. SPEC's board counts every
+// closed bet's gain; the ranked board and the rankings count ranked gains
+// only (docs/rankings.md).
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { utcDate } from '../domain/market-calendar.js';
-import { alphaOf, compareRanked, type Period, skillOf, windowStartDay } from '../domain/rankings.js';
+import { alphaOf, compareRanked, type Period, rankedCount, skillOf, windowStartDay } from '../domain/rankings.js';
 import { addToLeaderboard, leaderboardQuery } from '../repositories/bets.js';
 import {
   addToDayStats,
+  addToRankedLeaderboard,
   allTimeUsersAhead,
+  type Board,
   type Placed,
+  rankedLeaderboardQuery,
   userAllTimeTotals,
   userWindowTotals,
   windowAlphaTotals,
@@ -34,7 +39,21 @@ export function leaderboardHandler() {
   };
 }
 
-/** The betChanged handler for the windows: each close and settlement adds to its owner's row for the exit day; cancels never count. */
+/** The betChanged handler for the ranked board: each ranked close and settlement adds its ranked gain to its owner's all-time row. */
+export function rankedLeaderboardHandler() {
+  return async (trx: Db, { kind, bet }: BetEvent): Promise<void> => {
+    if (kind !== 'closed' && kind !== 'settled') return;
+    if (bet.ranked_gain === null) return;
+    await addToRankedLeaderboard(trx, bet.user_id, bet.ranked_gain);
+  };
+}
+
+/**
+ * The betChanged handler for the windows and the rankings: each close and
+ * settlement adds to its owner's row for the exit day, its gain and alpha to
+ * the raw sums and, when it is ranked, its ranked gain and ranked alpha to the
+ * ranked sums, in one statement; cancels never count.
+ */
 export function dayStatsHandler() {
   return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
     if (kind !== 'closed' && kind !== 'settled') return;
@@ -44,6 +63,7 @@ export function dayStatsHandler() {
       day: utcDate(bet.closed_at ?? at),
       gain,
       alpha: alphaOf(bet.direction, gain, bet.benchmark_entry, bet.benchmark_exit),
+      ranked: rankedCount(bet),
     });
   };
 }
@@ -68,49 +88,78 @@ export async function windowedLeaderboard(ctx: RankingDeps, q: WindowQuery): Pro
   if (q.period === undefined) {
     return leaderboardQuery(ctx.db, limit, offset).where('leaderboard.total_trades', '>=', minTrades).execute();
   }
-  const rows = await windowLeaderboard(ctx.db, windowStartDay(q.period, ctx.clock.now()), minTrades, limit, offset);
+  const rows = await windowLeaderboard(ctx.db, 'raw', windowStartDay(q.period, ctx.clock.now()), minTrades, limit, offset);
   return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
 }
 
-/** Requests with the same key get the same leaderboard (the window's start day included). */
-function leaderboardKey(ctx: RankingDeps, q: WindowQuery): string {
+/**
+ * The ranked board, narrowed and paged as SPEC's: the sum of each user's
+ * ranked gains and their count, from its own all-time aggregate without a
+ * period, else from the ranked sums of the window's day rows.
+ */
+export async function windowedRankedLeaderboard(ctx: RankingDeps, q: WindowQuery): Promise<LeaderboardUser[]> {
+  const minTrades = q.min_trades ?? 1;
+  const limit = q.limit ?? LEADERBOARD_SIZE;
+  const offset = q.offset ?? 0;
+  if (q.period === undefined) return rankedLeaderboardQuery(ctx.db, minTrades, limit, offset).execute();
+  const rows = await windowLeaderboard(ctx.db, 'ranked', windowStartDay(q.period, ctx.clock.now()), minTrades, limit, offset);
+  return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
+}
+
+/** Requests with the same key get the same board (which board, and the window's start day, included). */
+function leaderboardKey(ctx: RankingDeps, board: Board, q: WindowQuery): string {
   const start = q.period === undefined ? '' : windowStartDay(q.period, ctx.clock.now());
-  return `${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}|${q.limit ?? LEADERBOARD_SIZE}|${q.offset ?? 0}`;
+  return `${board}|${q.period ?? 'spec'}|${start}|${q.min_trades ?? 1}|${q.limit ?? LEADERBOARD_SIZE}|${q.offset ?? 0}`;
 }
 
 /** The windows GET /me/standing reports, `all` (SPEC's board) first. */
 const STANDING_PERIODS = ['all', '7d', '30d', '90d', '365d'] as const satisfies readonly Period[];
 
 /**
- * GET /me/standing: the caller's score, closed trades and rank in every
- * leaderboard window, read from the aggregates (the all-time row, the
- * caller's day rows) and counted against the same boards GET /leaderboard
- * lists, so the rank is the caller's place there. Unranked with fewer
- * closed bets in a window than minTrades.
+ * GET /me/standing: the caller's score, trades and rank in every window of
+ * both boards (`windows`: GET /leaderboard, SPEC's raw gains; `ranked_windows`:
+ * GET /leaderboard/ranked), read from the aggregates (the all-time rows, the
+ * caller's day rows) and counted against the same aggregates those boards
+ * list, so each rank is the caller's place there. Unranked with fewer bets
+ * counted in a window than minTrades.
  */
 export async function myStanding(ctx: RankingDeps, userId: number, minTrades: number): Promise<MyStandingResponse> {
   const now = ctx.clock.now();
-  const place = async (period: (typeof STANDING_PERIODS)[number]): Promise<StandingWindow> => {
+  const place = async (board: Board, period: (typeof STANDING_PERIODS)[number]): Promise<StandingWindow> => {
     const fromDay = windowStartDay(period, now);
-    const me: Placed = fromDay === null ? await userAllTimeTotals(ctx.db, userId) : await userWindowTotals(ctx.db, userId, fromDay);
+    const me: Placed = fromDay === null ? await userAllTimeTotals(ctx.db, board, userId) : await userWindowTotals(ctx.db, board, userId, fromDay);
     let rank: number | null = null;
     if (me.trades >= minTrades) {
-      const ahead = fromDay === null ? await allTimeUsersAhead(ctx.db, minTrades, me) : await windowUsersAhead(ctx.db, fromDay, minTrades, me);
+      const ahead =
+        fromDay === null ? await allTimeUsersAhead(ctx.db, board, minTrades, me) : await windowUsersAhead(ctx.db, board, fromDay, minTrades, me);
       rank = ahead + 1;
     }
     return { period, total_score: me.score, total_trades: me.trades, rank };
   };
-  return { min_trades: minTrades, windows: await Promise.all(STANDING_PERIODS.map(place)) };
+  const [windows, rankedWindows] = await Promise.all([
+    Promise.all(STANDING_PERIODS.map((p) => place('raw', p))),
+    Promise.all(STANDING_PERIODS.map((p) => place('ranked', p))),
+  ]);
+  return { min_trades: minTrades, windows, ranked_windows: rankedWindows };
 }
 
 /** GET /leaderboard: everyone asks for the same few, so each is shared (src/services/shared-answers.ts). */
 export function leaderboard(ctx: RankingDeps, q: WindowQuery): Promise<LeaderboardUser[]> {
-  return ctx.sharedAnswers.leaderboard(leaderboardKey(ctx, q), () => windowedLeaderboard(ctx, q));
+  return ctx.sharedAnswers.leaderboard(leaderboardKey(ctx, 'raw', q), () => windowedLeaderboard(ctx, q));
 }
 
-/** The skill ranking over a window; with a caller, their own row when it falls outside the top rows. */
+/** GET /leaderboard/ranked: shared as GET /leaderboard is, and dropped with it when a close or settlement commits. */
+export function rankedLeaderboard(ctx: RankingDeps, q: WindowQuery): Promise<LeaderboardUser[]> {
+  return ctx.sharedAnswers.leaderboard(leaderboardKey(ctx, 'ranked', q), () => windowedRankedLeaderboard(ctx, q));
+}
+
+/**
+ * The skill ranking over a window, from ranked bets only (ranked alpha: from
+ * the committed prices, so a close inside the cancel window, riskless, never
+ * counts); with a caller, their own row when it falls outside the top rows.
+ */
 export async function rankings(ctx: RankingDeps, q: { period: Period; min_trades: number }, callerId: number | null): Promise<RankingsResponse> {
-  const totals = await windowAlphaTotals(ctx.db, windowStartDay(q.period, ctx.clock.now()), q.min_trades);
+  const totals = await windowAlphaTotals(ctx.db, 'ranked', windowStartDay(q.period, ctx.clock.now()), q.min_trades);
   const ranked = totals
     .map((t) => {
       const s = skillOf({ n: t.alpha_n, sum: t.alpha_sum, sumSq: t.alpha_sq_sum });

@@ -1,10 +1,10 @@
-// Answers everyone reads alike (the leaderboards, public profiles and live
-// league boards): made
-// once and shared by every caller for at most SHARED_ANSWER_TTL_MS. That
-// lifetime is the staleness bound, and it holds on every instance: a change
-// made through another instance shows here within it. A change made through
-// this instance also drops the answers it alters once it commits (the
-// handlers in src/services/wiring.ts), so whoever made it reads it back at once.
+// Answers everyone reads alike (the leaderboards, raw and ranked, public
+// profiles and live league boards): made once and shared by every caller for
+// at most SHARED_ANSWER_TTL_MS. That lifetime is the staleness bound, and it
+// holds on every instance: a change made through another instance shows here
+// within it. A change made through this instance also drops the answers it
+// alters once it commits (the handlers in src/services/wiring.ts), so whoever
+// made it reads it back at once.
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 
@@ -46,7 +46,7 @@ export class SharedAnswers {
     this.leagueBoards = answerCache(clock, MAX_LEAGUE_BOARDS);
   }
 
-  /** A leaderboard (any window); the key names everything the answer depends on. */
+  /** A leaderboard (raw or ranked, any window); the key names everything the answer depends on. */
   leaderboard<T extends object>(key: string, make: () => Promise<T>): Promise<T> {
     return fetchFrom(this.leaderboards, key, make);
   }
@@ -74,7 +74,7 @@ export class SharedAnswers {
     this.leagueBoards.delete(String(leagueId));
   }
 
-  /** A closed or settled bet moves scores: every leaderboard is made anew. */
+  /** A closed or settled bet moves scores: every leaderboard, raw and ranked, is made anew. */
   dropLeaderboards(): void {
     this.leaderboards.clear();
   }

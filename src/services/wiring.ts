@@ -7,7 +7,7 @@ import { forgetEmailOf } from '../repositories/email.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
 import { leagueTalliesHandler } from './league-tallies.js';
 import { noticesHandler } from './notifications.js';
-import { dayStatsHandler, leaderboardHandler } from './rankings.js';
+import { dayStatsHandler, leaderboardHandler, rankedLeaderboardHandler } from './rankings.js';
 import { committedRecordHandler, recordHandler } from './record.js';
 
 export function wireServices(ctx: AppContext): void {
@@ -19,13 +19,14 @@ export function wireServices(ctx: AppContext): void {
   // row, so every transaction takes the owner's row before that one, never after. A chat's answer is recorded last.
   events.inTransaction('betChanged', recordHandler(ctx));
   events.inTransaction('betChanged', leaderboardHandler());
+  events.inTransaction('betChanged', rankedLeaderboardHandler());
   events.inTransaction('betChanged', noticesHandler({ transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl }));
   events.inTransaction('betChanged', dayStatsHandler());
   events.inTransaction('betChanged', leagueTalliesHandler());
   events.inTransaction('betChanged', buttonAnswerHandler(ctx));
   // A commitment is recorded in its owner's chain: the bet's row lock is held (catchUp, closeBet), then the owner's.
   events.inTransaction('betCommitted', committedRecordHandler(ctx));
-  // A bet's change alters its owner's public profile; a close or settlement also every leaderboard.
+  // A bet's change alters its owner's public profile; a close or settlement also every leaderboard, the ranked board's included.
   events.afterCommit('betChanged', (e) => {
     sharedAnswers.dropProfile(e.bet.user_id);
     if (e.kind === 'closed' || e.kind === 'settled') sharedAnswers.dropLeaderboards();

@@ -270,6 +270,7 @@ describe('OpenAPI document', () => {
     'GET /portfolio': 'getPortfolio',
     'GET /history': 'getHistory',
     'GET /leaderboard': 'getLeaderboard',
+    'GET /leaderboard/ranked': 'getRankedLeaderboard',
     'GET /rankings': 'getRankings',
     'POST /follow': 'changeFollow',
     'GET /following': 'getFollowing',

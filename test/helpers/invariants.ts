@@ -16,7 +16,8 @@ const TERMINAL: Record<string, { status: string; reason: string }> = {
  * No user has more OPEN bets than bet_capacity nor more follows than
  * follow_capacity; every bet ended at most once, its columns agreeing with its
  * status and its record entries; the leaderboard and the per-day aggregates
- * equal the sums over CLOSED bets.
+ * equal the sums over CLOSED bets, the ranked board's and the ranked day sums
+ * the sums over ranked bets (ranked_gain set).
  */
 export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
   const db = t.ctx.db;
@@ -24,20 +25,35 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
   const users = await db.selectFrom('users').select(['id', 'extra_bets', 'extra_slots']).execute();
   const bets = await db
     .selectFrom('bets')
-    .select(['id', 'user_id', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'opened_at', 'closed_at', 'close_reason'])
+    .select([
+      'id',
+      'user_id',
+      'direction',
+      'status',
+      'entry_price',
+      'exit_price',
+      'percentage_gain',
+      'opened_at',
+      'closed_at',
+      'close_reason',
+      'ranked_gain',
+    ])
     .execute();
   const entries = await db.selectFrom('record_entries').select(['bet_id', 'kind']).execute();
   const board = await db.selectFrom('leaderboard').selectAll().execute();
-  const days = await db.selectFrom('user_day_stats').select(['user_id', 'trades', 'score_sum']).execute();
+  const days = await db.selectFrom('user_day_stats').select(['user_id', 'trades', 'score_sum', 'ranked_trades', 'ranked_score_sum']).execute();
+  const rankedBoard = await db.selectFrom('ranked_leaderboard').selectAll().execute();
   const follows = await db.selectFrom('follows').select(['follower_id', 'followed_id']).execute();
 
   const openBy = new Map<number, number>();
   const closedBy = new Map<number, { trades: number; score: number }>();
+  const rankedBy = new Map<number, { trades: number; score: number }>();
   const entriesOf = new Map<number, string[]>();
   for (const e of entries) entriesOf.set(Number(e.bet_id), [...(entriesOf.get(Number(e.bet_id)) ?? []), e.kind]);
 
   for (const b of bets) {
     const where = `bet ${b.id} (${b.status})`;
+    if (b.status !== 'CLOSED') assert.equal(b.ranked_gain, null, `${where}: a ranked gain on a bet not CLOSED`);
     if (b.status === 'OPEN') {
       openBy.set(b.user_id, (openBy.get(b.user_id) ?? 0) + 1);
       assert.deepEqual([b.exit_price, b.percentage_gain, b.closed_at, b.close_reason], [null, null, null, null], where);
@@ -47,6 +63,10 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
       assert.ok(close(b.percentage_gain, percentageGain(b.direction, b.entry_price, b.exit_price)), `${where}: gain ${b.percentage_gain}`);
       const agg = closedBy.get(b.user_id) ?? { trades: 0, score: 0 };
       closedBy.set(b.user_id, { trades: agg.trades + 1, score: agg.score + b.percentage_gain });
+      if (b.ranked_gain !== null) {
+        const r = rankedBy.get(b.user_id) ?? { trades: 0, score: 0 };
+        rankedBy.set(b.user_id, { trades: r.trades + 1, score: r.score + b.ranked_gain });
+      }
     } else {
       assert.equal(b.status, 'CANCELLED', where);
       assert.deepEqual([b.exit_price, b.percentage_gain, b.close_reason], [b.entry_price, 0, 'cancel'], where);
@@ -83,15 +103,31 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
   }
   for (const r of board) assert.ok(r.total_trades === 0 || closedBy.has(r.user_id), `leaderboard row of user ${r.user_id} without CLOSED bets`);
 
-  const dayBy = new Map<number, { trades: number; score: number }>();
+  const rankedBoardBy = new Map(rankedBoard.map((r) => [Number(r.user_id), r]));
+  for (const u of users) {
+    const want = rankedBy.get(u.id) ?? { trades: 0, score: 0 };
+    const row = rankedBoardBy.get(u.id);
+    assert.equal(row?.total_trades ?? 0, want.trades, `user ${u.id}: ranked board trades`);
+    assert.ok(close(row?.total_score ?? 0, want.score), `user ${u.id}: ranked board score ${row?.total_score} ≠ ${want.score}`);
+  }
+
+  const dayBy = new Map<number, { trades: number; score: number; rankedTrades: number; rankedScore: number }>();
   for (const d of days) {
-    const agg = dayBy.get(d.user_id) ?? { trades: 0, score: 0 };
-    dayBy.set(d.user_id, { trades: agg.trades + d.trades, score: agg.score + d.score_sum });
+    const agg = dayBy.get(d.user_id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
+    dayBy.set(d.user_id, {
+      trades: agg.trades + d.trades,
+      score: agg.score + d.score_sum,
+      rankedTrades: agg.rankedTrades + d.ranked_trades,
+      rankedScore: agg.rankedScore + d.ranked_score_sum,
+    });
   }
   for (const u of users) {
     const want = closedBy.get(u.id) ?? { trades: 0, score: 0 };
-    const got = dayBy.get(u.id) ?? { trades: 0, score: 0 };
+    const wantRanked = rankedBy.get(u.id) ?? { trades: 0, score: 0 };
+    const got = dayBy.get(u.id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
     assert.equal(got.trades, want.trades, `user ${u.id}: day aggregates' trades`);
     assert.ok(close(got.score, want.score), `user ${u.id}: day aggregates' score ${got.score} ≠ ${want.score}`);
+    assert.equal(got.rankedTrades, wantRanked.trades, `user ${u.id}: day aggregates' ranked trades`);
+    assert.ok(close(got.rankedScore, wantRanked.score), `user ${u.id}: day aggregates' ranked score ${got.rankedScore} ≠ ${wantRanked.score}`);
   }
 }

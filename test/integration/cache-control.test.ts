@@ -21,7 +21,14 @@ forEachDialect('Cache-Control', (dialect) => {
       payload: { ticker: 'AAPL', direction: 'LONG' },
     });
     assert.equal(opened.statusCode, 200, opened.body);
-    for (const url of ['/leaderboard', '/leaderboard?period=7d', `/user/${u.id}/public`, `/bet/${opened.json().bet_id}`]) {
+    for (const url of [
+      '/leaderboard',
+      '/leaderboard?period=7d',
+      '/leaderboard/ranked',
+      '/leaderboard/ranked?period=7d',
+      `/user/${u.id}/public`,
+      `/bet/${opened.json().bet_id}`,
+    ]) {
       const res = await t.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 200, url);
       assert.equal(res.headers['cache-control'], 'public, max-age=1', url);

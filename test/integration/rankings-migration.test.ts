@@ -41,12 +41,37 @@ forEachDialect('0012_rankings backfill', (dialect) => {
         ])
         .execute();
       await migrateToLatest(handle);
-      const rows = await handle.db.selectFrom('user_day_stats').selectAll().orderBy('day').execute();
+      // The raw sums (the ranked ones, added by 0023, stay zero: these bets have no ranked gain).
+      const rows = await handle.db
+        .selectFrom('user_day_stats')
+        .select(['user_id', 'day', 'trades', 'score_sum', 'wins', 'alpha_count', 'alpha_sum', 'alpha_sq_sum', 'ranked_trades'])
+        .orderBy('day')
+        .execute();
       assert.deepEqual(
         rows.map((r) => ({ ...r, user_id: Number(r.user_id) })),
         [
-          { user_id: Number(user.id), day: '2026-03-01', trades: 2, score_sum: 3, wins: 1, alpha_count: 0, alpha_sum: 0, alpha_sq_sum: 0 },
-          { user_id: Number(user.id), day: '2026-03-02', trades: 1, score_sum: 7, wins: 1, alpha_count: 0, alpha_sum: 0, alpha_sq_sum: 0 },
+          {
+            user_id: Number(user.id),
+            day: '2026-03-01',
+            trades: 2,
+            score_sum: 3,
+            wins: 1,
+            alpha_count: 0,
+            alpha_sum: 0,
+            alpha_sq_sum: 0,
+            ranked_trades: 0,
+          },
+          {
+            user_id: Number(user.id),
+            day: '2026-03-02',
+            trades: 1,
+            score_sum: 7,
+            wins: 1,
+            alpha_count: 0,
+            alpha_sum: 0,
+            alpha_sq_sum: 0,
+            ranked_trades: 0,
+          },
         ],
       );
     } finally {

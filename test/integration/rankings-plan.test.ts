@@ -1,5 +1,6 @@
 // A window read touches only the window's day rows: the query plan of the
-// grouped read shows user_day_stats_day_idx with a range on day, never bets.
+// grouped read shows user_day_stats_day_idx with a range on day, never bets;
+// the ranked board's read, user_day_stats_ranked_day_idx likewise.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
@@ -42,6 +43,13 @@ forEachDialect('rankings window query plan', (dialect) => {
               alpha_count: 1,
               alpha_sum: 1,
               alpha_sq_sum: 1,
+              // Every other user has a ranked bet on each of these days.
+              ranked_trades: i % 2,
+              ranked_score_sum: i % 2,
+              ranked_wins: i % 2,
+              ranked_alpha_count: i % 2,
+              ranked_alpha_sum: i % 2,
+              ranked_alpha_sq_sum: i % 2,
             })),
           )
           .execute();
@@ -63,6 +71,21 @@ forEachDialect('rankings window query plan', (dialect) => {
       assert.match(plan, /Index (Only )?Scan (on|using) user_day_stats_(day_idx|pk)[^\n]*\n\s*Index Cond: \(\(day\)::text >= /, plan);
       assert.doesNotMatch(plan, /Seq Scan on user_day_stats/, plan);
     }
+  });
+
+  test('EXPLAIN: the ranked window is a range read of the partial ranked index, never bets', async () => {
+    const from = windowStartDay('7d', t.clock.now());
+    const plan = await explain(t.database, windowTotalsQuery(t.ctx.db, from, 'ranked'), { noSeqScan: true });
+    assert.doesNotMatch(plan, /\bbets\b/, plan);
+    if (dialect === 'sqlite') {
+      assert.match(plan, /SEARCH user_day_stats USING COVERING INDEX user_day_stats_ranked_day_idx \(day>\?\)/, plan);
+    } else {
+      assert.match(plan, /Index (Only )?Scan (on|using) user_day_stats_\w+/, plan);
+      assert.doesNotMatch(plan, /Seq Scan on user_day_stats/, plan);
+    }
+    const rows = await windowTotalsQuery(t.ctx.db, from, 'ranked').execute();
+    assert.equal(rows.length, USERS / 2, 'only users with ranked bets');
+    assert.ok(rows.every((r) => Number(r.trades) === 3 && Number(r.alpha_n) === 3));
   });
 
   test('and the read answers from the window only', async () => {

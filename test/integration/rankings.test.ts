@@ -1,9 +1,13 @@
 // Leaderboard windows and the skill ranking through HTTP: alpha against a
 // benchmark path the test sets, windows at their day boundaries, min_trades,
 // the 5-point floor, the caller's own rank, cancelled bets and deleted users.
+// The rankings count ranked bets only (docs/rankings.md): trades here are held
+// past their cancel window and committed by the job before prices move.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { commitDueBets } from '../../src/jobs/commitments.js';
 import { PeriodicJob } from '../../src/jobs/periodic-job.js';
+import { CANCEL_WINDOW_MS } from '../../src/domain/bets.js';
 import { settlementJob } from '../../src/jobs/settlement.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { findBetById } from '../../src/repositories/bets.js';
@@ -13,6 +17,7 @@ import { FakePriceProvider } from '../helpers/prices.js';
 import { insertTestUser } from '../helpers/users.js';
 
 const MIN = 60_000;
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 interface Ranked {
   id: number;
@@ -43,8 +48,9 @@ interface Trade {
   direction?: 'LONG' | 'SHORT';
   entry?: number;
   exit: number;
-  /** The benchmark's price at open and at close. */
+  /** The benchmark's price at open (and at the committed instant) and at close. */
   bench?: [number, number];
+  /** Held this long in all (past the cancel window: a ranked bet). */
   holdMs?: number;
 }
 
@@ -72,7 +78,11 @@ async function tradingApp(dialect: 'sqlite' | 'postgres', clock?: FakeClock) {
     prices.set(ticker, tr.entry ?? 100);
     if (tr.bench) prices.set(bench, tr.bench[0]);
     const id = await open(u, ticker, tr.direction ?? 'LONG');
-    t.clock.advance(tr.holdMs ?? MIN);
+    // Committed at the end of its window at the entry prices: its ranked gain and alpha equal the raw ones.
+    const hold = tr.holdMs ?? CANCEL_WINDOW_MS + MIN;
+    t.clock.advance(Math.min(hold, CANCEL_WINDOW_MS + 1));
+    await commitDueBets(t.ctx, quiet);
+    t.clock.advance(hold - Math.min(hold, CANCEL_WINDOW_MS + 1));
     prices.set(ticker, tr.exit);
     if (tr.bench) prices.set(bench, tr.bench[1]);
     const res = await call('POST', '/bet/close', u, { bet_id: id });
@@ -121,47 +131,74 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       assert.deepEqual(Object.keys(mine).sort(), ['id', 'mean_alpha', 'n', 'rank', 'skill', 'total_score', 'username']);
     });
 
-    test('a benchmark failure at open or close leaves that bet without alpha; the bet itself goes through', async () => {
+    test('a benchmark failure at the committed instant or at close leaves that bet without ranked alpha; one at open does not; the bet itself goes through', async () => {
+      const failing = async <T>(fn: () => Promise<T>): Promise<T> => {
+        a.prices.failing.add('SPY');
+        try {
+          return await fn();
+        } finally {
+          a.prices.failing.delete('SPY');
+        }
+      };
       const u = await registerAndLogin(a.t.app, 'nobench');
       a.prices.set('SPY', 500);
       a.prices.set('AAPL', 100);
-      a.prices.failing.add('SPY');
-      let atOpen: number;
-      try {
-        atOpen = await a.open(u, 'AAPL', 'LONG');
-      } finally {
-        a.prices.failing.delete('SPY');
-      }
+      // The benchmark cannot be had when the cancel window ends: no committed benchmark price.
+      const atCommit = await a.open(u, 'AAPL', 'LONG');
+      a.t.clock.advance(CANCEL_WINDOW_MS + 1);
+      await failing(() => commitDueBets(a.t.ctx, quiet));
       a.t.clock.advance(MIN);
       a.prices.set('AAPL', 120);
-      assert.equal((await a.call('POST', '/bet/close', u, { bet_id: atOpen })).statusCode, 200);
+      assert.equal((await a.call('POST', '/bet/close', u, { bet_id: atCommit })).statusCode, 200);
+      // Nor at close: no exit benchmark price.
       a.prices.set('AAPL', 100);
       const atClose = await a.open(u, 'AAPL', 'LONG');
+      a.t.clock.advance(CANCEL_WINDOW_MS + 1);
+      await commitDueBets(a.t.ctx, quiet);
       a.t.clock.advance(MIN);
-      a.prices.failing.add('SPY');
-      try {
-        assert.equal((await a.call('POST', '/bet/close', u, { bet_id: atClose })).statusCode, 200);
-      } finally {
-        a.prices.failing.delete('SPY');
-      }
-      const [x, y] = [await findBetById(a.t.ctx.db, atOpen), await findBetById(a.t.ctx.db, atClose)];
-      assert.deepEqual([x?.benchmark_entry, x?.benchmark_exit], [null, 500]);
-      assert.deepEqual([y?.benchmark_entry, y?.benchmark_exit], [500, null]);
-      // Both count as trades and score; neither has alpha, so the user is not ranked.
+      await failing(async () => assert.equal((await a.call('POST', '/bet/close', u, { bet_id: atClose })).statusCode, 200));
+      const [x, y] = [await findBetById(a.t.ctx.db, atCommit), await findBetById(a.t.ctx.db, atClose)];
+      assert.deepEqual([x?.benchmark_entry, x?.benchmark_committed, x?.benchmark_exit], [500, null, 500]);
+      assert.deepEqual([y?.benchmark_entry, y?.benchmark_committed, y?.benchmark_exit], [500, 500, null]);
+      // Both count as trades and score, raw and ranked; neither has ranked alpha, so the user is not in the rankings.
       assert.deepEqual(
         (await a.board('?period=7d')).find((r) => r.id === u.id),
+        { id: u.id, username: u.username, total_score: 20, total_trades: 2 },
+      );
+      const ranked = await a.call('GET', '/leaderboard/ranked?period=7d');
+      assert.deepEqual(
+        (ranked.json() as BoardRow[]).find((r) => r.id === u.id),
         { id: u.id, username: u.username, total_score: 20, total_trades: 2 },
       );
       assert.equal(
         (await a.ranking('?period=7d')).rows.find((r) => r.id === u.id),
         undefined,
       );
+
+      // A failure at open takes the raw alpha only: ranked alpha runs from the committed benchmark price.
+      const v = await registerAndLogin(a.t.app, 'openfail');
+      a.prices.set('AAPL', 100);
+      const atOpen = await failing(() => a.open(v, 'AAPL', 'LONG'));
+      a.t.clock.advance(CANCEL_WINDOW_MS + 1);
+      await commitDueBets(a.t.ctx, quiet);
+      a.t.clock.advance(MIN);
+      a.prices.set('AAPL', 110);
+      assert.equal((await a.call('POST', '/bet/close', v, { bet_id: atOpen })).statusCode, 200);
+      const z = await findBetById(a.t.ctx.db, atOpen);
+      assert.deepEqual([z?.benchmark_entry, z?.benchmark_committed, z?.benchmark_exit], [null, 500, 500]);
+      const row = (await a.ranking('?period=7d')).rows.find((r) => r.id === v.id);
+      assert.equal(row?.n, 1);
+      near(row?.mean_alpha, 10, 'ranked alpha: +10 % against a flat SPY');
     });
 
     test('settlement records the benchmark at its close too', async () => {
       const u = await registerAndLogin(a.t.app, 'settle');
       a.prices.set('SPY', 500);
+      a.prices.set('AAPL', 100);
       const id = await a.open(u, 'AAPL', 'LONG', { target_date: '2026-03-02' });
+      // Committed at the end of its window at the entry prices (ranked alpha runs from there).
+      a.t.clock.advance(CANCEL_WINDOW_MS + 1);
+      await commitDueBets(a.t.ctx, quiet);
       a.prices.set('AAPL', 105);
       a.prices.set('SPY', 510);
       a.t.clock.set('2026-03-02T21:00:00Z');
@@ -173,7 +210,8 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
         a.prices.set('SPY', 500);
       }
       const bet = await findBetById(a.t.ctx.db, id);
-      assert.deepEqual([bet?.status, bet?.benchmark_entry, bet?.benchmark_exit], ['CLOSED', 500, 510]);
+      assert.deepEqual([bet?.status, bet?.benchmark_entry, bet?.benchmark_committed, bet?.benchmark_exit], ['CLOSED', 500, 500, 510]);
+      near(bet?.ranked_gain ?? undefined, 5, 'settled past its window: ranked');
       const mine = (await a.ranking('?period=all')).rows.find((r) => r.id === u.id);
       near(mine?.mean_alpha, 3, '+5 % against SPY +2 %');
     });
@@ -208,12 +246,19 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       const u = await registerAndLogin(a.t.app, 'cancel');
       const id = await a.open(u, 'AAPL', 'LONG');
       assert.equal((await a.call('DELETE', `/bet/${id}`, u)).statusCode, 200);
-      for (const q of ['', '?period=7d', '?period=all'])
+      for (const q of ['', '?period=7d', '?period=all']) {
         assert.equal(
           (await a.board(q)).find((r) => r.id === u.id),
           undefined,
           q,
         );
+        const ranked = (await a.call('GET', `/leaderboard/ranked${q}`)).json() as BoardRow[];
+        assert.equal(
+          ranked.find((r) => r.id === u.id),
+          undefined,
+          `ranked ${q}`,
+        );
+      }
       assert.equal(
         (await a.ranking('?period=all')).rows.find((r) => r.id === u.id),
         undefined,
@@ -258,11 +303,16 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
     test('deleted accounts leave windows and rankings', async () => {
       const u = await registerAndLogin(a.t.app, 'gone');
       await a.trade(u, { exit: 150, bench: [500, 500] });
+      const rankedBoard = async (q: string) => (await a.call('GET', `/leaderboard/ranked${q}`)).json() as BoardRow[];
       assert.ok((await a.board('?period=7d')).some((r) => r.id === u.id));
+      assert.ok((await rankedBoard('')).some((r) => r.id === u.id));
+      assert.ok((await rankedBoard('?period=7d')).some((r) => r.id === u.id));
       assert.ok((await a.ranking()).rows.some((r) => r.id === u.id));
       const gone = await a.t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: u.cookie }, payload: { password: u.password } });
       assert.equal(gone.statusCode, 200, gone.body);
       assert.ok(!(await a.board('?period=7d')).some((r) => r.id === u.id));
+      assert.ok(!(await rankedBoard('')).some((r) => r.id === u.id));
+      assert.ok(!(await rankedBoard('?period=7d')).some((r) => r.id === u.id));
       assert.ok(!(await a.ranking()).rows.some((r) => r.id === u.id));
     });
 
@@ -271,10 +321,25 @@ forEachDialect('rankings and leaderboard windows', (dialect) => {
       const today = new Date(a.t.clock.now()).toISOString().slice(0, 10);
       for (let i = 0; i < 105; i++) {
         const id = await insertTestUser(a.t.ctx, `strong_${i}_${dialect}`);
-        // Ten trades of 20 points' alpha each: skill ≈ 17.4.
+        // Ten ranked trades of 20 points' alpha each: skill ≈ 17.4.
         await a.t.ctx.db
           .insertInto('user_day_stats')
-          .values({ user_id: id, day: today, trades: 10, score_sum: 200, wins: 10, alpha_count: 10, alpha_sum: 200, alpha_sq_sum: 4000 })
+          .values({
+            user_id: id,
+            day: today,
+            trades: 10,
+            score_sum: 200,
+            wins: 10,
+            alpha_count: 10,
+            alpha_sum: 200,
+            alpha_sq_sum: 4000,
+            ranked_trades: 10,
+            ranked_score_sum: 200,
+            ranked_wins: 10,
+            ranked_alpha_count: 10,
+            ranked_alpha_sum: 200,
+            ranked_alpha_sq_sum: 4000,
+          })
           .execute();
       }
       const weak = await registerAndLogin(a.t.app, 'weak');

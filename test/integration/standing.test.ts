@@ -25,6 +25,7 @@ interface StandingWindow {
 interface Standing {
   min_trades: number;
   windows: StandingWindow[];
+  ranked_windows: StandingWindow[];
 }
 
 forEachDialect('GET /me/standing and leaderboard paging', (dialect) => {
@@ -159,6 +160,73 @@ forEachDialect('GET /me/standing and leaderboard paging', (dialect) => {
     const board = await wholeBoard('period=7d');
     assert.equal(week.rank, board.findIndex((r) => r.id === tied.id) + 1);
     assert.equal(week.rank, 3, 'behind the two tied accounts made before it');
+  });
+
+  /** Ranked bets of one user on one day, written to the ranked sums and the ranked board's aggregate as the handlers write them. */
+  async function rankedClosed(userId: number, daysAgo: number, score: number, trades = 1): Promise<void> {
+    const day = utcDate(t.clock.now() - daysAgo * DAY);
+    const ranked = { ranked_trades: trades, ranked_score_sum: score, ranked_wins: score > 0 ? trades : 0 };
+    await t.ctx.db
+      .insertInto('user_day_stats')
+      .values({ user_id: userId, day, trades, score_sum: score, wins: 0, alpha_count: 0, alpha_sum: 0, alpha_sq_sum: 0, ...ranked })
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'day']).doUpdateSet((eb) => ({
+          ranked_trades: eb('user_day_stats.ranked_trades', '+', eb.ref('excluded.ranked_trades')),
+          ranked_score_sum: eb('user_day_stats.ranked_score_sum', '+', eb.ref('excluded.ranked_score_sum')),
+        })),
+      )
+      .execute();
+    await t.ctx.db
+      .insertInto('ranked_leaderboard')
+      .values({ user_id: userId, total_score: score, total_trades: trades })
+      .onConflict((oc) =>
+        oc.column('user_id').doUpdateSet((eb) => ({
+          total_score: eb('ranked_leaderboard.total_score', '+', eb.ref('excluded.total_score')),
+          total_trades: eb('ranked_leaderboard.total_trades', '+', eb.ref('excluded.total_trades')),
+        })),
+      )
+      .execute();
+    t.ctx.sharedAnswers.dropLeaderboards();
+  }
+
+  test("ranked_windows: the same windows in the same order, each the caller's place on GET /leaderboard/ranked", async () => {
+    const ranker = await registerAndLogin(t.app, 'ranker');
+    const rivals = await insertTestUsers(t.ctx, 5, 'rival');
+    // Rivals with ranked scores 1..5 all time; the first three also within the week at 100 each.
+    for (const [i, id] of rivals.entries()) {
+      await rankedClosed(id, 40, i + 1);
+      if (i < 3) await rankedClosed(id, 1, 100);
+    }
+    await rankedClosed(ranker.id, 40, 3.5, 2);
+    await rankedClosed(ranker.id, 0, 50);
+    const s = await standing(ranker);
+    assert.deepEqual(
+      s.ranked_windows.map((w) => w.period),
+      s.windows.map((w) => w.period),
+    );
+    for (const w of s.ranked_windows) {
+      const rows: BoardRow[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const page = (
+          await get(`/leaderboard/ranked?${w.period === 'all' ? '' : `period=${w.period}&`}limit=100&offset=${offset}`)
+        ).json() as BoardRow[];
+        rows.push(...page);
+        if (page.length < 100) break;
+      }
+      const at = rows.findIndex((r) => r.id === ranker.id);
+      assert.ok(at >= 0, `${w.period}: on the ranked board`);
+      assert.equal(w.rank, at + 1, `${w.period}: rank`);
+      assert.deepEqual([w.total_score, w.total_trades], [rows[at]!.total_score, rows[at]!.total_trades], w.period);
+    }
+    const all = s.ranked_windows.find((w) => w.period === 'all')!;
+    assert.deepEqual([all.total_score, all.total_trades], [53.5, 3]);
+    const week = s.ranked_windows.find((w) => w.period === '7d')!;
+    assert.deepEqual([week.total_score, week.total_trades, week.rank], [50, 1, 4], 'behind the three rivals with 100 this week');
+    const two = await standing(ranker, '?min_trades=2');
+    assert.equal(two.ranked_windows.find((w) => w.period === '7d')!.rank, null, 'one ranked bet this week: unranked at 2');
+    assert.notEqual(two.ranked_windows.find((w) => w.period === 'all')!.rank, null);
+    // A caller with raw closes but no ranked bet: zeros and unranked on every ranked window.
+    for (const w of (await standing(me)).ranked_windows) assert.deepEqual([w.total_score, w.total_trades, w.rank], [0, 0, null], w.period);
   });
 
   test('standing reads only the aggregates, never the bets', async () => {

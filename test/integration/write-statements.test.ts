@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { usernameKey } from '../../src/domain/accounts.js';
+import { CANCEL_WINDOW_MS } from '../../src/domain/bets.js';
+import { commitDueBets } from '../../src/jobs/commitments.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 
@@ -65,6 +67,25 @@ forEachDialect('statements of a write', (dialect) => {
     // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, day statistics, league tallies
     assert.equal(close.work.length, 7 + lock, close.work.join('\n'));
     assert.equal(close.work.filter((s) => /^update "league_members"/i.test(s)).length, 1, 'one statement for every league the bet counts in');
+  });
+
+  test('a ranked close (held past its cancel window, committed): one statement more, the ranked board; the ranked day sums ride on the day statistics', async () => {
+    const u = await registerAndLogin(t.app, 'rk');
+    assert.equal((await call(u, 'GET', '/me')).statusCode, 200);
+    const res = await call(u, 'POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' });
+    assert.equal(res.statusCode, 200, res.body);
+    const betId = res.json().bet_id as number;
+    t.clock.advance(CANCEL_WINDOW_MS + 1_000);
+    await commitDueBets(t.ctx, { info: () => undefined, warn: () => undefined, error: () => undefined });
+    for (const ticker of ['AAPL', 'SPY']) assert.equal((await call(u, 'GET', `/price/${ticker}`)).statusCode, 200);
+    const close = await counted(async () => {
+      const r = await call(u, 'POST', '/bet/close', { bet_id: betId });
+      assert.equal(r.statusCode, 200, r.body);
+    });
+    const lock = dialect === 'postgres' ? 1 : 0;
+    assert.equal(close.work.length, 8 + lock, close.work.join('\n'));
+    assert.equal(close.work.filter((s) => /^insert into "ranked_leaderboard"/i.test(s)).length, 1);
+    assert.equal(close.work.filter((s) => /^insert into "user_day_stats"/i.test(s)).length, 1, 'raw and ranked day sums in one statement');
   });
 
   test('a quote is published once per ticker and cache time: one insert of its own, then cache hits', async () => {

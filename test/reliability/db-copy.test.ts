@@ -35,14 +35,20 @@ test('dependencyOrder puts referenced tables first and ignores self-references',
   );
 });
 
-/** A SQLite service with users, sessions, follows, bets (open, closed, cancelled, a tail) and a matching leaderboard. */
+/** A SQLite service with users, sessions, follows, bets (open, closed, cancelled, a tail, one ranked) and matching leaderboards. */
 async function populated(): Promise<TestApp & { cookie: string }> {
   const t = await createTestApp('sqlite');
   const a = await registerAndLogin(t.app, 'cpa');
   const b = await registerAndLogin(t.app, 'cpb');
   const db: Db = t.ctx.db;
   const now = t.clock.now();
-  const bet = (user: number, status: 'OPEN' | 'CLOSED' | 'CANCELLED', gain: number | null, source: number | null = null) =>
+  const bet = (
+    user: number,
+    status: 'OPEN' | 'CLOSED' | 'CANCELLED',
+    gain: number | null,
+    source: number | null = null,
+    ranked: number | null = null,
+  ) =>
     db
       .insertInto('bets')
       .values({
@@ -59,10 +65,12 @@ async function populated(): Promise<TestApp & { cookie: string }> {
         close_reason: status === 'OPEN' ? null : status === 'CANCELLED' ? 'cancel' : 'user',
         source_bet_id: source,
         source_kind: source === null ? null : 'tail',
+        committed_price: ranked === null ? null : 100,
+        ranked_gain: ranked,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-  const first = await bet(a.id, 'CLOSED', 12.5);
+  const first = await bet(a.id, 'CLOSED', 12.5, null, 12.5);
   await bet(a.id, 'CLOSED', -2.25);
   await bet(a.id, 'OPEN', null);
   await bet(a.id, 'CANCELLED', null);
@@ -74,6 +82,7 @@ async function populated(): Promise<TestApp & { cookie: string }> {
       { user_id: b.id, total_score: 3, total_trades: 1 },
     ])
     .execute();
+  await db.insertInto('ranked_leaderboard').values({ user_id: a.id, total_score: 12.5, total_trades: 1 }).execute();
   await db.insertInto('follows').values({ follower_id: b.id, followed_id: a.id, created_at: now }).execute();
   return { ...t, cookie: a.cookie };
 }
@@ -137,6 +146,21 @@ describe('db:copy SQLite → PostgreSQL', { skip: PG_URL ? false : PG_SKIP }, ()
       );
     } finally {
       await second.close();
+      await src.close();
+    }
+  });
+
+  test('reports a ranked board that does not add up', async () => {
+    const src = await populated();
+    await src.ctx.db.updateTable('ranked_leaderboard').set({ total_score: 99 }).execute();
+    const target = await openTestDatabase('postgres');
+    try {
+      await assert.rejects(
+        copySqliteToPostgres({ dialect: 'sqlite', path: sqlitePath(src) }, { dialect: 'postgres', url: target.url }),
+        /ranked board does not equal the sum over ranked bets/,
+      );
+    } finally {
+      await target.close();
       await src.close();
     }
   });

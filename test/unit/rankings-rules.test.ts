@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ALPHA_SD_FLOOR, alphaOf, benchmarkOf, compareRanked, skillOf, windowStartDay } from '../../src/domain/rankings.js';
+import { ALPHA_SD_FLOOR, alphaOf, benchmarkOf, compareRanked, rankedCount, skillOf, windowStartDay } from '../../src/domain/rankings.js';
 
 const close = (a: number, b: number, eps = 1e-9) => assert.ok(Math.abs(a - b) < eps, `${a} ≈ ${b}`);
 
@@ -18,6 +18,34 @@ describe('rolling windows', () => {
     assert.equal(windowStartDay('7d', Date.parse('2026-03-10T00:00:00Z')), '2026-03-04');
     assert.equal(windowStartDay('7d', Date.parse('2026-03-10T23:59:59.999Z')), '2026-03-04');
     assert.equal(windowStartDay('7d', Date.parse('2026-03-11T00:00:00Z')), '2026-03-05');
+  });
+});
+
+describe('what the ranked board counts of a bet', () => {
+  const bet = {
+    direction: 'LONG' as const,
+    percentage_gain: 10,
+    benchmark_entry: 500,
+    benchmark_exit: 520,
+    ranked_gain: 6,
+    benchmark_committed: 510,
+  };
+  test('its ranked gain, and ranked alpha from the committed benchmark price, never the raw ones', () => {
+    const c = rankedCount(bet);
+    assert.ok(c);
+    assert.equal(c.gain, 6);
+    // 6 − (520 − 510) / 510 × 100: the market's move after the window only.
+    close(c.alpha!, 6 - (10 / 510) * 100);
+    close(rankedCount({ ...bet, direction: 'SHORT', ranked_gain: -2 })!.alpha!, -2 + (10 / 510) * 100);
+  });
+  test('nothing for a bet not ranked (closed inside its window, cancelled, unranked), however large its raw gain', () => {
+    assert.equal(rankedCount({ ...bet, ranked_gain: null, percentage_gain: 50 }), null);
+  });
+  test('a ranked bet without a committed or exit benchmark price counts without alpha', () => {
+    assert.deepEqual(rankedCount({ ...bet, benchmark_committed: null }), { gain: 6, alpha: null });
+    assert.deepEqual(rankedCount({ ...bet, benchmark_exit: null }), { gain: 6, alpha: null });
+    // The entry benchmark does not matter to it.
+    assert.deepEqual(rankedCount({ ...bet, benchmark_entry: null }), rankedCount(bet));
   });
 });
 

@@ -19,6 +19,7 @@ import * as m0019 from './0019_local_cancellations.js';
 import * as m0020 from './0020_league_tallies.js';
 import * as m0021 from './0021_outbox_recipients.js';
 import * as m0022 from './0022_committed_prices.js';
+import * as m0023 from './0023_ranked_aggregates.js';
 import * as m0024 from './0024_league_scoring_version.js';
 import * as m0026 from './0026_commitment_backfill.js';
 
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '0020_league_tallies': m0020,
   '0021_outbox_recipients': m0021,
   '0022_committed_prices': m0022,
+  '0023_ranked_aggregates': m0023,
   '0024_league_scoring_version': m0024,
   '0026_commitment_backfill': m0026,
 };

@@ -488,6 +488,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/leaderboard/ranked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Top traders by the sum of their ranked gains: closes that could no longer be cancelled
+         * @description The ranked board (docs/rankings.md). A bet is ranked when it was still open at the end of its 5-minute cancel window: its ranked gain runs from its committed price (the first quote at or after that instant) to its exit price. A bet closed or settled inside the window, or cancelled, is not ranked: while a bet can be cancelled for nothing, closing it is riskless. total_score is the sum of a user's ranked gains (percent), total_trades their count; users with at least one ranked bet, ordered by score, then trades, then id; top 100. Deleted accounts never count. The same rows and query parameters as GET /leaderboard: optional `period` (7d, 30d, 90d, 365d, all; whole UTC days by exit time, read from per-day aggregates), `min_trades` (ranked bets in the window), `limit` and `offset`; GET /me/standing's `ranked_windows` gives the caller's own rank.
+         */
+        get: operations["getRankedLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leagues": {
         parameters: {
             query?: never;
@@ -838,8 +858,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's score, closed trades and rank in each leaderboard window
-         * @description For `all` (SPEC's all-time leaderboard) and each `period` of GET /leaderboard: the sum of the caller's closed-bet gains, their count, and their place on that board as if it listed everyone (null when unranked: fewer closed bets in the window than `min_trades`). Read from the same aggregates as the leaderboard.
+         * The caller's score, trades and rank in each window of the leaderboard and of the ranked board
+         * @description `windows`: for `all` (SPEC's all-time leaderboard) and each `period` of GET /leaderboard, the sum of the caller's closed-bet gains, their count, and their place on that board as if it listed everyone (null when unranked: fewer closed bets in the window than `min_trades`). `ranked_windows`: the same, in the same order, for GET /leaderboard/ranked (the caller's ranked gains and ranked bets). Read from the same aggregates as the boards.
          */
         get: operations["getMyStanding"];
         put?: never;
@@ -1134,8 +1154,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Traders ranked by skill: alpha against the market, shrunk toward zero for few trades
-         * @description Each closed bet's alpha is its gain minus its direction's sign times the benchmark's return over the same holding period (SPY for stocks and ETFs, BTC-USD for crypto); bets whose benchmark price could not be fetched have none. Per user over the window: n bets with alpha, their mean, s their sample standard deviation floored at 5 points, skill = mean − 1.645 × s / √n. Ranked by skill, then n, then id; top 100. Windows are whole UTC days by exit time (see `period`), read from per-day aggregates. Deleted accounts and cancelled bets never count. With a valid session, `me` carries the caller's row when it ranks below the top rows.
+         * Traders ranked by skill on ranked bets: alpha against the market, shrunk toward zero for few trades
+         * @description Only ranked bets count: bets still open when their 5-minute cancel window ended, scored from their committed price (the first quote at or after that instant) to their exit price; a bet closed or settled inside the window, or cancelled, never counts. Each ranked bet's alpha is its ranked gain minus its direction's sign times the benchmark's return from its committed price to its exit price (SPY for stocks and ETFs, BTC-USD for crypto); bets whose benchmark price could not be had have none. Per user over the window: n ranked bets with alpha, their mean, s their sample standard deviation floored at 5 points, skill = mean − 1.645 × s / √n; total_score sums the ranked gains. Ranked by skill, then n, then id; top 100. Windows are whole UTC days by exit time (see `period`), read from per-day aggregates. Deleted accounts never count. With a valid session, `me` carries the caller's row when it ranks below the top rows.
          */
         get: operations["getRankings"];
         put?: never;
@@ -1856,7 +1876,9 @@ export interface components {
         MyStandingResponse: {
             /** Format: int32 */
             min_trades: number;
-            /** @description One per window, in the order all, 7d, 30d, 90d, 365d; `all` is SPEC's all-time leaderboard */
+            /** @description GET /leaderboard/ranked (ranked gains: bets still open at the end of their cancel window, scored from their committed price): one per window, in the same order as `windows` */
+            ranked_windows: components["schemas"]["StandingWindow"][];
+            /** @description GET /leaderboard (raw gains: every closed bet): one per window, in the order all, 7d, 30d, 90d, 365d; `all` is SPEC's all-time leaderboard */
             windows: components["schemas"]["StandingWindow"][];
         };
         NoticeReadState: {
@@ -1963,18 +1985,18 @@ export interface components {
         RankingRow: {
             /** Format: int64 */
             id: number;
-            /** @description Mean alpha in percentage points */
+            /** @description Mean ranked alpha in percentage points */
             mean_alpha: number;
             /**
              * Format: int64
-             * @description Closed bets in the window with an alpha (both benchmark prices known)
+             * @description Ranked bets in the window with a ranked alpha (both committed and exit benchmark prices known)
              */
             n: number;
             /** Format: int64 */
             rank: number;
             /** @description mean_alpha − 1.645 × s / √n, s the sample standard deviation of alpha floored at 5 points */
             skill: number;
-            /** @description Sum of the window's closed-bet gains (percent) */
+            /** @description Sum of the window's ranked gains (percent): committed price to exit price */
             total_score: number;
             username: string;
         };
@@ -2049,13 +2071,13 @@ export interface components {
              * @enum {string}
              */
             period: "7d" | "30d" | "90d" | "365d" | "all";
-            /** @description The caller's place on GET /leaderboard with this period (1 is the top), as if it listed everyone; null: unranked (fewer closed bets in the window than min_trades) */
+            /** @description The caller's place on the board with this period (GET /leaderboard for `windows`, GET /leaderboard/ranked for `ranked_windows`; 1 is the top), as if it listed everyone; null: unranked (fewer bets counted there than min_trades) */
             rank: number | null;
-            /** @description Sum of the caller's closed-bet gains in the window (percent); 0 without any */
+            /** @description Sum of the gains the board counts for the caller in the window (percent): closed-bet gains in `windows`, ranked gains in `ranked_windows`; 0 without any */
             total_score: number;
             /**
              * Format: int64
-             * @description The caller's closed bets in the window
+             * @description The caller's bets the board counts in the window: closed bets in `windows`, ranked bets in `ranked_windows`
              */
             total_trades: number;
         };
@@ -3410,7 +3432,42 @@ export interface operations {
             query?: {
                 /** @description Rows to return; without it, 100 (SPEC's top 100) */
                 limit?: number;
-                /** @description Only users with at least this many closed bets in the window */
+                /** @description Only users with at least this many bets counted in the window (closed bets; ranked bets on GET /leaderboard/ranked) */
+                min_trades?: number;
+                /** @description Rows to skip from the top (0 without it): `offset=100` is the page after the top 100 */
+                offset?: number;
+                /** @description Rolling window by exit time, in whole UTC days: `7d` is today and the 6 days before it (likewise 30d, 90d, 365d); `all` has no bound */
+                period?: "7d" | "30d" | "90d" | "365d" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardUser"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRankedLeaderboard: {
+        parameters: {
+            query?: {
+                /** @description Rows to return; without it, 100 (SPEC's top 100) */
+                limit?: number;
+                /** @description Only users with at least this many bets counted in the window (closed bets; ranked bets on GET /leaderboard/ranked) */
                 min_trades?: number;
                 /** @description Rows to skip from the top (0 without it): `offset=100` is the page after the top 100 */
                 offset?: number;
@@ -4198,7 +4255,7 @@ export interface operations {
     getMyStanding: {
         parameters: {
             query?: {
-                /** @description Rank among users with at least this many closed bets in each window */
+                /** @description Rank among users with at least this many bets counted in each window (closed bets; ranked bets for `ranked_windows`) */
                 min_trades?: number;
             };
             header?: never;
