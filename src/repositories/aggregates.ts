@@ -1,42 +1,65 @@
 // The queries of recomputeAggregates (src/services/recompute-aggregates.ts):
 // every aggregate table emptied and written again from the bets.
 import type { Db } from '../db/database.js';
+import type { Insertable } from 'kysely';
 import type { BetRow, UserDayStatsTable } from '../db/tables.js';
 
 const INSERT_ROWS = 500;
 
-/** SPEC's all-time leaderboard rows written again: live users with a CLOSED bet, their gains summed and counted. */
-export async function rewriteLeaderboard(db: Db): Promise<void> {
-  await db.deleteFrom('leaderboard').execute();
-  await db
-    .insertInto('leaderboard')
-    .columns(['user_id', 'total_score', 'total_trades'])
-    .expression(
-      db
-        .selectFrom('bets')
-        .innerJoin('users', 'users.id', 'bets.user_id')
-        .select((eb) => [
-          'bets.user_id',
-          eb.fn.coalesce(eb.fn.sum<number>('bets.percentage_gain'), eb.lit(0)).as('total_score'),
-          eb.fn.countAll<number>().as('total_trades'),
-        ])
-        .where('bets.status', '=', 'CLOSED')
-        .where('users.deleted_at', 'is', null)
-        .groupBy('bets.user_id'),
-    )
-    .execute();
+/**
+ * An all-time board's rows written again: live users with a counted bet, its
+ * gains summed and counted. SPEC's leaderboard counts every CLOSED bet's
+ * percentage_gain; the ranked board every bet's ranked_gain where it has one.
+ */
+export async function rewriteLeaderboard(db: Db, board: 'raw' | 'ranked' = 'raw'): Promise<void> {
+  const table = board === 'raw' ? 'leaderboard' : 'ranked_leaderboard';
+  const gain = board === 'raw' ? 'bets.percentage_gain' : 'bets.ranked_gain';
+  await db.deleteFrom(table).execute();
+  let counted = db
+    .selectFrom('bets')
+    .innerJoin('users', 'users.id', 'bets.user_id')
+    .select((eb) => [
+      'bets.user_id',
+      eb.fn.coalesce(eb.fn.sum<number>(gain), eb.lit(0)).as('total_score'),
+      eb.fn.countAll<number>().as('total_trades'),
+    ])
+    .where('bets.status', '=', 'CLOSED')
+    .where('users.deleted_at', 'is', null)
+    .groupBy('bets.user_id');
+  if (board === 'ranked') counted = counted.where('bets.ranked_gain', 'is not', null);
+  await db.insertInto(table).columns(['user_id', 'total_score', 'total_trades']).expression(counted).execute();
 }
 
 export type ClosedBetFigures = Pick<
   BetRow,
-  'id' | 'user_id' | 'direction' | 'percentage_gain' | 'closed_at' | 'opened_at' | 'benchmark_entry' | 'benchmark_exit'
+  | 'id'
+  | 'user_id'
+  | 'direction'
+  | 'percentage_gain'
+  | 'closed_at'
+  | 'opened_at'
+  | 'benchmark_entry'
+  | 'benchmark_exit'
+  | 'ranked_gain'
+  | 'benchmark_committed'
 >;
 
 /** A page of CLOSED bets by id after a cursor, with what the aggregates count of them. */
 export function pageOfClosedBets(db: Db, afterId: number, limit: number): Promise<ClosedBetFigures[]> {
   return db
     .selectFrom('bets')
-    .select(['id', 'user_id', 'direction', 'percentage_gain', 'closed_at', 'opened_at', 'benchmark_entry', 'benchmark_exit'])
+    .select([
+      'id',
+      'user_id',
+      'direction',
+      'percentage_gain',
+      'closed_at',
+      'opened_at',
+      'benchmark_entry',
+      'benchmark_exit',
+      'ranked_gain',
+      'benchmark_committed',
+    ])
     .where('status', '=', 'CLOSED')
     .where('id', '>', afterId)
     .orderBy('id')
@@ -45,7 +68,7 @@ export function pageOfClosedBets(db: Db, afterId: number, limit: number): Promis
 }
 
 /** Replaces every user_day_stats row by `rows`. */
-export async function rewriteDayStats(db: Db, rows: UserDayStatsTable[]): Promise<void> {
+export async function rewriteDayStats(db: Db, rows: Array<Insertable<UserDayStatsTable>>): Promise<void> {
   await db.deleteFrom('user_day_stats').execute();
   for (let i = 0; i < rows.length; i += INSERT_ROWS) {
     await db

@@ -1,30 +1,38 @@
 // Every aggregate kept beside the bets, recounted from the bets themselves:
-// SPEC's leaderboard (each live user's CLOSED gains summed and counted) and the
-// per-user per-day rows the windows and rankings read (user_day_stats). The
+// SPEC's leaderboard (each live user's CLOSED gains summed and counted), the
+// ranked board (ranked gains only), and the per-user per-day rows the windows
+// and rankings read (user_day_stats, raw and ranked sums). League tallies are
+// not recounted here: a version-1 league counts raw gains, which the backfill
+// never changes, and a version-2 league counts only bets opened after ranked
+// scoring shipped, which the backfill never touches (docs/leagues.md). The
 // aggregates are normally kept by the betChanged handlers, a close at a time
 // (src/services/rankings.ts); this is for the rare job that changes bets
 // wholesale (the commitment backfill, src/jobs/commitment-backfill.ts), run
-// once in one transaction. An aggregate added later (a ranked board, league
-// tallies) gets its recount here too, so such jobs recount everything at once.
+// once in one transaction. An aggregate added later gets its recount here too,
+// so such jobs recount everything at once.
 import type { Db } from '../db/database.js';
+import type { Insertable } from 'kysely';
 import type { UserDayStatsTable } from '../db/tables.js';
 import { utcDate } from '../domain/market-calendar.js';
-import { alphaOf } from '../domain/rankings.js';
+import { alphaOf, rankedCount } from '../domain/rankings.js';
 import { pageOfClosedBets, rewriteDayStats, rewriteLeaderboard } from '../repositories/aggregates.js';
 
 const PAGE = 2000;
 
 /** Recounts every aggregate from the bets; run it inside one transaction so readers never see a half-made board. */
 export async function recomputeAggregates(db: Db): Promise<void> {
-  await rewriteLeaderboard(db);
+  await rewriteLeaderboard(db, 'raw');
+  await rewriteLeaderboard(db, 'ranked');
   await rewriteDayStats(db, await dayStatsOfBets(db));
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
 
 /** The day rows as dayStatsHandler adds them, one CLOSED bet at a time (its exit day, its gain, its alpha). */
-async function dayStatsOfBets(db: Db): Promise<UserDayStatsTable[]> {
-  const rows = new Map<string, UserDayStatsTable>();
+type DayRow = Required<Insertable<UserDayStatsTable>>;
+
+async function dayStatsOfBets(db: Db): Promise<DayRow[]> {
+  const rows = new Map<string, DayRow>();
   let afterId = 0;
   for (;;) {
     const page = await pageOfClosedBets(db, afterId, PAGE);
@@ -34,7 +42,22 @@ async function dayStatsOfBets(db: Db): Promise<UserDayStatsTable[]> {
       const key = `${bet.user_id}|${day}`;
       let row = rows.get(key);
       if (!row) {
-        row = { user_id: Number(bet.user_id), day, trades: 0, score_sum: 0, wins: 0, alpha_count: 0, alpha_sum: 0, alpha_sq_sum: 0 };
+        row = {
+          user_id: Number(bet.user_id),
+          day,
+          trades: 0,
+          score_sum: 0,
+          wins: 0,
+          alpha_count: 0,
+          alpha_sum: 0,
+          alpha_sq_sum: 0,
+          ranked_trades: 0,
+          ranked_score_sum: 0,
+          ranked_wins: 0,
+          ranked_alpha_count: 0,
+          ranked_alpha_sum: 0,
+          ranked_alpha_sq_sum: 0,
+        };
         rows.set(key, row);
       }
       row.trades++;
@@ -45,6 +68,24 @@ async function dayStatsOfBets(db: Db): Promise<UserDayStatsTable[]> {
         row.alpha_count++;
         row.alpha_sum += alpha;
         row.alpha_sq_sum += alpha * alpha;
+      }
+      const ranked = rankedCount({
+        direction: bet.direction,
+        percentage_gain: gain,
+        benchmark_entry: num(bet.benchmark_entry),
+        benchmark_exit: num(bet.benchmark_exit),
+        ranked_gain: num(bet.ranked_gain),
+        benchmark_committed: num(bet.benchmark_committed),
+      });
+      if (ranked) {
+        row.ranked_trades++;
+        row.ranked_score_sum += ranked.gain;
+        if (ranked.gain > 0) row.ranked_wins++;
+        if (ranked.alpha !== null) {
+          row.ranked_alpha_count++;
+          row.ranked_alpha_sum += ranked.alpha;
+          row.ranked_alpha_sq_sum += ranked.alpha * ranked.alpha;
+        }
       }
     }
     if (page.length < PAGE) break;

@@ -11,7 +11,6 @@ import { percentageGain } from '../../src/domain/bets.js';
 import type { BetDetail } from '../../src/schemas/bets.js';
 import type { TraderStats as Stats } from '../../src/schemas/stats.js';
 import { formatDuration, formatGain, formatPoints, formatRate } from '../../web/src/lib/format.js';
-import { openDatabase } from '../../src/db/database.js';
 import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, publishRecordToday, screenshot, skipReason } from '../browser/harness.js';
 
 /** Navigations render in a React transition, after the URL has changed: poll the field rather than read it once. */
