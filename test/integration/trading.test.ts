@@ -102,12 +102,14 @@ forEachDialect('trading', (dialect) => {
 
   test('POST /bet/open: 404 unknown ticker, 401 without session, 503 with Retry-After when prices are down', async () => {
     const u = await registerAndLogin(t.app);
-    const unknown = await call('POST', '/bet/open', u, { ticker: 'NOPE', direction: 'LONG' });
-    assert.equal(unknown.statusCode, 404);
-    assert.deepEqual(keys(unknown.json()), ['error']);
-    assert.equal((await call('POST', '/bet/open', undefined, { ticker: 'AAPL', direction: 'LONG' })).statusCode, 401);
+    // Down before any request asks for SPY: the unknown ticker's open fetches SPY beside it (its benchmark), and a
+    // publication still in flight (its quote being logged) would be shared by the next request for SPY.
     prices.failing.add('SPY');
     try {
+      const unknown = await call('POST', '/bet/open', u, { ticker: 'NOPE', direction: 'LONG' });
+      assert.equal(unknown.statusCode, 404);
+      assert.deepEqual(keys(unknown.json()), ['error']);
+      assert.equal((await call('POST', '/bet/open', undefined, { ticker: 'AAPL', direction: 'LONG' })).statusCode, 401);
       const down = await call('POST', '/bet/open', u, { ticker: 'SPY', direction: 'LONG' });
       assert.equal(down.statusCode, 503);
       assert.match(String(down.headers['retry-after']), /^\d+$/);
