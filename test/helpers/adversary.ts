@@ -15,6 +15,7 @@ import type { Dialect } from '../../src/db/database.js';
 import { CANCEL_WINDOW_MS, committedInstant, type Direction, percentageGain } from '../../src/domain/bets.js';
 import { commitDueBets } from '../../src/jobs/commitments.js';
 import type { JobLogger } from '../../src/jobs/periodic-job.js';
+import { isCryptoTicker } from '../../src/domain/market-calendar.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { SIMULATED_UNIVERSE, SimulatedMarket } from '../../src/providers/prices/simulated-market.js';
 import { cancelBet, closeBet, openBet, portfolio } from '../../src/services/bets.js';
@@ -223,7 +224,12 @@ export function summaryTable(stats: readonly StrategyStats[]): string {
 
 /** The walk's seed (fixed: the suite's figures are the same on every run and dialect). */
 export const ADVERSARY_MARKET_SEED = 'adversary-suite-market-seed-0123456789abcdef';
-/** A crypto pair: it moves around the clock, and is its own benchmark (one quote a bet, alpha aside). */
+/**
+ * A crypto pair: it moves around the clock. It is its own benchmark, so a bet
+ * costs one quote at each instant, but its alpha is always zero: a board
+ * scored by alpha (GET /rankings, a league scored by skill) needs another pair
+ * (`ticker: 'ETH-USD'`, whose benchmark BTC-USD walks independently).
+ */
 export const ADVERSARY_TICKER = 'BTC-USD';
 export const ADVERSARY_START = Date.parse('2026-03-02T15:00:00Z');
 
@@ -254,11 +260,17 @@ export interface AdversaryWorld {
  * createTestContext builds, but with the seeded walk in place of its fake
  * provider.
  */
-export async function createAdversaryWorld(dialect: Dialect, opts: { config?: Partial<Config>; start?: number } = {}): Promise<AdversaryWorld> {
+export async function createAdversaryWorld(
+  dialect: Dialect,
+  opts: { config?: Partial<Config>; start?: number; ticker?: string } = {},
+): Promise<AdversaryWorld> {
   const database: TestDatabase = await openTestDatabase(dialect, { migrated: true });
   const clock = new FakeClock(opts.start ?? ADVERSARY_START);
   const config = testConfig({ marketSeed: ADVERSARY_MARKET_SEED, ...opts.config });
   if (config.prices.provider !== 'simulated') throw new Error('the adversary suite plays the simulated market');
+  const ticker = opts.ticker ?? ADVERSARY_TICKER;
+  // A stock stands still outside NYSE hours: the rounds, an hour apart around the clock, need a pair that always moves.
+  if (!isCryptoTicker(ticker)) throw new Error(`the adversary suite plays a crypto pair, not ${ticker}`);
   let ctx: AppContext;
   try {
     ctx = await createContext(config, { database, clock });
@@ -278,7 +290,7 @@ export async function createAdversaryWorld(dialect: Dialect, opts: { config?: Pa
     ctx,
     clock,
     market: new SimulatedMarket(ADVERSARY_MARKET_SEED, config.marketCalendar),
-    ticker: ADVERSARY_TICKER,
+    ticker,
     jobPasses: 0,
     timings: new Map(),
     async timed(what, call) {
