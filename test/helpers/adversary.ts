@@ -18,6 +18,7 @@ import type { JobLogger } from '../../src/jobs/periodic-job.js';
 import { isCryptoTicker } from '../../src/domain/market-calendar.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { SIMULATED_UNIVERSE, SimulatedMarket } from '../../src/providers/prices/simulated-market.js';
+import { findBetById } from '../../src/repositories/bets.js';
 import { cancelBet, closeBet, openBet, portfolio } from '../../src/services/bets.js';
 import { tickerHistory } from '../../src/services/price-requests.js';
 import { uniqueName } from './app.js';
@@ -28,7 +29,8 @@ import { insertTestUser } from './users.js';
 // The strategies' rules and the statistics (pure)
 // ---------------------------------------------------------------------------
 
-export type StrategyName = 'A' | 'B' | 'C' | 'D' | 'E' | 'F';
+/** A to F are issue 33's; G probes the one instant where the cancel window and the committed price meet. */
+export type StrategyName = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G';
 
 export const STRATEGIES: Record<StrategyName, string> = {
   A: 'LONG + SHORT, close the winner as soon as it is up, cancel the other',
@@ -37,6 +39,7 @@ export const STRATEGIES: Record<StrategyName, string> = {
   D: 'one bet, cancel at 4 min 59 s if down, else close after 1 h',
   E: "the chart's last move, close after 1 h",
   F: "oracle: the next hour's move, close after 1 h",
+  G: 'LONG + SHORT, at the committed instant (after its job pass) cancel the one down, close the other after 1 h',
 };
 
 export const SECOND = 1000;
@@ -142,8 +145,8 @@ export const K_STD_ERRORS = 4;
 /**
  * The suite's verdict: one line per broken expectation, none when it passes.
  * A, B: no ranked bet at all. C, D, E, F: every closed bet is ranked (it
- * outlived its window). C, D, E: mean ranked gain within k standard errors of
- * zero. C, D: a selection head start (mean raw gain) above k standard errors,
+ * outlived its window). C, D, E (and G): mean ranked gain within k standard errors of
+ * zero. C, D (and G): a selection head start (mean raw gain) above k standard errors,
  * else the test means nothing, and the mean ranked gain below half of it.
  * F: mean ranked gain above k standard errors.
  */
@@ -166,7 +169,7 @@ export function adversaryFailures(stats: readonly StrategyStats[], k = K_STD_ERR
     }
     if (!(Math.abs(mean) <= k * stdError))
       out.push(`${name}: mean ranked gain ${f(mean)} % is not within ${k} standard errors of zero (±${f(k * stdError)})`);
-    if (s.strategy === 'C' || s.strategy === 'D') {
+    if (s.strategy === 'C' || s.strategy === 'D' || s.strategy === 'G') {
       if (!(s.raw.mean > k * s.raw.stdError)) {
         out.push(
           `${name}: head start (mean raw gain ${f(s.raw.mean)} %) is not above ${k} standard errors (${f(k * s.raw.stdError)}): more bets needed`,
@@ -454,6 +457,26 @@ const ROUNDS: Record<StrategyName, Round> = {
     await p.world.advanceTo(opened + HOLD_MS);
     await close(p, bet.id);
   },
+  // C, with its look and cancel at the committed instant itself: the job's pass
+  // there has committed both bets, the quote seen is the committed price, and
+  // the window is still open (it closes after that instant). Opened on a whole
+  // second, so the pass falls on that instant.
+  async G(p, start) {
+    const opened = Math.ceil(start / JOB_PERIOD_MS) * JOB_PERIOD_MS;
+    await p.world.advanceTo(opened);
+    const long = await open(p, 'LONG');
+    const short = await open(p, 'SHORT');
+    await p.world.advanceTo(committedInstant(opened));
+    const seen = await mark(p);
+    // The premise: what it sees is its committed price already.
+    const committed = (await findBetById(p.world.ctx.db, long.id))?.committed_price;
+    if (committed !== seen) throw new Error(`G saw ${seen} at the committed instant, the bet was committed at ${committed}`);
+    const keep = upSide(long.entry, seen) ?? 'LONG';
+    const [kept, dropped] = keep === 'LONG' ? [long, short] : [short, long];
+    await cancel(p, dropped.id);
+    await p.world.advanceTo(opened + HOLD_MS);
+    await close(p, kept.id);
+  },
   // A real edge, as a control: the walk itself, an hour ahead.
   async F(p, start) {
     const symbol = SIMULATED_UNIVERSE.get(p.world.ticker);
@@ -466,7 +489,7 @@ const ROUNDS: Record<StrategyName, Round> = {
 };
 
 /** A seed per strategy, fixed: the rounds' jitter and coins. */
-const STRATEGY_SEEDS: Record<StrategyName, number> = { A: 0xa11ce, B: 0xb0b, C: 0xc0ffee, D: 0xd00d, E: 0xe1e1, F: 0xf00d };
+const STRATEGY_SEEDS: Record<StrategyName, number> = { A: 0xa11ce, B: 0xb0b, C: 0xc0ffee, D: 0xd00d, E: 0xe1e1, F: 0xf00d, G: 0x9a7e };
 
 /** Plays `rounds` rounds of a strategy as a new user, from the world's clock on; the clock ends an hour after its last round. */
 export async function runStrategy(world: AdversaryWorld, strategy: StrategyName, rounds: number): Promise<StrategyRun> {

@@ -4,7 +4,9 @@
 // with the injected clock while the commitments job runs as the worker would.
 // The free option (A, B) never reaches a ranked board; selection inside the
 // cancel window (C, D) and the chart's last move (E) earn a head start on the
-// raw gain only; a real edge (F, the oracle) shows on the ranked gain.
+// raw gain only; a real edge (F, the oracle) shows on the ranked gain. G is C
+// with its look and its cancel at the committed instant itself, after the job
+// has committed the pair there: seeing the committed price earns nothing either.
 //
 // SQLite only: on PostgreSQL the same rounds make the same service calls (the
 // figures are the same: the walk and the seeds are fixed) at about nine times
@@ -34,7 +36,7 @@ describe('the adversary suite, full [sqlite]', () => {
 
   test(`${ROUNDS} rounds of each strategy: only a real edge shows on the ranked gain`, { timeout: 60 * 60_000 }, async () => {
     const t0 = performance.now();
-    runs = await runAdversaries(world, { A: ROUNDS, B: ROUNDS, C: ROUNDS, D: ROUNDS, E: ROUNDS, F: ROUNDS });
+    runs = await runAdversaries(world, { A: ROUNDS, B: ROUNDS, C: ROUNDS, D: ROUNDS, E: ROUNDS, F: ROUNDS, G: ROUNDS });
     const stats = runs.map((r) => r.stats);
     console.log(`adversary suite: ${ROUNDS} rounds a strategy, ${((performance.now() - t0) / 1000).toFixed(0)} s, ${world.jobPasses} job passes`);
     console.log(summaryTable(stats));
