@@ -1,5 +1,6 @@
 // The adversary suite of issue 33 (docs/rankings.md, "What the adversary
-// suite measures"): six scripted traders play the bet service directly (no
+// suite measures"): scripted traders (issue 33's six, A to F, and G, which
+// probes the committed instant itself) play the bet service directly (no
 // HTTP) on the seeded simulated walk of a crypto pair, with the injected clock,
 // while the commitments job runs as the worker would. Each strategy is one
 // user; its rounds (one bet, or one LONG + SHORT pair) follow one another,

@@ -4,7 +4,8 @@
 // with the seeded walk and the injected clock while the commitments job runs
 // as the worker would. A and B farm SPEC's raw gain and never reach a ranked
 // board; E's ranked gain is noise around zero. Then the one instant where the
-// cancel window and the committed price meet.
+// cancel window and the committed price meet, and (a todo test) a look-ahead
+// found on the way in an ended league's board.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { committedInstant } from '../../src/domain/bets.js';
