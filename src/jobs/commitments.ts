@@ -11,6 +11,7 @@ import type { AppContext } from '../context.js';
 import { CANCEL_WINDOW_MS, commitDue } from '../domain/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
 import { listDueSettlementInstants, listUncommittedBets, oldestPendingInstants } from '../repositories/bets.js';
+import { earliestUnsettledEnd, tickersAtLeagueEnds } from '../repositories/leagues.js';
 import { pruneQuotes } from '../repositories/quotes.js';
 import { type BetDeps, catchUp } from '../services/bets.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
@@ -21,7 +22,7 @@ export interface CommitmentResult {
   committed: number;
   /** Bets whose quote could not be had this pass. */
   deferred: number;
-  /** Settlement instants given a quote this pass. */
+  /** Settlement instants and league ends given a quote this pass. */
   published: number;
 }
 
@@ -56,7 +57,9 @@ export async function commitDueBets(ctx: CommitmentDeps, log: JobLogger): Promis
     if (page.length < BATCH) break;
     afterId = page[page.length - 1].id;
   }
-  for (const { ticker, at } of await listDueSettlementInstants(ctx.db, now, BATCH)) {
+  // Settlement instants and league ends that have come: each needs the first quote at or after it.
+  const instants = [...(await listDueSettlementInstants(ctx.db, now, BATCH)), ...(await tickersAtLeagueEnds(ctx.db, now, BATCH))];
+  for (const { ticker, at } of instants) {
     try {
       await ctx.prices.quoteAtOrAfter(ticker, at);
       await ctx.prices.quoteAtOrAfter(benchmarkOf(ticker), at).catch(() => undefined);
@@ -68,11 +71,13 @@ export async function commitDueBets(ctx: CommitmentDeps, log: JobLogger): Promis
   return result;
 }
 
-/** Drops quotes older than the retention, but never one a pending commit or settlement may still need. */
+/** Drops quotes older than the retention, but never one a pending commit, settlement or league end may still need. */
 export async function pruneOldQuotes(ctx: CommitmentDeps): Promise<number> {
   const pending = await oldestPendingInstants(ctx.db);
   let before = ctx.clock.now() - QUOTE_RETENTION_MS;
   if (pending.opened !== null) before = Math.min(before, pending.opened + CANCEL_WINDOW_MS);
   if (pending.settle !== null) before = Math.min(before, pending.settle);
+  const leagueEnd = await earliestUnsettledEnd(ctx.db);
+  if (leagueEnd !== null) before = Math.min(before, leagueEnd);
   return pruneQuotes(ctx.db, before);
 }

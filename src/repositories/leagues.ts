@@ -421,3 +421,31 @@ export async function setBoardLeaf(db: Db, id: number, day: string, idx: number)
 export async function boardLeavesOf(db: Db, day: string) {
   return db.selectFrom('leagues').select(['id', 'board_hash', 'record_leaf_idx']).where('record_day', '=', day).orderBy('record_leaf_idx').execute();
 }
+
+/** The tickers of OPEN bets held by members of leagues that have ended and are not settled: their end quotes must be published. */
+export async function tickersAtLeagueEnds(db: Db, now: number, limit: number): Promise<Array<{ ticker: string; at: number }>> {
+  const rows = await db
+    .selectFrom('leagues as l')
+    .innerJoin('league_members as m', 'm.league_id', 'l.id')
+    .innerJoin('bets as b', 'b.user_id', 'm.user_id')
+    .select(['b.ticker', 'l.ends_at'])
+    .distinct()
+    .where('l.settled_at', 'is', null)
+    .where('l.ends_at', '<=', now)
+    .where('b.status', '=', 'OPEN')
+    .whereRef('b.opened_at', '>=', 'l.starts_at')
+    .whereRef('b.opened_at', '<', 'l.ends_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ticker: r.ticker, at: Number(r.ends_at) }));
+}
+
+/** The earliest end among leagues not settled yet (null when none): quotes at or after it may still mark their boards. */
+export async function earliestUnsettledEnd(db: Db): Promise<number | null> {
+  const row = await db
+    .selectFrom('leagues')
+    .select((c) => c.fn.min('ends_at').as('v'))
+    .where('settled_at', 'is', null)
+    .executeTakeFirst();
+  return row?.v === null || row?.v === undefined ? null : Number(row.v);
+}

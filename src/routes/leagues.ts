@@ -169,7 +169,7 @@ export const leagueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           `${PRIVATE_404} Counted from each member's tally of finished bets plus the bets still open. While the league runs, ` +
           'open bets are marked at current prices and the board is shared for at most a second; from the end on they are ' +
-          "marked at the end instant's price (`ended`), and once settled the board is frozen (`final`, with `settled_at`).",
+          'marked at the first quote published at or after the end (`ended`), and once settled the board is frozen (`final`, with `settled_at`).',
         params: IdParams,
         response: { 200: ref(LeagueBoardSchema), ...errorResponses(400, 404) },
       },

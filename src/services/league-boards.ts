@@ -1,6 +1,6 @@
 // A league's board, feed and proof (docs/leagues.md). A board is its
 // members' tallies (kept as bets finish) plus their few bets still open,
-// marked at current prices while the league runs and at the end's prices
+// marked at current prices while the league runs and at the end's quotes
 // after it; shared for at most SHARED_ANSWER_TTL_MS. Once it ended the
 // settlement worker freezes it: the stored final document is what the board
 // and the proof answer from then on, and its hash goes into the next
@@ -31,9 +31,30 @@ const iso = (t: number) => new Date(t).toISOString();
 const rulesOf = (l: LeagueRow): LeagueRules => ({ instruments: l.instruments, min_closed_bets: l.min_closed_bets, scoring: l.scoring });
 
 /**
+ * Open bets at a league's end are marked at the first quote published at or
+ * after the end (docs/rankings.md), as a settlement is: a quote any close could
+ * get, never the market's price at the instant ahead of the quote in force.
+ * The commitments job publishes one within seconds of the end. A ticker whose
+ * quote cannot be had is absent: no stand-in, the next pass tries again.
+ */
+async function marksAtEnd(ctx: LeagueBoardDeps, tickers: readonly string[], end: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  await Promise.all(
+    [...new Set(tickers)].map(async (ticker) => {
+      try {
+        out.set(ticker, (await ctx.prices.quoteAtOrAfter(ticker, end)).price);
+      } catch {
+        // absent
+      }
+    }),
+  );
+  return out;
+}
+
+/**
  * The board as of `asOf` (now while the league runs, its end after): the
  * members' tallies and their bets open then, marked at the current prices
- * while it runs and at the prices of the end instant after it. `complete` is
+ * while it runs and at the end's quotes after it (marksAtEnd). `complete` is
  * false when a mark is missing (its bet stays unranked until one is known).
  */
 async function countAt(ctx: LeagueBoardDeps, league: LeagueRow, asOf: number) {
@@ -41,7 +62,7 @@ async function countAt(ctx: LeagueBoardDeps, league: LeagueRow, asOf: number) {
   const version = league.scoring_version;
   const { members, open } = await membersAndOpenBets(ctx.db, league, asOf);
   const tickers = tickersToMark(rules, league, open, asOf, version);
-  const marks = asOf < league.ends_at ? await ctx.prices.marks(tickers) : await ctx.prices.marksAt(tickers, league.ends_at);
+  const marks = asOf < league.ends_at ? await ctx.prices.marks(tickers) : await marksAtEnd(ctx, tickers, league.ends_at);
   return {
     rules,
     members,
@@ -139,7 +160,7 @@ export interface SettledBoard {
 
 /**
  * Freezes an ended league's board: counted as of its end, open bets marked
- * at the end instant's prices, each member's chain head at the end beside
+ * at the end's quotes, each member's chain head at the end beside
  * it, hashed. Null when a mark is missing (the provider could not give the
  * price then: the next pass tries again) or another instance settled it
  * first. `inside` runs in the settling transaction (the final-result notices).

@@ -80,17 +80,12 @@ forEachDialect('the adversary suite, short', (dialect) => {
   });
 
   // Found while building this suite (issue 33, item 1: "no answer reveals a
-  // later quote"): once a league has ended, its live board marks the open bets
-  // at the walk's price at the end instant (PriceService.marksAt, the
-  // provider's priceAt), not at a published quote. For the few seconds the
-  // quote in force is older than the end, the board shows a price no bet can
-  // get yet: its holder closes at the quote in force when the board shows the
-  // market below it (a LONG), and waits when above. Expected to pass once the
-  // end's marks are the first quote published at or after the end, as a
-  // settlement's are.
-  test('after a league’s end, its board marks an open bet at a published quote, never at a price ahead of the quote in force', {
-    todo: 'league boards mark at the walk’s price at the end instant (marksAt), ahead of the quote in force',
-  }, async () => {
+  // later quote"): an ended league's board marked its open bets at the walk's
+  // price at the end instant, ahead of the quote in force for a few seconds, so
+  // a holder could close at the quote in force when the board showed the market
+  // below it. The end's marks are now the first quote published at or after the
+  // end, as a settlement's: one any close at that moment gets too.
+  test('after a league’s end, its board marks an open bet at a published quote, never at a price ahead of the quote in force', async () => {
     const { ctx, clock, ticker } = world;
     const userId = await insertTestUser(ctx, uniqueName('advL'));
     const start = Math.ceil((clock.now() + HOUR) / SECOND) * SECOND;
@@ -104,19 +99,23 @@ forEachDialect('the adversary suite, short', (dialect) => {
       visibility: 'private',
       rules: { instruments: 'all', min_closed_bets: 1, scoring: 'gain' },
     });
+    // Raw gains (a league started before ranked scoring), so the mark reads straight off the score.
+    await ctx.db.updateTable('leagues').set({ scoring_version: 1 }).where('id', '=', league.id).execute();
     await world.advanceTo(start + HOUR);
     const bet = await openBet(ctx, userId, { ticker, direction: 'LONG' });
     // Timeline: a quote published 3 s before the end is still in force 1 s after it (PRICE_CACHE_MS is 5 s).
     await world.advanceTo(ends - 3 * SECOND);
     await portfolio(ctx, userId);
     await world.advanceTo(ends + SECOND);
-    const inForce = await ctx.prices.quote(ticker);
-    assert.equal(inForce.at, ends - 3 * SECOND);
+    assert.equal((await ctx.prices.quote(ticker)).at, ends - 3 * SECOND);
     const board = await leagueBoard(ctx, league.id, userId);
     const score = board.rows.find((r) => r.user.id === userId)?.score;
     assert.ok(typeof score === 'number');
     const shown = Math.round(bet.entry_price * (1 + score / 100) * 100) / 100;
-    // What the board shows must be a quote a close now would get: the one in force.
+    // What the board shows is a published quote, the first at or after the end, and the one a close now gets.
+    const inForce = await ctx.prices.quote(ticker);
+    assert.ok(inForce.at >= ends);
     assert.equal(shown, inForce.price, `the board shows ${shown}, a close now gets ${inForce.price}`);
+    assert.equal((await ctx.prices.quoteAtOrAfter(ticker, ends)).price, inForce.price);
   });
 });

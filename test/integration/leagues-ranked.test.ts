@@ -119,10 +119,13 @@ forEachDialect('leagues: scoring versions', (dialect) => {
     t.clock.set(end - 2 * MIN);
     setPrice('AAPL', 100);
     const late = await open(b, 'AAPL');
-    // At the end AAPL stands at 130 and MSFT at 430.5; later prices are not the end's.
+    // At the end AAPL stands at 130 and MSFT at 430.5: the commitments job publishes those quotes a second
+    // after the end, the first at or after it, which mark the bets still open; later prices are not the end's.
     t.clock.set(end - 1000);
     prices.set('AAPL', 130);
     prices.set('MSFT', 430.5);
+    t.clock.set(end + 1000);
+    await commitDueBets(t.ctx, quiet);
     t.clock.set(end + MIN);
     prices.set('AAPL', 200);
     prices.set('MSFT', 500);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { computeBoard } from '../../src/domain/leagues.js';
+import { commitDueBets } from '../../src/jobs/commitments.js';
 import { upsertLink } from '../../src/repositories/chat-links.js';
 import { runLeagueSteps } from '../../src/services/league-notices.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
@@ -10,6 +11,8 @@ import { forEachDialect } from '../helpers/db.js';
 import { DAY, HOUR, leagueApi } from '../helpers/leagues.js';
 import { FakePriceProvider } from '../helpers/prices.js';
 import { assertNoPrivateFields } from '../helpers/users.js';
+
+const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 forEachDialect('leagues', (dialect) => {
   let t: TestApp;
@@ -363,10 +366,13 @@ forEachDialect('leagues', (dialect) => {
       assert.equal(items.find((i) => i.bet_id === cancelled)!.status, 'CANCELLED');
       assert.equal(items.length, 7);
 
-      // At the end MSFT stands at 360, which marks the owner's SHORT at +10; the price a
-      // minute later, when the worker passes, is not the end's. Closing it afterwards changes nothing.
+      // At the end MSFT stands at 360: the commitments job publishes that quote a second after the end,
+      // the first at or after it, which marks the owner's SHORT at +10; the price a minute later, when
+      // the worker passes, is not the end's. Closing it afterwards changes nothing.
       t.clock.set(Date.parse(league.ends_at) - 1000);
       setPrice('MSFT', 360);
+      t.clock.set(Date.parse(league.ends_at) + 1000);
+      await commitDueBets(t.ctx, quietLog);
       t.clock.set(Date.parse(league.ends_at) + 60_000);
       setPrice('MSFT', 300);
       const ended = await board(null, league.id);
@@ -403,7 +409,7 @@ forEachDialect('leagues', (dialect) => {
       assert.equal(page.settled_at, final.settled_at);
     });
 
-    test('an ended league whose open bet has no price at the end yet waits for the next pass, then marks it at the end', async () => {
+    test('an ended league whose open bet has no quote at the end yet waits for the next pass, then marks it at the first quote published after the end', async () => {
       const owner = await registerAndLogin(t.app, 'lo');
       setPrice('ETH-USD', 3000);
       const league = await create(owner, { rules: { instruments: 'crypto', min_closed_bets: 0, scoring: 'gain' } });
@@ -412,7 +418,6 @@ forEachDialect('leagues', (dialect) => {
       t.clock.set(Date.parse(league.ends_at) - 1000);
       setPrice('ETH-USD', 3300);
       t.clock.set(Date.parse(league.ends_at) + 1000);
-      setPrice('ETH-USD', 6000);
       prices.failing.add('ETH-USD');
       try {
         const steps = await runLeagueSteps(t.ctx);
@@ -424,13 +429,17 @@ forEachDialect('leagues', (dialect) => {
       } finally {
         prices.failing.delete('ETH-USD');
       }
+      // The provider answers again ten minutes later: the first quote published then is the end's mark
+      // (no quote was published at or after the end before it); a price after that quote is never used.
       t.clock.advance(10 * 60_000);
+      setPrice('ETH-USD', 3600);
       const steps = await runLeagueSteps(t.ctx);
       assert.equal(steps.settled, 1);
+      setPrice('ETH-USD', 6000);
       const b = await board(owner, league.id);
       assert.equal(b.final, true);
       assert.equal(b.rows[0].marked, 1);
-      assert.ok(Math.abs(b.rows[0].score - 10) < 1e-9, '3000 → 3300 at the end, not the 6000 of the passes after it');
+      assert.ok(Math.abs(b.rows[0].score - 20) < 1e-9, '3000 → 3600, the first quote published after the end, not a later 6000');
       const proof = await call(owner, 'GET', `/leagues/${league.id}`);
       assert.equal(proof.json().status, 'final');
     });

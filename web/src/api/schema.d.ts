@@ -566,7 +566,7 @@ export interface paths {
         };
         /**
          * A league's board: rank, member, score, counted trades, cancel rate; final and frozen after the end
-         * @description A private league answers 404 to everyone but its members, so an id reveals nothing. Counted from each member's tally of finished bets plus the bets still open. While the league runs, open bets are marked at current prices and the board is shared for at most a second; from the end on they are marked at the end instant's price (`ended`), and once settled the board is frozen (`final`, with `settled_at`).
+         * @description A private league answers 404 to everyone but its members, so an id reveals nothing. Counted from each member's tally of finished bets plus the bets still open. While the league runs, open bets are marked at current prices and the board is shared for at most a second; from the end on they are marked at the first quote published at or after the end (`ended`), and once settled the board is frozen (`final`, with `settled_at`).
          */
         get: operations["getLeagueBoard"];
         put?: never;
