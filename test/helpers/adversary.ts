@@ -493,8 +493,13 @@ const ROUNDS: Record<StrategyName, Round> = {
 const STRATEGY_SEEDS: Record<StrategyName, number> = { A: 0xa11ce, B: 0xb0b, C: 0xc0ffee, D: 0xd00d, E: 0xe1e1, F: 0xf00d, G: 0x9a7e };
 
 /** Plays `rounds` rounds of a strategy as a new user, from the world's clock on; the clock ends an hour after its last round. */
-export async function runStrategy(world: AdversaryWorld, strategy: StrategyName, rounds: number): Promise<StrategyRun> {
-  const userId = await insertTestUser(world.ctx, uniqueName(`adv${strategy}`));
+export async function runStrategy(
+  world: AdversaryWorld,
+  strategy: StrategyName,
+  rounds: number,
+  opts: { userId?: number } = {},
+): Promise<StrategyRun> {
+  const userId = opts.userId ?? (await insertTestUser(world.ctx, uniqueName(`adv${strategy}`)));
   const p: Player = { world, userId };
   const random = seededRandom(STRATEGY_SEEDS[strategy]);
   const from = world.clock.now();
@@ -518,17 +523,19 @@ export async function runStrategy(world: AdversaryWorld, strategy: StrategyName,
  * Every strategy named, one after another in simulated time, each as its own
  * user. `rounds`: how many rounds each plays.
  */
-export async function runAdversaries(world: AdversaryWorld, rounds: Partial<Record<StrategyName, number>>): Promise<StrategyRun[]> {
+export async function runAdversaries(
+  world: AdversaryWorld,
+  rounds: Partial<Record<StrategyName, number>>,
+  opts: { userIds?: Partial<Record<StrategyName, number>> } = {},
+): Promise<StrategyRun[]> {
   const runs: StrategyRun[] = [];
-  for (const strategy of Object.keys(rounds).sort() as StrategyName[]) runs.push(await runStrategy(world, strategy, rounds[strategy] ?? 0));
+  for (const strategy of Object.keys(rounds).sort() as StrategyName[]) {
+    runs.push(await runStrategy(world, strategy, rounds[strategy] ?? 0, { userId: opts.userIds?.[strategy] }));
+  }
   return runs;
 }
 
-/**
- * Each strategy's user id, for the board assertions that need endpoints not
- * built here (issue 33: "F ranks first on the ranked board and on a league
- * board among C, D, E and F").
- */
+/** Each strategy's user id, for the board assertions (test/long/adversary.test.ts). */
 export function adversaryUserIds(runs: readonly StrategyRun[]): Partial<Record<StrategyName, number>> {
   return Object.fromEntries(runs.map((r) => [r.strategy, r.userId]));
 }
