@@ -31,6 +31,16 @@ scheme answer 401 without a valid session.
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
 
+## Scoring
+
+- One quote per instant: every answer that shows a price shows the quote a bet opened or closed then would get.
+- A bet's committed price is the first quote published at or after the end of its 5-minute cancel window; its
+  ranked gain runs from there to its exit. Every board but GET /leaderboard (SPEC's, every close counts) ranks
+  ranked gains only. GET /bet/{bet_id} shows committed_price, ranked_gain and why a bet is not ranked.
+- A bet with a target_date settles at the first quote at or after its settlement instant, dated that instant;
+  closing or cancelling it after that instant settles it first and answers 400.
+- A league keeps the scoring it started with (scoring_version 1: raw gains; 2: ranked gains).
+
 ## Rules for automated clients
 
 - Perform account creation, login, opening or closing bets (tail and fade included), following, billing
