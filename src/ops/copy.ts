@@ -119,6 +119,9 @@ function mismatchesOf(
   return out;
 }
 
+/** Tables a migration fills on a fresh database (data_jobs: the one-time data jobs still to run on its data). */
+const MIGRATION_SEEDED_TABLES = ['data_jobs'] as const;
+
 export async function copySqliteToPostgres(
   from: DatabaseConfig,
   to: DatabaseConfig,
@@ -145,6 +148,8 @@ export async function copySqliteToPostgres(
     const copied: CopyResult['tables'] = [];
     // One transaction: a failed copy leaves the tables empty, not half-filled.
     await target.db.transaction().execute(async (trx) => {
+      // Rows the migrations wrote about the target's own (empty) data give way to the source's.
+      for (const table of MIGRATION_SEEDED_TABLES) await sql`delete from ${sql.table(table)}`.execute(trx);
       for (const table of order) {
         let n = 0;
         const cols = columns.get(table)!;
