@@ -2,7 +2,6 @@
 // cookies included. Every call goes through `call`, which turns a non-2xx
 // answer into an ApiError carrying the status and SPEC's error body.
 import createClient from 'openapi-fetch';
-import type { RankedState } from '../lib/scoring';
 import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
@@ -13,46 +12,18 @@ export type ClosedBet = Schemas['ClosedBet'];
 export type FeedItem = Schemas['FeedItem'];
 export type LeaderboardUser = Schemas['LeaderboardUser'];
 export type Plan = Schemas['StripePlan'];
-export type BetDetail = Schemas['BetDetail'] & Pending<BetScoring>;
+export type BetDetail = Schemas['BetDetail'];
 export type Notification = Schemas['Notification'];
 export type Direction = PortfolioBet['direction'];
 
-// Issue 33's additions to the API (ranked gains), typed here until the generated
-// schema has them: optional, so the app also reads a server without them, and
-// once `npm run gen:api` brings them in, these add nothing to the generated types.
-type Pending<T> = { [K in keyof T]?: T[K] };
+/** GET /user/{id}/stats: ranked (scored) figures, with the raw ones and how the trader trades beside them. */
+export type TraderStats = Schemas['TraderStats'];
+/** GET /me/standing: the caller's place on SPEC's board and on the ranked board, per window. */
+export type MyStanding = Schemas['MyStandingResponse'];
+/** GET /leagues/{id}/board: scoring_version 1 raw gains (a league started before ranked scoring), 2 ranked gains. */
+export type LeagueBoard = Schemas['LeagueBoard'];
 
-/** GET /bet/{id}: the committed instant and price, and the ranked gain beside SPEC's percentage_gain. */
-export interface BetScoring {
-  committed_at: string;
-  committed_price: number | null;
-  ranked_gain: number | null;
-  ranked: RankedState;
-  unranked_reason: string | null;
-}
-
-/** GET /user/{id}/stats: the scored figures are ranked; these sit beside them. */
-export interface StatsScoring {
-  ranked_trades: number;
-  /** Every close counted, as SPEC's /leaderboard counts them. */
-  raw: { closed_trades: number; wins: number; win_rate: number | null; average_gain: number | null; total_gain: number };
-  /** Closes (and settlements) before the committed instant. */
-  early_closes: number;
-  /** early_closes over closed bets; null without closed bets. */
-  early_close_share: number | null;
-}
-export type TraderStats = Schemas['TraderStats'] & Pending<StatsScoring>;
-
-/** GET /me/standing: the caller's place on the ranked board, per window, beside SPEC's. */
-export type MyStanding = Schemas['MyStandingResponse'] & Pending<{ ranked_windows: Schemas['StandingWindow'][] }>;
-
-/** GET /leagues/{id}/board: 1 raw gains (a league started before ranked scoring), 2 ranked gains. */
-export type LeagueBoard = Schemas['LeagueBoard'] & Pending<{ scoring_version: number }>;
-
-/** GET /leaderboard/ranked takes the leaderboard's parameters and answers its rows, summing ranked gains. */
-type RankedPaths = { '/leaderboard/ranked': paths['/leaderboard'] };
-
-export const api = createClient<paths & RankedPaths>({ baseUrl: '', credentials: 'include' });
+export const api = createClient<paths>({ baseUrl: '', credentials: 'include' });
 
 export interface ErrorBody {
   error: string;
