@@ -146,3 +146,22 @@ export async function migrateTestDatabaseTo(handle: TestDatabase, name: string):
   const { error } = await migrator.migrateTo(name);
   if (error) throw error;
 }
+
+/** A database seen as a migration sees it: no table types, since the tables are as of an earlier migration. */
+export type UntypedDb = Kysely<Record<string, Record<string, unknown>>>;
+
+/** The database of a migration test, untyped, and a user row inserted with only the columns every migration has. */
+export function migrationFixture(handle: TestDatabase): { db: UntypedDb; insertUser: (name: string) => Promise<number> } {
+  const db = handle.db as unknown as UntypedDb;
+  const insertUser = async (name: string) =>
+    Number(
+      (
+        await db
+          .insertInto('users')
+          .values({ username: name, username_lower: name, email: `${name}@x.test`, password_hash: 'x', created_at: 0 })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+  return { db, insertUser };
+}

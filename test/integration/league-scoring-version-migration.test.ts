@@ -4,10 +4,9 @@
 // after gets 2. Down drops the columns and recounts version-2 tallies raw.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/database.js';
 import { computeBoard, type LeagueBet } from '../../src/domain/leagues.js';
-import { forEachDialect, migrateTestDatabaseTo, openTestDatabase } from '../helpers/db.js';
+import { forEachDialect, migrateTestDatabaseTo, migrationFixture, openTestDatabase } from '../helpers/db.js';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -17,17 +16,7 @@ forEachDialect('0024_league_scoring_version', (dialect) => {
     const handle = await openTestDatabase(dialect);
     try {
       await migrateTestDatabaseTo(handle, '0022_committed_prices');
-      const db = handle.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-      const user = async (name: string) =>
-        Number(
-          (
-            await db
-              .insertInto('users')
-              .values({ username: name, username_lower: name, email: `${name}@x.test`, password_hash: 'x', created_at: 0 })
-              .returning('id')
-              .executeTakeFirstOrThrow()
-          ).id,
-        );
+      const { db, insertUser: user } = migrationFixture(handle);
       const a = await user('alice');
       const b = await user('bob');
       // The migration reads the real clock: one league started a day ago, one starting in a day (bets in its window are future-dated).

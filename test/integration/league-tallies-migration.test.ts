@@ -3,27 +3,16 @@
 // the upgrade counts them: the same sums the rules count from the bets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/database.js';
 import { computeBoard, type LeagueBet } from '../../src/domain/leagues.js';
-import { forEachDialect, migrateTestDatabaseTo, openTestDatabase } from '../helpers/db.js';
+import { forEachDialect, migrateTestDatabaseTo, migrationFixture, openTestDatabase } from '../helpers/db.js';
 
 forEachDialect('0020_league_tallies backfill', (dialect) => {
   test('finished bets in the window on counted instruments become tallies; open, early, late and excluded ones do not', async () => {
     const handle = await openTestDatabase(dialect);
     try {
       await migrateTestDatabaseTo(handle, '0019_local_cancellations');
-      const db = handle.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-      const user = async (name: string) =>
-        Number(
-          (
-            await db
-              .insertInto('users')
-              .values({ username: name, username_lower: name, email: `${name}@x.test`, password_hash: 'x', created_at: 0 })
-              .returning('id')
-              .executeTakeFirstOrThrow()
-          ).id,
-        );
+      const { db, insertUser: user } = migrationFixture(handle);
       const a = await user('alice');
       const b = await user('bob');
       const start = Date.parse('2026-04-01T00:00:00Z');

@@ -4,9 +4,8 @@
 // removes what it added, and up runs again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/database.js';
-import { forEachDialect, migrateTestDatabaseTo, openTestDatabase } from '../helpers/db.js';
+import { forEachDialect, migrateTestDatabaseTo, migrationFixture, openTestDatabase } from '../helpers/db.js';
 
 const near = (a: unknown, b: number, what: string) => assert.ok(Math.abs(Number(a) - b) < 1e-9, `${what}: ${a} ≈ ${b}`);
 
@@ -15,17 +14,7 @@ forEachDialect('0023_ranked_aggregates backfill', (dialect) => {
     const handle = await openTestDatabase(dialect);
     try {
       await migrateTestDatabaseTo(handle, '0022_committed_prices');
-      const db = handle.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-      const userId = async (name: string) =>
-        Number(
-          (
-            await db
-              .insertInto('users')
-              .values({ username: name, username_lower: name, email: `${name}@x.test`, password_hash: 'x', created_at: 0 })
-              .returning('id')
-              .executeTakeFirstOrThrow()
-          ).id,
-        );
+      const { db, insertUser: userId } = migrationFixture(handle);
       const ranked = await userId('ranked_trader');
       const riskless = await userId('quick_trader');
       const opened = Date.parse('2026-03-01T20:00:00Z');
