@@ -1,5 +1,6 @@
-// Compiles the server (src/) to plain JavaScript: dist/main.js, one bundle of
-// the server's modules and the packages they use, with the data files copied
+// Compiles the server (src/) to plain JavaScript: dist/server.cjs, one bundle
+// of the server's modules and the packages they use, started by dist/main.js
+// (scripts/server-entry.mjs: V8's code cache), with the data files copied
 // into dist/ at their paths under src/. npm start runs it: no TypeScript
 // loader in the running service (it costs about 50 MB of memory and a loader
 // thread), and one file to read and compile instead of some seven hundred,
@@ -59,18 +60,25 @@ function filesUnder(dir) {
     .map((e) => path.join(e.parentPath ?? e.path, e.name));
 }
 
-/** Bundles `entries` (absolute .ts paths) into `outdir`. */
-async function bundle(entries, outdir) {
+/**
+ * Bundles `entries` (absolute .ts paths) into `outdir`, as ES modules, or with
+ * `outfile` as one CommonJS script: what V8's code cache can take
+ * (scripts/server-entry.mjs), its import.meta.url the bundle's own file URL.
+ */
+async function bundle(entries, outdir, outfile) {
+  const commonjs = outfile !== undefined;
   await build({
     entryPoints: entries,
-    outdir,
+    ...(commonjs ? { outfile } : { outdir }),
     bundle: true,
-    format: 'esm',
+    format: commonjs ? 'cjs' : 'esm',
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
-    // The bundled CommonJS packages call require(); an ES module has none of its own.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    ...(commonjs
+      ? { define: { 'import.meta.url': '__bundle_url' }, banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" } }
+      : // The bundled CommonJS packages call require(); an ES module has none of its own.
+        { banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" } }),
     plugins: [moduleUrls(outdir)],
     sourcemap: 'linked',
     // A smaller file to parse at every start (about 0.2 s of a 1 s start); names are kept, so
@@ -84,7 +92,8 @@ async function bundle(entries, outdir) {
 export async function buildServer({ quiet = false } = {}) {
   const started = Date.now();
   fs.rmSync(out, { recursive: true, force: true });
-  await bundle([path.join(src, 'main.ts')], out);
+  await bundle([path.join(src, 'main.ts')], out, path.join(out, 'server.cjs'));
+  fs.copyFileSync(path.join(root, 'scripts', 'server-entry.mjs'), path.join(out, 'main.js'));
   await bundle(
     COMMANDS.map((name) => path.join(root, 'scripts', `${name}.ts`)),
     path.join(out, 'scripts'),

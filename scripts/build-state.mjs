@@ -16,7 +16,15 @@ export const TARGETS = {
   server: {
     output: 'dist',
     entry: 'dist/main.js',
-    sources: ['src', 'scripts/build-server.mjs', 'scripts/db-backup.ts', 'scripts/db-copy.ts', 'scripts/verify-log.ts', 'tsconfig.json'],
+    sources: [
+      'src',
+      'scripts/build-server.mjs',
+      'scripts/server-entry.mjs',
+      'scripts/db-backup.ts',
+      'scripts/db-copy.ts',
+      'scripts/verify-log.ts',
+      'tsconfig.json',
+    ],
     // The packages that build it; a production install has none of them.
     tools: ['esbuild'],
   },

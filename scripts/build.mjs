@@ -2,7 +2,7 @@
 // and the web app (web/dist/, Vite).
 //
 //   node scripts/build.mjs [server|web]    build (npm run build, build:server, build:web)
-//   ... --if-stale                         only what changed since its last build (npm start's prestart)
+//   ... --if-stale                         only what changed since its last build (npm start, scripts/start.mjs)
 //   ... --install                          the same, after npm install; when the build tools are
 //                                          absent (npm ci --omit=dev) it says so in one line and exits 0
 //   ... --quiet                            nothing printed when nothing is built

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { argon2Hashing } from '../../src/services/passwords.js';
+import { renumberHistory } from '../../src/repositories/bets.js';
 import { type BulkTarget, postgresTarget, sqliteTarget } from './bulk.js';
 import { BET_COLUMNS, CHAT_LINK_COLUMNS, FOLLOW_COLUMNS, Population, USER_COLUMNS } from './dataset.js';
 import { DATASET_VERSION, type Preset } from './presets.js';
@@ -102,6 +103,9 @@ export async function generate(
                 from bets where status = 'CLOSED' group by user_id, ${day}`),
       );
     }
+    // Each finished bet's place in its owner's history (migration 0033), as finishing it would have given.
+    log('  numbering histories…');
+    await phase('history places', () => renumberHistory(handle.db));
     log('  rebuilding indexes…');
     await phase('indexes', rebuild);
     // The verifiable record's table, where its migration exists: every user's chain of bet events.

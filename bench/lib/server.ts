@@ -40,7 +40,7 @@ export function serviceCommand(packageJson = path.resolve('package.json')): { no
   const start = (JSON.parse(fs.readFileSync(packageJson, 'utf8')) as { scripts?: Record<string, string> }).scripts?.start ?? '';
   const words = start.trim().split(/\s+/);
   const entry = words.at(-1) ?? '';
-  if (words[0] !== 'node' || !entry.endsWith('.js')) throw new Error(`package.json's start script is not "node [flags] FILE.js": ${start}`);
+  if (words[0] !== 'node' || !/\.m?js$/.test(entry)) throw new Error(`package.json's start script is not "node [flags] FILE.js": ${start}`);
   return { nodeArgs: words.slice(1, -1), entry };
 }
 

@@ -26,6 +26,7 @@ export const BET_COLUMNS = [
   'benchmark_committed',
   'ranked_gain',
   'unranked_reason',
+  'history_pos',
 ] as const satisfies ReadonlyArray<keyof BetRow>;
 
 export type BetColumn = (typeof BET_COLUMNS)[number];

@@ -69,6 +69,8 @@ export interface BetsTable {
   ranked_gain: number | null;
   /** Why a bet can never be ranked (e.g. 'entry_not_quoted' for generated data); null otherwise. */
   unranked_reason: string | null;
+  /** Place in the owner's history once finished: 1 for the earliest exit, by (closed_at, id) (migration 0033); null while OPEN. */
+  history_pos: number | null;
 }
 
 /** One-time jobs over existing data (migration 0026): how far each got, and when it finished. */

@@ -1,5 +1,6 @@
 // Queries on bets and the leaderboard aggregate. Each takes the database or
 // the caller's transaction first.
+import { sql } from 'kysely';
 import { BET_COLUMNS } from '../db/bet-columns.js';
 import type { Db } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
@@ -45,6 +46,7 @@ const NOT_ENDED = {
   benchmark_committed: null,
   ranked_gain: null,
   unranked_reason: null,
+  history_pos: null,
 } as const;
 
 /** The new OPEN bet, or undefined when its owner already holds `capacity` open bets (nothing inserted). */
@@ -165,32 +167,98 @@ export async function listOpenBets(db: Db, userId: number): Promise<BetRow[]> {
   return rows.sort((a, b) => b.opened_at - a.opened_at || b.id - a.id);
 }
 
+/** The size of a user's history: its largest position (an index seek on bets_user_history_idx). */
+function historySizeOf(db: Db, userId: number) {
+  return db
+    .selectFrom('bets')
+    .select((eb) => eb.fn.coalesce(eb.fn.max('history_pos'), eb.lit(0)).as('n'))
+    .where('user_id', '=', userId)
+    .where('history_pos', 'is not', null);
+}
+
 /**
  * CLOSED and CANCELLED bets (exactly those with an exit time), newest exit
- * first: the page's ids from bets_user_closed_idx alone (an index-only read,
- * however deep the offset), then only those rows from the table.
+ * first. The page at any offset is a range of positions (migration 0033),
+ * one seek on bets_user_history_idx whatever the depth, never a walk over
+ * the newer entries it skips.
  */
 export async function listFinishedBets(db: Db, userId: number, limit: number, offset: number): Promise<BetRow[]> {
-  const page = db
+  const size = historySizeOf(db, userId);
+  return db
     .selectFrom('bets')
-    .select('id')
+    .selectAll()
     .where('user_id', '=', userId)
-    .where('closed_at', 'is not', null)
-    .orderBy('closed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset);
-  return db.selectFrom('bets').selectAll().where('id', 'in', page).orderBy('closed_at', 'desc').orderBy('id', 'desc').execute();
+    .where('history_pos', '>', sql<number>`(${size}) - ${offset + limit}`)
+    .where('history_pos', '<=', sql<number>`(${size}) - ${offset}`)
+    .orderBy('history_pos', 'desc')
+    .execute();
 }
 
 export async function countFinishedBets(db: Db, userId: number): Promise<number> {
-  const row = await db
+  return Number((await historySizeOf(db, userId).executeTakeFirstOrThrow()).n);
+}
+
+/** The user's finished bets that exited after (exit, id): none, nearly always. */
+function laterExits(db: Db, p: { userId: number; exit: number; id: number }) {
+  return db
     .selectFrom('bets')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', userId)
-    .where('closed_at', 'is not', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .select('id')
+    .where('user_id', '=', p.userId)
+    .where('history_pos', 'is not', null)
+    .where((eb) => eb.or([eb('closed_at', '>', p.exit), eb.and([eb('closed_at', '=', p.exit), eb('id', '>', p.id)])]));
+}
+
+const placeOnTopQuery = prepared((db, p: { userId: number; exit: number; id: number }) =>
+  db
+    .updateTable('bets')
+    .set((eb) => ({ history_pos: eb(historySizeOf(db, p.userId), '+', 1) }))
+    .where('id', '=', p.id)
+    .where((eb) => eb.not(eb.exists(laterExits(db, p))))
+    .returning('history_pos'),
+);
+
+const moveUpLaterExitsQuery = prepared((db, p: { userId: number; exit: number; id: number }) =>
+  db
+    .updateTable('bets')
+    .set((eb) => ({ history_pos: eb('history_pos', '+', 1) }))
+    .where('id', 'in', laterExits(db, p))
+    .returning('history_pos'),
+);
+
+/**
+ * Gives a bet that has just finished its place in its owner's history. Its
+ * exit is nearly always the newest, and then the place is the next: one
+ * statement. A settlement is dated at its due instant, though, which can be
+ * before a close recorded first (and instances' clocks differ a little):
+ * then the entries that exited after it move up one and it takes the lowest
+ * of their places. The caller holds the owner's row (the record chain's
+ * lock), so places of one user are given one at a time.
+ */
+export async function placeInHistory(db: Db, bet: Pick<BetRow, 'id' | 'user_id' | 'closed_at'>): Promise<number> {
+  if (bet.closed_at === null) throw new Error(`bet ${bet.id} has no exit to place in its history`);
+  const p = { userId: bet.user_id, exit: bet.closed_at, id: bet.id };
+  const [top] = await placeOnTopQuery(db, p);
+  if (top) return Number(top.history_pos);
+  const moved = await moveUpLaterExitsQuery(db, p);
+  const place = Math.min(...moved.map((r) => Number(r.history_pos))) - 1;
+  await db.updateTable('bets').set({ history_pos: place }).where('id', '=', bet.id).execute();
+  return place;
+}
+
+/**
+ * Numbers every finished bet's place again from scratch, for the users named
+ * (all without): for rows written straight into the table (the benchmark's
+ * generated data, test fixtures), which no finishing transaction placed.
+ */
+export async function renumberHistory(db: Db, userIds?: readonly number[]): Promise<void> {
+  if (userIds !== undefined && userIds.length === 0) return;
+  const only = userIds === undefined ? sql`` : sql`and user_id in (${sql.join(userIds)})`;
+  await sql`
+    update bets set history_pos = ranked.pos
+    from (select id, row_number() over (partition by user_id order by closed_at, id) as pos
+          from bets where closed_at is not null ${only}) as ranked
+    where ranked.id = bets.id
+  `.execute(db);
 }
 
 /** OPEN bets whose settlement time has passed, by id after a cursor (bets_status_settle_idx finds them). */

@@ -5,6 +5,7 @@
 import type { AppContext } from '../context.js';
 import { forgetEmailOf } from '../repositories/email.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
+import { historyPlaceHandler } from './history.js';
 import { leagueTalliesHandler } from './league-tallies.js';
 import { noticesHandler } from './notifications.js';
 import { dayStatsHandler, leaderboardHandler, rankedLeaderboardHandler } from './rankings.js';
@@ -18,6 +19,7 @@ export function wireServices(ctx: AppContext): void {
   // (betCommitted, below) takes it before the same transaction's close or settlement adds to the owner's leaderboard
   // row, so every transaction takes the owner's row before that one, never after. A chat's answer is recorded last.
   events.inTransaction('betChanged', recordHandler(ctx));
+  events.inTransaction('betChanged', historyPlaceHandler());
   events.inTransaction('betChanged', leaderboardHandler());
   events.inTransaction('betChanged', rankedLeaderboardHandler());
   events.inTransaction('betChanged', noticesHandler({ transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl }));

@@ -2,6 +2,7 @@
 // tests of what reads them (feed, profiles, query plans).
 import type { AppContext } from '../../src/context.js';
 import type { BetRow, NewBet } from '../../src/db/tables.js';
+import { renumberHistory } from '../../src/repositories/bets.js';
 
 export interface TestBet {
   userId: number;
@@ -31,7 +32,21 @@ export function betRow(b: TestBet): NewBet {
   };
 }
 
+/** Inserts the bets, then gives the finished ones their places in their owners' histories, as a finishing transaction would. */
 export async function insertTestBets(ctx: AppContext, bets: TestBet[]): Promise<BetRow[]> {
   if (bets.length === 0) return [];
-  return ctx.db.insertInto('bets').values(bets.map(betRow)).returningAll().execute();
+  const rows = await ctx.db.insertInto('bets').values(bets.map(betRow)).returningAll().execute();
+  const finished = rows.filter((r) => r.closed_at !== null);
+  if (finished.length === 0) return rows;
+  await renumberHistory(ctx.db, [...new Set(finished.map((r) => r.user_id))]);
+  return ctx.db
+    .selectFrom('bets')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .orderBy('id')
+    .execute();
 }

@@ -37,6 +37,7 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
       'closed_at',
       'close_reason',
       'ranked_gain',
+      'history_pos',
     ])
     .execute();
   const entries = await db.selectFrom('record_entries').select(['bet_id', 'kind']).execute();
@@ -93,6 +94,19 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
     const n = followsBy.get(u.id)?.size ?? 0;
     assert.ok(n <= baseFollows + u.extra_slots, `user ${u.id}: ${n} follows over capacity`);
   }
+
+  // Each user's finished bets hold places 1..n in (exit, id) order (migration 0033), whatever order they finished in.
+  const finishedBy = new Map<number, typeof bets>();
+  for (const b of bets) if (b.closed_at !== null) finishedBy.set(b.user_id, [...(finishedBy.get(b.user_id) ?? []), b]);
+  for (const [userId, list] of finishedBy) {
+    list.sort((a, b) => Number(a.closed_at) - Number(b.closed_at) || a.id - b.id);
+    assert.deepEqual(
+      list.map((b) => (b.history_pos === null ? null : Number(b.history_pos))),
+      list.map((_, i) => i + 1),
+      `user ${userId}: history places`,
+    );
+  }
+  for (const b of bets) if (b.closed_at === null) assert.equal(b.history_pos, null, `bet ${b.id}: a history place while OPEN`);
 
   const boardBy = new Map(board.map((r) => [r.user_id, r]));
   for (const [userId, agg] of closedBy) {

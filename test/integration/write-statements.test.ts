@@ -64,8 +64,9 @@ forEachDialect('statements of a write', (dialect) => {
       const res = await call(u, 'POST', '/bet/close', { bet_id: betId });
       assert.equal(res.statusCode, 200, res.body);
     });
-    // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, day statistics, league tallies
-    assert.equal(close.work.length, 7 + lock, close.work.join('\n'));
+    // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, history place, day statistics, league tallies
+    assert.equal(close.work.length, 8 + lock, close.work.join('\n'));
+    assert.equal(close.work.filter((s) => /^update "bets" set "history_pos"/i.test(s)).length, 1, 'the history place in one statement');
     assert.equal(close.work.filter((s) => /^update "league_members"/i.test(s)).length, 1, 'one statement for every league the bet counts in');
   });
 
@@ -83,7 +84,7 @@ forEachDialect('statements of a write', (dialect) => {
       assert.equal(r.statusCode, 200, r.body);
     });
     const lock = dialect === 'postgres' ? 1 : 0;
-    assert.equal(close.work.length, 8 + lock, close.work.join('\n'));
+    assert.equal(close.work.length, 9 + lock, close.work.join('\n'));
     assert.equal(close.work.filter((s) => /^insert into "ranked_leaderboard"/i.test(s)).length, 1);
     assert.equal(close.work.filter((s) => /^insert into "user_day_stats"/i.test(s)).length, 1, 'raw and ranked day sums in one statement');
   });

@@ -137,6 +137,35 @@ describe('npm ci --omit=dev, then npm start, on a built tree', { skip, timeout: 
     assert.ok(!logs.join('').includes('Building'), logs.join(''));
   });
 
+  test('V8’s code cache: written beside the bundle after the first start, taken by the next, rewritten when V8 refuses it', async () => {
+    const cache = path.join(dir, 'dist', `server.cjs.${process.version}-${process.arch}.v8-cache`);
+    const deadline = Date.now() + 30_000;
+    while (!fs.existsSync(cache)) {
+      if (Date.now() > deadline) assert.fail(`no code cache after 30 s: ${fs.readdirSync(path.join(dir, 'dist')).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // A start that takes the cache leaves it alone; one that V8 refuses writes it again.
+    const runFor = async (ms: number) => {
+      const port = await freePort();
+      const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env: env(port), stdio: 'ignore' });
+      const exited = new Promise((r) => child.once('exit', r));
+      await new Promise((r) => setTimeout(r, ms));
+      const answered = await fetch(`http://127.0.0.1:${port}/`).then(
+        (r) => r.status,
+        (e: Error) => e.message,
+      );
+      child.kill('SIGTERM');
+      await exited;
+      return answered;
+    };
+    const written = fs.statSync(cache).mtimeMs;
+    assert.equal(await runFor(7_000), 200);
+    assert.equal(fs.statSync(cache).mtimeMs, written, 'a start that took the cache wrote it again');
+    fs.writeFileSync(cache, 'not a code cache');
+    assert.equal(await runFor(7_000), 200);
+    assert.ok(fs.statSync(cache).size > 100_000, 'a refused cache was not written again');
+  });
+
   test('the web app is served under WEB_URL’s path, its assets found from a deep link', async () => {
     for (const page of ['/trade/', '/trade/bet/1']) {
       const res = await fetch(`${baseUrl}${page}`);

@@ -19,7 +19,7 @@ function writePackage(start: string): string {
 
 test('the benchmark starts the service as npm start does: the built entry point with the start script’s flags', () => {
   const { nodeArgs, entry } = serviceCommand();
-  assert.equal(entry, 'dist/main.js');
+  assert.equal(entry, 'scripts/start.mjs');
   const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
   assert.deepEqual(nodeArgs, start.slice(1, -1));
   assert.deepEqual(serviceCommand(writePackage('node --max-old-space-size=256 --enable-source-maps dist/main.js')), {
