@@ -5,6 +5,7 @@
 // close's call, and the directory sorted by consensus.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import * as m0030 from '../../src/db/migrations/0030_consensus.js';
 import { CANCEL_WINDOW_MS } from '../../src/domain/bets.js';
 import { periodicJobs } from '../../src/jobs/schedule.js';
 import type { ConsensusResponse } from '../../src/schemas/consensus.js';
@@ -229,5 +230,32 @@ forEachDialect('skill-weighted consensus', (dialect) => {
     const bad = await get('/instruments?sort=best', cookie);
     assert.equal(bad.statusCode, 400);
     assert.deepEqual(Object.keys(bad.json()), ['error']);
+  });
+
+  test('limited per address at the public reads\' rate (429, declared), and documented as public', async () => {
+    const base = t.ctx.config.rateLimits;
+    const limited = await createTestApp(dialect, { deps: { prices }, config: { rateLimits: { ...base, enabled: true, publicPerMinute: 2 } } });
+    try {
+      const from = (ip: string) => limited.app.inject({ method: 'GET', url: '/instruments/AAPL/consensus', remoteAddress: ip });
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await from('10.9.0.1')).statusCode);
+      assert.deepEqual(codes, [200, 200, 429]);
+      assert.equal((await from('10.9.0.2')).statusCode, 200, 'another address has its own budget');
+      const op = (await limited.app.inject({ method: 'GET', url: '/openapi.json' })).json().paths['/instruments/{symbol}/consensus'].get;
+      assert.equal(op.operationId, 'getInstrumentConsensus');
+      assert.deepEqual(op.security, []);
+      assert.ok(op.responses['429'] && op.responses['400'] && op.responses['404']);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test('migration 0030 goes down and up again over stored calls', async () => {
+    const db = t.ctx.db as unknown as Parameters<typeof m0030.down>[0];
+    await m0030.down(db);
+    await m0030.up(db);
+    const c = await consensus('AAPL');
+    assert.equal(c.record.calls, 0);
+    assert.equal(c.weighted.call, 'short');
   });
 });
