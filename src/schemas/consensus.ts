@@ -26,9 +26,9 @@ export const ConsensusResponseSchema = Type.Object(
   {
     symbol: Ticker(),
     as_of: DateTime({ description: 'When this answer was made (it is shared for up to cached_seconds)' }),
-    cached_seconds: Type.Integer({ minimum: 0, maximum: 3600, description: 'The staleness bound: an answer is reused this long, on every instance' }),
+    cached_seconds: Type.Integer({ format: 'int32', minimum: 0, maximum: 3600, description: 'The staleness bound: an answer is reused this long, on every instance' }),
     skill_period: { ...PeriodSchema, description: "The rankings' window the holders' skill is read from (GET /rankings' default)" },
-    min_weighted_holders: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Holders with a positive weight needed before `weighted` shows figures' }),
+    min_weighted_holders: Type.Integer({ format: 'int32', minimum: 1, maximum: 10_000, description: 'Holders with a positive weight needed before `weighted` shows figures' }),
     raw: Type.Object(
       {
         long: Count({ description: 'Distinct users holding an open LONG bet on it now' }),
