@@ -24,7 +24,7 @@ export const consensusRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Who holds an instrument now, raw and weighted by ranked skill, and how the weighted consensus's calls did",
         description:
           '`raw`: distinct users holding an open LONG or SHORT bet on it now, every account counting one. `weighted`: the same ' +
-          "holders each weighted by max(skill, 0), their skill on GET /rankings over its default window (`skill_period`): " +
+          'holders each weighted by max(skill, 0), their skill on GET /rankings over its default window (`skill_period`): ' +
           'ranked bets only, so a fresh account or a bet closed inside its cancel window weighs nothing. The weighted figures ' +
           'show only from `min_weighted_holders` holders with a positive weight; `call` is the heavier side. `record`: at each ' +
           "of the instrument's closes (16:00 New York on NYSE trading days for stocks and ETFs, 00:00 UTC for crypto) the call " +

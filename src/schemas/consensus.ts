@@ -26,9 +26,19 @@ export const ConsensusResponseSchema = Type.Object(
   {
     symbol: Ticker(),
     as_of: DateTime({ description: 'When this answer was made (it is shared for up to cached_seconds)' }),
-    cached_seconds: Type.Integer({ format: 'int32', minimum: 0, maximum: 3600, description: 'The staleness bound: an answer is reused this long, on every instance' }),
+    cached_seconds: Type.Integer({
+      format: 'int32',
+      minimum: 0,
+      maximum: 3600,
+      description: 'The staleness bound: an answer is reused this long, on every instance',
+    }),
     skill_period: { ...PeriodSchema, description: "The rankings' window the holders' skill is read from (GET /rankings' default)" },
-    min_weighted_holders: Type.Integer({ format: 'int32', minimum: 1, maximum: 10_000, description: 'Holders with a positive weight needed before `weighted` shows figures' }),
+    min_weighted_holders: Type.Integer({
+      format: 'int32',
+      minimum: 1,
+      maximum: 10_000,
+      description: 'Holders with a positive weight needed before `weighted` shows figures',
+    }),
     raw: Type.Object(
       {
         long: Count({ description: 'Distinct users holding an open LONG bet on it now' }),
@@ -44,7 +54,9 @@ export const ConsensusResponseSchema = Type.Object(
         holders: Count({ description: 'Holders with a positive weight: max(ranked skill, 0) over skill_period' }),
         long: Nullable(Type.Number({ minimum: 0, description: "The LONG holders' weights summed; null below min_weighted_holders" })),
         short: Nullable(Type.Number({ minimum: 0, description: "The SHORT holders' weights summed; null below min_weighted_holders" })),
-        long_percent: Nullable(Type.Number({ minimum: 0, maximum: 100, description: 'long / (long + short) × 100; null below min_weighted_holders' })),
+        long_percent: Nullable(
+          Type.Number({ minimum: 0, maximum: 100, description: 'long / (long + short) × 100; null below min_weighted_holders' }),
+        ),
         call: CallSchema,
       },
       { additionalProperties: false },
@@ -55,7 +67,9 @@ export const ConsensusResponseSchema = Type.Object(
         hits: Count({ description: 'Of those, the calls the next-day move went the way of (a flat day is a miss)' }),
         hit_rate: Nullable(Type.Number({ minimum: 0, maximum: 100, description: 'hits / calls × 100; null without calls' })),
         average_move_percent: Nullable(
-          Type.Number({ description: "Mean next-day move in the called direction (a short call's move negated): what following the calls made, percent" }),
+          Type.Number({
+            description: "Mean next-day move in the called direction (a short call's move negated): what following the calls made, percent",
+          }),
         ),
         recent: Type.Array(ref(ConsensusCallSchema), { maxItems: RECENT_CALLS, description: "The latest stored calls, 'none' too, newest first" }),
       },

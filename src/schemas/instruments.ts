@@ -55,7 +55,7 @@ export const InstrumentListQuerySchema = Type.Object(
     sort: StringEnum(['relevance', 'consensus'], {
       default: 'relevance',
       description:
-        "`relevance` (default): best matches first. `consensus`: by the skill-weighted consensus (GET /instruments/{symbol}/consensus), the highest weighted long share first; instruments without a weighted figure follow in relevance order",
+        '`relevance` (default): best matches first. `consensus`: by the skill-weighted consensus (GET /instruments/{symbol}/consensus), the highest weighted long share first; instruments without a weighted figure follow in relevance order',
     }),
   },
   { additionalProperties: false },

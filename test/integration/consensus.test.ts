@@ -232,7 +232,7 @@ forEachDialect('skill-weighted consensus', (dialect) => {
     assert.deepEqual(Object.keys(bad.json()), ['error']);
   });
 
-  test('limited per address at the public reads\' rate (429, declared), and documented as public', async () => {
+  test("limited per address at the public reads' rate (429, declared), and documented as public", async () => {
     const base = t.ctx.config.rateLimits;
     const limited = await createTestApp(dialect, { deps: { prices }, config: { rateLimits: { ...base, enabled: true, publicPerMinute: 2 } } });
     try {

@@ -60,7 +60,10 @@ describe('consensusOf', () => {
   });
 
   test('no holders: zeros and no call, whatever the minimum', () => {
-    assert.deepEqual(consensusOf([], 1), { raw: { long: 0, short: 0 }, weighted: { holders: 0, long: null, short: null, long_percent: null, call: 'none' } });
+    assert.deepEqual(consensusOf([], 1), {
+      raw: { long: 0, short: 0 },
+      weighted: { holders: 0, long: null, short: null, long_percent: null, call: 'none' },
+    });
   });
 });
 
@@ -104,6 +107,11 @@ describe('trackRecordOf', () => {
   });
 
   test('no scored calls: no rate', () => {
-    assert.deepEqual(trackRecordOf([{ call: 'none', closePrice: 1, nextPrice: 2 }]), { calls: 0, hits: 0, hit_rate: null, average_move_percent: null });
+    assert.deepEqual(trackRecordOf([{ call: 'none', closePrice: 1, nextPrice: 2 }]), {
+      calls: 0,
+      hits: 0,
+      hit_rate: null,
+      average_move_percent: null,
+    });
   });
 });

@@ -110,8 +110,8 @@ export function InstrumentConsensus({ symbol }: { symbol: string }) {
       </div>
       {r.recent.length > 0 && <RecentCalls calls={r.recent} />}
       <p className="muted">
-        Each holder weighs their ranked skill over {c.skill_period} (zero if not positive); a call is stored at every close and scored at the
-        next. Updated every {c.cached_seconds} s.
+        Each holder weighs their ranked skill over {c.skill_period} (zero if not positive); a call is stored at every close and scored at the next.
+        Updated every {c.cached_seconds} s.
       </p>
     </section>
   );
