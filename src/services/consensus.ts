@@ -127,11 +127,25 @@ export async function recordConsensusCloses(ctx: ConsensusDeps, log: JobLogger, 
   for (const u of await unscoredCalls(ctx.db, now, SCORES_PER_RUN)) {
     if (signal?.aborted) break;
     try {
-      await setNextPrice(ctx.db, u.ticker, u.close_at, (await ctx.prices.quoteAtOrAfter(u.ticker, u.next_close_at)).price);
+      const price = await priceAtClose(ctx, u.ticker, u.next_close_at, now);
+      if (price === null) continue;
+      await setNextPrice(ctx.db, u.ticker, u.close_at, price);
       done++;
     } catch (err) {
       log.warn({ err, ticker: u.ticker }, 'consensus call not scored: no price at the next close');
     }
   }
   return done;
+}
+
+/**
+ * The price that scores a call at its next close: soon after the close, the
+ * first quote published at or after it (what a bet closed then got); later
+ * (the workers were down, and published quotes are pruned after two days),
+ * the provider's price at that instant, never a later quote. Null when the
+ * provider has none yet (tried again next run).
+ */
+async function priceAtClose(ctx: ConsensusDeps, ticker: string, closeAt: number, now: number): Promise<number | null> {
+  if (now - closeAt < CALL_GRACE_MS) return (await ctx.prices.quoteAtOrAfter(ticker, closeAt)).price;
+  return (await ctx.prices.marksAt([ticker], closeAt)).get(ticker) ?? null;
 }

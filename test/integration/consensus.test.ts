@@ -201,8 +201,10 @@ forEachDialect('skill-weighted consensus', (dialect) => {
     t.clock.set(FRI_CLOSE - 3_600_000);
     prices.set('AAPL', 95);
     prices.set('MSFT', 404);
-    // A close missed by longer than the grace is skipped, never stored with later holders.
+    // A close missed by longer than the grace is skipped, never stored with later holders; a late score
+    // takes the price at the close, never a later one.
     t.clock.set(FRI_CLOSE + CALL_GRACE_MS);
+    prices.set('AAPL', 50);
     assert.equal(await recordConsensusCloses(t.ctx, quiet), 3, 'three scored, no new call');
     const scored = await consensus('AAPL');
     assert.deepEqual(
