@@ -35,6 +35,8 @@ export interface Config {
   capacities: { baseBets: number; baseFollows: number };
   /** Leagues not yet ended a user may be in (LEAGUE_LIMIT); a plan adds its extra_leagues (src/data/plans.json). */
   leagueLimit: number;
+  /** CONSENSUS_MIN_HOLDERS: holders with a positive ranked skill an instrument needs before its weighted consensus shows (docs/consensus.md). */
+  consensusMinHolders: number;
   /** Leagues each plan's price id adds (plans.json's extra_leagues; ours, not in SPEC's plan shape). */
   leagueExtras: ReadonlyMap<string, number>;
   rateLimits: {
@@ -350,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
       baseFollows: int(env, 'BASE_FOLLOW_CAPACITY', 20, 0, 100000),
     },
     leagueLimit: int(env, 'LEAGUE_LIMIT', 5, 0, 10_000),
+    consensusMinHolders: int(env, 'CONSENSUS_MIN_HOLDERS', 3, 1, 10_000),
     rateLimits: {
       enabled: rateLimits === 'on',
       authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),

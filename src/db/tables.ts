@@ -116,6 +116,22 @@ export interface UserDayStatsTable {
   ranked_alpha_sq_sum: Generated<number>;
 }
 
+/** An instrument's skill-weighted call at one of its closes, and the next close's price that scores it (docs/consensus.md). */
+export interface ConsensusCallsTable {
+  ticker: string;
+  close_at: number;
+  call: 'long' | 'short' | 'none';
+  /** Holders with a positive weight then. */
+  holders: number;
+  /** Summed weights of each side; null when too few holders weighed anything. */
+  long_weight: number | null;
+  short_weight: number | null;
+  close_price: number;
+  next_close_at: number;
+  /** The price at next_close_at; null until the job has read it. */
+  next_price: number | null;
+}
+
 export interface FollowsTable {
   follower_id: number;
   followed_id: number;
@@ -327,6 +343,7 @@ export interface Database {
   leaderboard: LeaderboardTable;
   ranked_leaderboard: RankedLeaderboardTable;
   user_day_stats: UserDayStatsTable;
+  consensus_calls: ConsensusCallsTable;
   follows: FollowsTable;
   chat_links: ChatLinksTable;
   chat_link_codes: ChatLinkCodesTable;

@@ -5,6 +5,8 @@ import { isCryptoTicker, utcDate } from './market-calendar.js';
 
 export const PERIODS = ['7d', '30d', '90d', '365d', 'all'] as const;
 export type Period = (typeof PERIODS)[number];
+/** The rankings' window when none is asked for; the consensus weights holders by their skill in it. */
+export const RANKINGS_DEFAULT_PERIOD: Period = '90d';
 
 const DAY_MS = 86_400_000;
 const PERIOD_DAYS: Record<Exclude<Period, 'all'>, number> = { '7d': 7, '30d': 30, '90d': 90, '365d': 365 };

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { queueDueDigests } from '../services/email.js';
 import { endDueLocalSubscriptions } from '../services/local-payments.js';
 import { publishYesterday } from '../services/record.js';
+import { recordConsensusCloses } from '../services/consensus.js';
 import { leagueJob } from './league-worker.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
 import { settlementJob } from './settlement.js';
@@ -32,6 +33,8 @@ export function periodicJobs(ctx: AppContext, log: JobLogger): Array<JobDefiniti
     digests,
     // The public record's day is sealed once it is over; hourly is soon enough and cheap when there is nothing new.
     { name: 'record publication', intervalMs: 3_600_000, run: () => publishYesterday(ctx) },
+    // Each instrument's close has its consensus call stored within a minute (docs/consensus.md), and is scored at the next.
+    { name: 'consensus calls', intervalMs: 60_000, run: (signal) => recordConsensusCloses(ctx, log, signal) },
     ...ctx.outbox.jobs(),
   ];
   // The local provider's cancellations at period end take effect within a minute of the date.

@@ -37,7 +37,7 @@ export const instrumentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(InstrumentListResponseSchema), ...errorResponses(400) },
       },
     }),
-    async (request) => listInstruments(ctx, request.query.q, request.query.limit, request.query.offset),
+    async (request) => listInstruments(ctx, request.query.q, request.query.limit, request.query.offset, request.query.sort),
   );
 
   app.get(

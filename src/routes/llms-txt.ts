@@ -21,7 +21,12 @@ scheme answer 401 without a valid session.
 ## Main operations
 
 - GET /price/{ticker}: current price. POST /bet/open {"ticker", "direction": "LONG"|"SHORT", "target_date"?}.
-- GET /instruments?q&limit&offset: tradable instruments by symbol or name, with market hours and daily change; GET /instruments/{symbol}?range: one with its chart.
+- GET /instruments?q&limit&offset&sort: tradable instruments by symbol or name, with market hours and daily change
+  (sort=consensus: by skill-weighted long share); GET /instruments/{symbol}?range: one with its chart.
+- GET /instruments/{symbol}/consensus (no session): holders now, raw (every account counts one) and weighted by each
+  holder's ranked skill (GET /rankings' default window; weight max(skill, 0), so fresh accounts weigh nothing), shown
+  from a minimum of weighted holders; and the record of its call stored at each close (hit rate, average next-day move,
+  count). Answers are shared for up to cached_seconds (30).
 - POST /bet/close {"bet_id"}; DELETE /bet/{bet_id} cancels within 5 minutes of opening.
 - GET /portfolio, GET /history?limit&offset, GET /leaderboard, GET /feed, POST /follow.
 - GET /leaderboard/ranked?period&min_trades&limit&offset: the ranked board, same rows and parameters as GET /leaderboard,

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import * as bets from './bets.js';
 import * as chat from './chat.js';
 import * as common from './common.js';
+import * as consensus from './consensus.js';
 import * as discovery from './discovery.js';
 import * as email from './email.js';
 import * as instruments from './instruments.js';
@@ -90,4 +91,6 @@ export const sharedSchemas: TSchema[] = [
   instruments.InstrumentSchema,
   instruments.InstrumentListResponseSchema,
   instruments.InstrumentChartResponseSchema,
+  consensus.ConsensusCallSchema,
+  consensus.ConsensusResponseSchema,
 ];

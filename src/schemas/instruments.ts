@@ -52,6 +52,11 @@ export const InstrumentListQuerySchema = Type.Object(
     }),
     limit: Type.Integer({ format: 'int32', minimum: 1, maximum: INSTRUMENTS_PAGE_MAX, default: 20 }),
     offset: Type.Integer({ format: 'int32', minimum: 0, maximum: 10000, default: 0 }),
+    sort: StringEnum(['relevance', 'consensus'], {
+      default: 'relevance',
+      description:
+        '`relevance` (default): best matches first. `consensus`: by the skill-weighted consensus (GET /instruments/{symbol}/consensus), the highest weighted long share first; instruments without a weighted figure follow in relevance order',
+    }),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { PERIODS } from '../domain/rankings.js';
+import { PERIODS, RANKINGS_DEFAULT_PERIOD } from '../domain/rankings.js';
 import { Count, Id, ref, StringEnum, Username } from './common.js';
 
 export const PeriodSchema = StringEnum([...PERIODS], {
@@ -38,7 +38,7 @@ export const LeaderboardQuerySchema = Type.Object(
 
 export const RankingsQuerySchema = Type.Object(
   {
-    period: { ...PeriodSchema, default: '90d' },
+    period: { ...PeriodSchema, default: RANKINGS_DEFAULT_PERIOD },
     min_trades: Type.Integer({ ...MinTradesSchema, default: 1, description: 'Only users with at least this many bets with alpha in the window' }),
   },
   { additionalProperties: false },

@@ -7,11 +7,16 @@ import { dailyChange, type InstrumentInfo, marketHours, searchInstruments } from
 import { notFound, serviceUnavailable } from '../errors.js';
 import { type HistoryRange, PriceUnavailableError, type QuoteSnapshot, UnknownTickerError } from '../providers/prices/types.js';
 import type { Instrument, InstrumentChartResponse, InstrumentListResponse, InstrumentQuote } from '../schemas/instruments.js';
+import type { Consensus } from '../domain/consensus.js';
 import { iso } from './bet-views.js';
+import { type ConsensusDeps, everyConsensus } from './consensus.js';
 import { endingAtQuote, PRICE_RETRY_AFTER_SECONDS, tickerOrBadRequest } from './price-requests.js';
 
 /** The part of the context this module uses. */
 export type InstrumentDeps = Pick<AppContext, 'clock' | 'config' | 'prices'>;
+/** What sorting the directory by consensus adds. */
+export type DirectoryDeps = InstrumentDeps & ConsensusDeps;
+export type DirectorySort = 'relevance' | 'consensus';
 
 function quoteView(s: QuoteSnapshot): InstrumentQuote {
   const change = dailyChange(s.price, s.previousClose);
@@ -41,13 +46,26 @@ function instrumentView(ctx: InstrumentDeps, info: InstrumentInfo, snapshot: Quo
 }
 
 /** A page of the directory; an instrument whose quote fails is listed with quote null rather than failing the page. */
-export async function listInstruments(ctx: InstrumentDeps, q: string, limit: number, offset: number): Promise<InstrumentListResponse> {
-  const matches = searchInstruments(ctx.prices.instruments(), q);
+export async function listInstruments(
+  ctx: DirectoryDeps,
+  q: string,
+  limit: number,
+  offset: number,
+  sort: DirectorySort = 'relevance',
+): Promise<InstrumentListResponse> {
+  let matches = searchInstruments(ctx.prices.instruments(), q);
+  if (sort === 'consensus') matches = byConsensus(matches, await everyConsensus(ctx));
   const page = matches.slice(offset, offset + limit);
   const instruments = await Promise.all(
     page.map(async (info) => instrumentView(ctx, info, await ctx.prices.snapshot(info.symbol).catch(() => null))),
   );
   return { instruments, total: matches.length };
+}
+
+/** Highest weighted long share first; those without a weighted figure after, in the order given (the sort is stable). */
+function byConsensus(matches: readonly InstrumentInfo[], all: ReadonlyMap<string, Consensus>): InstrumentInfo[] {
+  const share = (i: InstrumentInfo) => all.get(i.symbol)?.weighted.long_percent ?? -1;
+  return [...matches].sort((a, b) => share(b) - share(a));
 }
 
 /** One instrument with the chart of a range; 400 badly formed, 404 not in the directory, 503 provider down. */

@@ -9,6 +9,12 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 
 export const SHARED_ANSWER_TTL_MS = 1_000;
+/**
+ * An instrument's consensus (docs/consensus.md) is kept longer: it moves only
+ * as holders open and close, is read on every instrument page, and nothing
+ * drops it early, so this is its staleness bound on every instance.
+ */
+export const CONSENSUS_TTL_MS = 30_000;
 
 /** Distinct answers kept per kind; the least recently used goes first. */
 const MAX_ANSWERS = 5_000;
@@ -17,10 +23,10 @@ const MAX_LEAGUE_BOARDS = 1_000;
 
 type Make = () => Promise<object>;
 
-function answerCache(clock: Clock, max: number, onDispose?: (key: string) => void): LRUCache<string, object, Make> {
+function answerCache(clock: Clock, max: number, onDispose?: (key: string) => void, ttl = SHARED_ANSWER_TTL_MS): LRUCache<string, object, Make> {
   return new LRUCache<string, object, Make>({
     max,
-    ttl: SHARED_ANSWER_TTL_MS,
+    ttl,
     // Ages by the service's clock (tests move a fake one), read afresh at every look-up.
     perf: clock,
     ttlResolution: 0,
@@ -37,6 +43,7 @@ export class SharedAnswers {
   private readonly leaderboards: LRUCache<string, object, Make>;
   private readonly profiles: LRUCache<string, object, Make>;
   private readonly leagueBoards: LRUCache<string, object, Make>;
+  private readonly consensuses: LRUCache<string, object, Make>;
   /** Each user's profile answers (one per page), so a change drops them all. */
   private readonly profileKeys = new Map<number, Set<string>>();
 
@@ -44,6 +51,7 @@ export class SharedAnswers {
     this.leaderboards = answerCache(clock, MAX_ANSWERS);
     this.profiles = answerCache(clock, MAX_ANSWERS, (key) => this.forgetProfileKey(key));
     this.leagueBoards = answerCache(clock, MAX_LEAGUE_BOARDS);
+    this.consensuses = answerCache(clock, MAX_ANSWERS, undefined, CONSENSUS_TTL_MS);
   }
 
   /** A leaderboard (raw or ranked, any window); the key names everything the answer depends on. */
@@ -67,6 +75,11 @@ export class SharedAnswers {
   /** A league's live board (a settled league's final board is read from its document instead). */
   leagueBoard<T extends object>(leagueId: number, make: () => Promise<T>): Promise<T> {
     return fetchFrom(this.leagueBoards, String(leagueId), make);
+  }
+
+  /** An instrument's consensus (key: its symbol), or every instrument's for sorting the directory; kept CONSENSUS_TTL_MS. */
+  consensus<T extends object>(key: string, make: () => Promise<T>): Promise<T> {
+    return fetchFrom(this.consensuses, key, make);
   }
 
   /** A change of a league's members or rules: its board is made anew. */

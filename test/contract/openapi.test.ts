@@ -272,6 +272,7 @@ describe('OpenAPI document', () => {
     'GET /leaderboard': 'getLeaderboard',
     'GET /leaderboard/ranked': 'getRankedLeaderboard',
     'GET /rankings': 'getRankings',
+    'GET /instruments/{symbol}/consensus': 'getInstrumentConsensus',
     'POST /follow': 'changeFollow',
     'GET /following': 'getFollowing',
     'GET /feed': 'getFeed',

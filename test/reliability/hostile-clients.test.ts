@@ -92,6 +92,7 @@ const ID_OPERATIONS: Record<string, { ownerOnly: boolean; why: string }> = {
   'POST /api/pay/checkout': { ownerOnly: false, why: 'price_id names a public plan' },
   'POST /pay/local/portal/switch': { ownerOnly: false, why: "price_id names a public plan; it switches the caller's own subscription" },
   'GET /instruments/{symbol}': { ownerOnly: false, why: 'market data, no user' },
+  'GET /instruments/{symbol}/consensus': { ownerOnly: false, why: 'counts and summed weights of holders, no user named' },
   // The sweep names A's private league: it exists for its members only (docs/leagues.md), so B and
   // an anonymous client get 404 from every path, reads included, never a 403 that says it exists.
   // (A public league's page, board, feed and proof are readable by anyone, by design.)

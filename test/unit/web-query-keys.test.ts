@@ -32,6 +32,7 @@ const SAMPLES: Record<string, QueryKey> = {
   priceHistory: k.priceHistory('AAPL', '1d'),
   instruments: k.instruments('app'),
   instrument: k.instrument('AAPL', '5d'),
+  consensus: k.consensus('AAPL'),
   plans: k.plans,
   chatStatus: k.chatStatus,
   notifications: k.notifications.page(0),

@@ -47,6 +47,7 @@ export const queryKeys = {
   priceHistory: (ticker: string, range: string) => ['price-history', ticker, range] as const,
   instruments: (q: string) => ['instruments', q] as const,
   instrument: (ticker: string, range: string) => ['instrument', ticker, range] as const,
+  consensus: (ticker: string) => ['consensus', ticker] as const,
   plans: ['plans'] as const,
   chatStatus: ['chat-status'] as const,
   notifications: { page: (offset: number) => ['notifications', offset] as const, unread: ['notifications-unread'] as const },

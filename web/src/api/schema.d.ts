@@ -468,6 +468,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instruments/{symbol}/consensus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who holds an instrument now, raw and weighted by ranked skill, and how the weighted consensus's calls did
+         * @description `raw`: distinct users holding an open LONG or SHORT bet on it now, every account counting one. `weighted`: the same holders each weighted by max(skill, 0), their skill on GET /rankings over its default window (`skill_period`): ranked bets only, so a fresh account or a bet closed inside its cancel window weighs nothing. The weighted figures show only from `min_weighted_holders` holders with a positive weight; `call` is the heavier side. `record`: at each of the instrument's closes (16:00 New York on NYSE trading days for stocks and ETFs, 00:00 UTC for crypto) the call is stored, and scored by the move to the next close: hit rate and average move in the called direction over the long and short calls, with their count. An answer is shared for up to `cached_seconds` on every instance. Badly formed symbol 400, not in the directory 404.
+         */
+        get: operations["getInstrumentConsensus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leaderboard": {
         parameters: {
             query?: never;
@@ -1420,6 +1440,99 @@ export interface components {
             ticker: string;
         } & {
             [key: string]: unknown;
+        };
+        ConsensusCall: {
+            /**
+             * @description The heavier weighted side ('none': a tie, or fewer weighted holders than min_weighted_holders)
+             * @enum {string}
+             */
+            call: "long" | "short" | "none";
+            /**
+             * Format: date-time
+             * @description The instrument's close the call was made at (16:00 New York on NYSE trading days; crypto 00:00 UTC)
+             */
+            close_at: string;
+            /** @description The first quote at or after the close */
+            close_price: number;
+            /**
+             * Format: int64
+             * @description Holders with a positive weight at that close
+             */
+            holders: number;
+            move_percent: number | null;
+            /**
+             * Format: date-time
+             * @description The next close, which scores the call
+             */
+            next_close_at: string;
+            next_price: number | null;
+        };
+        ConsensusResponse: {
+            /**
+             * Format: date-time
+             * @description When this answer was made (it is shared for up to cached_seconds)
+             */
+            as_of: string;
+            /**
+             * Format: int32
+             * @description The staleness bound: an answer is reused this long, on every instance
+             */
+            cached_seconds: number;
+            /**
+             * Format: int32
+             * @description Holders with a positive weight needed before `weighted` shows figures
+             */
+            min_weighted_holders: number;
+            /** @description Raw counts, unweighted: every account counts one, fresh ones too, so they say nothing of skill */
+            raw: {
+                /**
+                 * Format: int64
+                 * @description Distinct users holding an open LONG bet on it now
+                 */
+                long: number;
+                /**
+                 * Format: int64
+                 * @description Distinct users holding an open SHORT bet on it now
+                 */
+                short: number;
+            };
+            record: {
+                average_move_percent: number | null;
+                /**
+                 * Format: int64
+                 * @description Long and short calls stored at closes and scored at the next close
+                 */
+                calls: number;
+                hit_rate: number | null;
+                /**
+                 * Format: int64
+                 * @description Of those, the calls the next-day move went the way of (a flat day is a miss)
+                 */
+                hits: number;
+                /** @description The latest stored calls, 'none' too, newest first */
+                recent: components["schemas"]["ConsensusCall"][];
+            };
+            /**
+             * @description The rankings' window the holders' skill is read from (GET /rankings' default)
+             * @enum {string}
+             */
+            skill_period: "7d" | "30d" | "90d" | "365d" | "all";
+            symbol: string;
+            weighted: {
+                /**
+                 * @description The heavier weighted side ('none': a tie, or fewer weighted holders than min_weighted_holders)
+                 * @enum {string}
+                 */
+                call: "long" | "short" | "none";
+                /**
+                 * Format: int64
+                 * @description Holders with a positive weight: max(ranked skill, 0) over skill_period
+                 */
+                holders: number;
+                long: number | null;
+                long_percent: number | null;
+                short: number | null;
+            };
         };
         CreateLeagueRequest: {
             description?: string;
@@ -3368,6 +3481,8 @@ export interface operations {
                 offset?: number;
                 /** @description Search text: a symbol or its start, or part of the name (case-insensitive); empty lists everything */
                 q?: string;
+                /** @description `relevance` (default): best matches first. `consensus`: by the skill-weighted consensus (GET /instruments/{symbol}/consensus), the highest weighted long share first; instruments without a weighted figure follow in relevance order */
+                sort?: "relevance" | "consensus";
             };
             header?: never;
             path?: never;
@@ -3425,6 +3540,36 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInstrumentConsensus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A symbol, any case (1 to 15 of A-Z, 0-9, "." and "-") */
+                symbol: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsensusResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getLeaderboard: {

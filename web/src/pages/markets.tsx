@@ -7,6 +7,7 @@ import type { Instrument, searchInstruments } from '../api/instruments';
 import { useInstrumentChart, useInstruments, useInvalidate } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
+import { InstrumentConsensus } from '../components/instrument-consensus';
 import { PriceChartView } from '../components/price-chart';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
 import { useActionKeys } from '../lib/action-keys';
@@ -166,6 +167,7 @@ function TickerPanel({ ticker }: { ticker: string }) {
         retry={() => void snapshot.refetch()}
       />
       {quote && <OpenBetForm ticker={ticker} />}
+      {instrument && <InstrumentConsensus symbol={ticker} />}
     </section>
   );
 }
