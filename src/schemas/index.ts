@@ -1,6 +1,7 @@
 // Every named schema, registered once with Fastify (addSchema) so routes refer
 // to them by $id and the OpenAPI document lists them under SPEC's names.
 import type { TSchema } from '@sinclair/typebox';
+import * as alerts from './alerts.js';
 import * as bets from './bets.js';
 import * as chat from './chat.js';
 import * as common from './common.js';
@@ -90,4 +91,7 @@ export const sharedSchemas: TSchema[] = [
   instruments.InstrumentSchema,
   instruments.InstrumentListResponseSchema,
   instruments.InstrumentChartResponseSchema,
+  alerts.CreateAlertRequestSchema,
+  alerts.AlertSchema,
+  alerts.AlertListSchema,
 ];
