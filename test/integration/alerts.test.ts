@@ -5,6 +5,7 @@
 // instant, told in the app, the chat and by email; two evaluations fire once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { FakeClock } from '../../src/lib/clock.js';
 import { upsertLink } from '../../src/repositories/chat-links.js';
 import { appendQuote } from '../../src/repositories/quotes.js';
 import { evaluateAlerts, priceAlertsWatcher } from '../../src/services/price-alerts.js';
@@ -343,5 +344,36 @@ forEachDialect('price alerts', (dialect) => {
       assert.equal(await evaluateAlerts(t.ctx, 'AAPL', t.clock.now()), 1);
       assert.equal((await alertOf(u, a.id)).fired_at, new Date(at).toISOString());
     });
+  });
+});
+
+forEachDialect('price alerts on the simulated market', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    // Monday 30 November 2026, 11:00 in New York: NYSE open, a stock's previous close is Friday's.
+    t = await createTestApp(dialect, { clock: new FakeClock(Date.parse('2026-11-30T16:00:00Z')), config: { alertCapacity: 10 } });
+  });
+  after(() => t.close());
+
+  test("a move alert reads the directory's change_percent: at |change| it fires with that change, 0.01 more it waits", async () => {
+    const u = await registerAndLogin(t.app, 'as');
+    for (const ticker of ['AAPL', 'BTC-USD']) {
+      const res = await t.app.inject({ method: 'GET', url: `/instruments/${ticker}?range=1d`, headers: { cookie: u.cookie } });
+      assert.equal(res.statusCode, 200, res.body);
+      const shown = res.json().instrument.quote;
+      const change = Math.abs(shown.change_percent);
+      assert.ok(change >= 0.01, `${ticker} moved today (${shown.change_percent} %)`);
+      const post = (value: number) =>
+        t.app.inject({ method: 'POST', url: '/alerts', headers: { cookie: u.cookie }, payload: { ticker, kind: 'move', value } });
+      const at = (await post(change)).json();
+      const beyond = (await post(Math.round((change + 0.01) * 100) / 100)).json();
+      assert.ok((await evaluateAlerts(t.ctx, ticker, t.clock.now())) >= 1);
+      const rows = (await t.app.inject({ method: 'GET', url: '/alerts', headers: { cookie: u.cookie } })).json().alerts;
+      const fired = rows.find((a: { id: number }) => a.id === at.id);
+      assert.equal(fired.status, 'fired', ticker);
+      assert.equal(fired.fired_change_percent, shown.change_percent, `${ticker}: the change the directory shows`);
+      assert.equal(fired.fired_price, shown.price);
+      assert.equal(rows.find((a: { id: number }) => a.id === beyond.id).status, 'active', `${ticker}: not beyond the change`);
+    }
   });
 });
