@@ -84,3 +84,8 @@ export async function markChecked(db: Db, ids: number[], at: number): Promise<vo
       .execute();
   }
 }
+
+/** A deleted account's alerts go with it: nobody is left to tell. */
+export async function deleteAlertsOf(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('price_alerts').where('user_id', '=', userId).execute();
+}

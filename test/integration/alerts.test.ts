@@ -177,6 +177,14 @@ forEachDialect('price alerts', (dialect) => {
       assert.equal(rows.length, 3);
     });
 
+    test('a deleted account takes its alerts with it', async () => {
+      const u = await registerAndLogin(t.app, 'ad');
+      await create(u, { ticker: 'AAPL', kind: 'above', value: 5000 });
+      const del = await call(u, 'DELETE', '/me', { password: u.password });
+      assert.equal(del.statusCode, 200, del.body);
+      assert.deepEqual(await t.ctx.db.selectFrom('price_alerts').select('id').where('user_id', '=', u.id).execute(), []);
+    });
+
     test('Idempotency-Key: the same key and body answer as the first time and store one alert', async () => {
       const u = await registerAndLogin(t.app, 'al');
       const body = { ticker: 'ETH-USD', kind: 'below', value: 2000 };
