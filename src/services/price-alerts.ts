@@ -53,15 +53,16 @@ export function priceAlertsWatcher(ctx: AlertDeps): QuoteWatcher {
 /**
  * The previous close a quote's daily change is measured from, as the
  * instrument directory measures it (dailyChangeBase): the provider's price at
- * the previous session's close (crypto: 24 hours before), kept per instant.
+ * the previous session's close (crypto: 24 hours before), kept per instant
+ * for the pass. Undefined when the provider could not say (down): unknown, not "none".
  */
 function previousCloses(ctx: AlertDeps, ticker: string) {
-  const known = new Map<number, number | null>();
-  return async (at: number): Promise<number | null> => {
+  const known = new Map<number, number | undefined>();
+  return async (at: number): Promise<number | undefined> => {
     const dated = isCryptoTicker(ticker) ? at : ctx.config.marketCalendar.marketTime(at);
     const base = dailyChangeBase(ctx.config.marketCalendar, ticker, dated);
-    if (!known.has(base)) known.set(base, (await ctx.prices.marksAt([ticker], base)).get(ticker) ?? null);
-    return known.get(base) ?? null;
+    if (!known.has(base)) known.set(base, (await ctx.prices.marksAt([ticker], base)).get(ticker));
+    return known.get(base);
   };
 }
 
@@ -78,12 +79,10 @@ export async function evaluateAlerts(ctx: AlertDeps, ticker: string, until: numb
     if (quotes.length === 0) break;
     const waiting: AlertRow[] = [];
     for (const alert of live) {
-      const hit = await firstMeeting(alert, quotes, resumeAt(alert), previousClose);
-      if (!hit) {
-        waiting.push(alert);
-        continue;
-      }
-      if (await fire(ctx, alert, hit)) fired++;
+      const found = await firstMeeting(alert, quotes, resumeAt(alert), previousClose);
+      if (found === 'stalled') continue;
+      if (found === null) waiting.push(alert);
+      else if (await fire(ctx, alert, found)) fired++;
     }
     live = waiting;
     lastSeen = quotes.at(-1)!.at;
@@ -91,6 +90,7 @@ export async function evaluateAlerts(ctx: AlertDeps, ticker: string, until: numb
     from = lastSeen + 1;
   }
   // The alerts still live were evaluated up to the last quote: the next pass starts near it.
+  // A stalled one keeps its mark, so the quote it could not read is read again.
   if (lastSeen !== null && live.length > 0) {
     const ids = live.map((a) => a.id);
     await markChecked(ctx.db, ids, lastSeen);
@@ -103,16 +103,28 @@ interface Hit {
   changePercent: number | null;
 }
 
+/**
+ * The first quote from `from` on that meets the alert; null when none does;
+ * 'stalled' when a move alert meets a quote whose previous close the provider
+ * cannot give now: it stops there (never skipping a quote that may have met
+ * it) and a later pass goes on from it.
+ */
 async function firstMeeting(
   alert: AlertRow,
   quotes: StoredQuote[],
   from: number,
-  previousClose: (at: number) => Promise<number | null>,
-): Promise<Hit | null> {
+  previousClose: (at: number) => Promise<number | undefined>,
+): Promise<Hit | null | 'stalled'> {
   const rule: AlertRule = { kind: alert.kind, value: alert.value };
   for (const quote of quotes) {
     if (quote.at < from) continue;
-    const reading = readQuote(rule, quote.price, rule.kind === 'move' ? await previousClose(quote.at) : null);
+    let close: number | null = null;
+    if (rule.kind === 'move') {
+      const known = await previousClose(quote.at);
+      if (known === undefined) return 'stalled';
+      close = known;
+    }
+    const reading = readQuote(rule, quote.price, close);
     if (reading.met) return { quote, changePercent: reading.changePercent };
   }
   return null;

@@ -340,6 +340,27 @@ forEachDialect('price alerts', (dialect) => {
       assert.equal(await watcher.evaluate('NVDA', t.clock.now()), 0);
     });
 
+    test('a move alert whose previous close the provider cannot give now waits at that quote, then fires at it', async () => {
+      const u = await registerAndLogin(t.app, 'aw');
+      await quoteNow('ETH-USD');
+      const a = await create(u, { ticker: 'ETH-USD', kind: 'move', value: 8 });
+      prices.failing.add('ETH-USD');
+      let at: number;
+      try {
+        at = await publish('ETH-USD', 3300);
+        await publish('ETH-USD', 3310);
+        assert.equal(await evaluateAlerts(t.ctx, 'ETH-USD', t.clock.now()), 0);
+        const row = await t.ctx.db.selectFrom('price_alerts').select(['fired_at', 'checked_until']).where('id', '=', a.id).executeTakeFirstOrThrow();
+        assert.deepEqual(row, { fired_at: null, checked_until: null }, 'not marked past the quote it could not read');
+      } finally {
+        prices.failing.delete('ETH-USD');
+      }
+      t.clock.advance(MINUTE);
+      assert.equal(await evaluateAlerts(t.ctx, 'ETH-USD', t.clock.now()), 1);
+      const fired = await alertOf(u, a.id);
+      assert.deepEqual([fired.fired_price, fired.fired_change_percent, fired.fired_at], [3300, 10, new Date(at).toISOString()]);
+    });
+
     test('a pass resumes near the last quote it evaluated, and still fires at the first meeting quote after it', async () => {
       const u = await registerAndLogin(t.app, 'aw');
       await quoteNow('AAPL');
