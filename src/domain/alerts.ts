@@ -52,12 +52,6 @@ function fmt(p: number): string {
   return p.toLocaleString('en-US', { maximumFractionDigits: 6 });
 }
 
-/** The rule as a phrase: "AAPL at or above 190", "BTC-USD moving 5 % either way". */
-export function ruleText(ticker: string, rule: AlertRule): string {
-  if (rule.kind === 'move') return `${ticker} moving ${fmt(rule.value)} % either way since its previous close`;
-  return `${ticker} at or ${rule.kind} ${fmt(rule.value)}`;
-}
-
 /** The notice of a fired alert, dated by the quote that fired it (a quote published while no one was watching says when). */
 export function firedText(ticker: string, rule: AlertRule, fired: { price: number; at: number; changePercent: number | null }): string {
   const when = `${new Date(fired.at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

@@ -2,7 +2,8 @@
 // alert, the bounds of its value, the sentence of its notice.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { alertMet, alertValueProblem, firedText, readQuote, ruleText } from '../../src/domain/alerts.js';
+import { alertMet, alertValueProblem, firedText, readQuote } from '../../src/domain/alerts.js';
+import { MAIL } from '../../src/domain/mail.js';
 import { dailyChange } from '../../src/domain/instruments.js';
 import { extraAlertsOf, parsePlanExtras } from '../../src/domain/payments.js';
 import { loadConfig } from '../../src/config.js';
@@ -54,7 +55,11 @@ describe('alert rules', () => {
     const move = firedText('BTC-USD', { kind: 'move', value: 5 }, { price: 47_000, at, changePercent: -6.1 });
     assert.match(move, /BTC-USD moved -6\.10 % since its previous close, at 47,000 \(2026-03-02 15:04 UTC; your alert: 5 % either way\)/);
     assert.doesNotMatch(above + move, /https?:/);
-    assert.equal(ruleText('AAPL', { kind: 'below', value: 10 }), 'AAPL at or below 10');
+    // By email: the sentence as subject and body, a button to the alerts page.
+    const mail = MAIL.alertNotice(above, 'https://app.example/alerts');
+    assert.equal(mail.subject, 'Alert: AAPL at 191.25 (2026-03-02 15:04 UTC), at or above your level 190');
+    assert.deepEqual(mail.paragraphs, [above]);
+    assert.deepEqual(mail.action, { label: 'See your alerts', url: 'https://app.example/alerts' });
   });
 
   test("a plan's extra_alerts count only while it is paid up; the shipped plans.json lists them", () => {
