@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { commonPasswordSet } from './domain/accounts.js';
 import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
-import { parseLeagueExtras } from './domain/payments.js';
+import { parseLeagueExtras, parsePlanExtras } from './domain/payments.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH } from './lib/client-address.js';
 
 export type DatabaseConfig =
@@ -39,6 +39,10 @@ export interface Config {
   consensusMinHolders: number;
   /** Leagues each plan's price id adds (plans.json's extra_leagues; ours, not in SPEC's plan shape). */
   leagueExtras: ReadonlyMap<string, number>;
+  /** Live price alerts a user may have (BASE_ALERT_CAPACITY); a plan adds its extra_alerts (src/data/plans.json). */
+  alertCapacity: number;
+  /** Alerts each plan's price id adds (plans.json's extra_alerts; ours, as extra_leagues). */
+  alertExtras: ReadonlyMap<string, number>;
   rateLimits: {
     enabled: boolean;
     /** Requests per IP per minute on /login and /register. */
@@ -207,17 +211,21 @@ function parseTrustProxy(raw: string | null): Config['trustProxy'] {
     .filter(Boolean);
 }
 
-type ShippedData = Pick<Config, 'commonPasswords' | 'marketCalendar' | 'leagueExtras'>;
+type ShippedData = Pick<Config, 'commonPasswords' | 'marketCalendar' | 'leagueExtras' | 'alertExtras'>;
 let shipped: ShippedData | undefined;
 
 /** The data files shipped with the source, read on first use and kept: tests build many configs. */
 export function shippedData(): ShippedData {
   const read = (file: string) => fs.readFileSync(new URL(`./data/${file}`, import.meta.url), 'utf8');
-  shipped ??= {
-    commonPasswords: commonPasswordSet(read('common-passwords.txt')),
-    marketCalendar: new MarketCalendar(JSON.parse(read('nyse-holidays.json')) as HolidayTable),
-    leagueExtras: parseLeagueExtras((JSON.parse(read('plans.json')) as { extra_leagues?: unknown }).extra_leagues),
-  };
+  if (!shipped) {
+    const plans = JSON.parse(read('plans.json')) as { extra_leagues?: unknown; extra_alerts?: unknown };
+    shipped = {
+      commonPasswords: commonPasswordSet(read('common-passwords.txt')),
+      marketCalendar: new MarketCalendar(JSON.parse(read('nyse-holidays.json')) as HolidayTable),
+      leagueExtras: parseLeagueExtras(plans.extra_leagues),
+      alertExtras: parsePlanExtras(plans.extra_alerts, 'extra_alerts'),
+    };
+  }
   return shipped;
 }
 
@@ -353,6 +361,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     leagueLimit: int(env, 'LEAGUE_LIMIT', 5, 0, 10_000),
     consensusMinHolders: int(env, 'CONSENSUS_MIN_HOLDERS', 3, 1, 10_000),
+    alertCapacity: int(env, 'BASE_ALERT_CAPACITY', 20, 0, 100_000),
     rateLimits: {
       enabled: rateLimits === 'on',
       authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),

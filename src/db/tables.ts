@@ -87,6 +87,25 @@ export interface QuotesTable {
   price: number;
 }
 
+/** A price alert (docs/alerts.md): live while fired_at is null, then kept with the quote that fired it. */
+export interface PriceAlertsTable {
+  id: Generated<number>;
+  user_id: number;
+  ticker: string;
+  kind: 'above' | 'below' | 'move';
+  /** A price (above, below) or a percentage of daily move either way (move). */
+  value: number;
+  created_at: number;
+  /** The instant of the quote in force when the alert was set: quotes from it on (inclusive) are watched. */
+  starts_at: number;
+  fired_at: number | null;
+  fired_price: number | null;
+  /** move alerts: the change_percent of the quote that fired it. */
+  fired_change_percent: number | null;
+  /** The last quote instant a pass evaluated without firing it. */
+  checked_until: number | null;
+}
+
 export interface LeaderboardTable {
   user_id: number;
   total_score: number;
@@ -363,6 +382,7 @@ export interface Database {
   email_tokens: EmailTokensTable;
   email_verified: EmailVerifiedTable;
   notice_settings: NoticeSettingsTable;
+  price_alerts: PriceAlertsTable;
 }
 
 /** The database or a transaction on it, as data-access functions take it. */

@@ -119,6 +119,11 @@ export const MAIL = {
     paragraphs: [sentence],
     action: { label: 'See the bet', url: betUrl },
   }),
+  alertNotice: (sentence: string, alertsUrl: string): MailContent => ({
+    subject: sentence.replace(/\.$/, ''),
+    paragraphs: [sentence],
+    action: { label: 'See your alerts', url: alertsUrl },
+  }),
   digest: (lines: string[], more: number, webUrl: string): MailContent => ({
     subject: `${lines.length + more} ${lines.length + more === 1 ? 'notice' : 'notices'} from traders you follow`,
     paragraphs: [lines.map((l) => `• ${l}`).join('\n') + (more > 0 ? `\n…and ${more} more.` : '')],

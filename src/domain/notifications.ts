@@ -3,7 +3,7 @@ import type { Direction } from './bets.js';
 
 /** Mails that only the email channel carries (src/domain/mail.ts renders them). */
 export type MailKind = 'email_verify' | 'password_reset' | 'email_change' | 'address_changing' | 'password_changed' | 'email_digest';
-export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply' | 'league_notice' | MailKind;
+export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply' | 'league_notice' | 'price_alert' | MailKind;
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'dropped';
 /** Where deliveries go: the Telegram Bot API, the embedded log transport, or email (SMTP or its log transport). */
 export type ChatTransportName = 'telegram' | 'log' | 'email';

@@ -61,21 +61,23 @@ export function nextSubscriptionColumns(currentSubscriptionId: string | null, s:
 }
 
 /**
- * Our own plan data beside SPEC's plan shape: leagues each price id adds
- * (plans.json's "extra_leagues"). Refuses a malformed table, so a typo stops
- * the service at start rather than granting nothing quietly.
+ * Our own plan data beside SPEC's plan shape: what each price id adds
+ * (plans.json's "extra_leagues", "extra_alerts"). Refuses a malformed table, so
+ * a typo stops the service at start rather than granting nothing quietly.
  */
-export function parseLeagueExtras(raw: unknown): ReadonlyMap<string, number> {
+export function parsePlanExtras(raw: unknown, field: string): ReadonlyMap<string, number> {
   if (raw === undefined) return new Map();
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('extra_leagues must map price ids to counts');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${field} must map price ids to counts`);
   const out = new Map<string, number>();
   for (const [priceId, value] of Object.entries(raw)) {
     const n = parseExtra(value);
-    if (n === null) throw new Error(`extra_leagues of ${priceId} must be a non-negative integer`);
+    if (n === null) throw new Error(`${field} of ${priceId} must be a non-negative integer`);
     out.set(priceId, n);
   }
   return out;
 }
+
+export const parseLeagueExtras = (raw: unknown): ReadonlyMap<string, number> => parsePlanExtras(raw, 'extra_leagues');
 
 /** Leagues a user's plan adds: only while the subscription is paid up (as the other extras). */
 export function extraLeaguesOf(
@@ -86,3 +88,6 @@ export function extraLeaguesOf(
   if (standingOf(user.pay_subscription_status) !== 'entitled') return 0;
   return extras.get(user.pay_price_id) ?? 0;
 }
+
+/** Live price alerts a user's plan adds (plans.json's extra_alerts): the same rule as leagues, paid up only. */
+export const extraAlertsOf = extraLeaguesOf;

@@ -32,6 +32,7 @@ const TAGS = [
   { name: 'social', description: 'Follows, feed, user search, profiles and statistics' },
   { name: 'record', description: 'The verifiable record of every bet' },
   { name: 'leagues', description: 'Leagues: competitions among members over a window, with rules fixed at the start' },
+  { name: 'alerts', description: 'Price alerts: a notice at the first published quote at or beyond a price, or of a daily move' },
   { name: 'payments', description: 'Plans, checkout and customer portal' },
   { name: 'payments (local provider)', description: "The built-in payment provider's pages (HTML, used when no real provider is configured)" },
   { name: 'chat', description: 'Messaging-account linking and notices' },

@@ -27,6 +27,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { clientAddressOf } from './client-address.js';
+import { alertRoutes } from '../routes/alerts.js';
 import { accountRoutes } from '../routes/accounts.js';
 import { chatRoutes } from '../routes/chat.js';
 import { discoveryRoutes } from '../routes/discovery.js';
@@ -77,6 +78,7 @@ const ROUTES: FastifyPluginAsync[] = [
   leagueRoutes,
   instrumentRoutes,
   consensusRoutes,
+  alertRoutes,
 ];
 
 export async function registerHttp(app: FastifyInstance, ctx: AppContext, opts: { webDistDir?: string } = {}): Promise<void> {

@@ -42,3 +42,17 @@ export async function pruneQuotes(db: Db, before: number): Promise<number> {
   const result = await db.deleteFrom('quotes').where('published_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Published quotes of `ticker` from `from` to `until` (both inclusive), oldest first, at most `limit`: what a trigger evaluates. */
+export async function quotesInRange(db: Db, ticker: string, from: number, until: number, limit: number): Promise<StoredQuote[]> {
+  const rows = await db
+    .selectFrom('quotes')
+    .select(['price', 'published_at'])
+    .where('ticker', '=', ticker)
+    .where('published_at', '>=', from)
+    .where('published_at', '<=', until)
+    .orderBy('published_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ price: Number(r.price), at: Number(r.published_at) }));
+}

@@ -33,6 +33,11 @@ scheme answer 401 without a valid session.
   summing ranked gains only: a bet still open when its 5-minute cancel window ended counts from its price at that instant
   to its exit; a bet closed or cancelled inside the window never counts. GET /rankings uses ranked bets too.
 - POST /bet/{bet_id}/tail or /fade: open the same or the opposite bet as another trader's open bet (opens a bet).
+- POST /alerts {"ticker", "kind": "above"|"below"|"move", "value"} (201, the alert with its id): a notice once, at the
+  first published quote at or beyond the price (above/below), or whose change since the previous close (the
+  directory's change_percent) reaches value % either way (move); the quote in force when set counts. GET /alerts
+  lists the caller's, active and fired (fired_at, fired_price); DELETE /alerts/{alert_id} removes one. Active alerts
+  are capped per user (403 LIMIT_REACHED).
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
 
@@ -49,7 +54,7 @@ scheme answer 401 without a valid session.
 ## Rules for automated clients
 
 - Perform account creation, login, opening or closing bets (tail and fade included), following, billing
-  and messaging-link actions only on explicit instruction of the human user.
+  messaging-link and price-alert actions only on explicit instruction of the human user.
 - Never ask for the cookie value.
 - Never call the payment provider's or the messaging service's notification endpoints.
 - Do not handle payment card data.

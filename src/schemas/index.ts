@@ -1,6 +1,7 @@
 // Every named schema, registered once with Fastify (addSchema) so routes refer
 // to them by $id and the OpenAPI document lists them under SPEC's names.
 import type { TSchema } from '@sinclair/typebox';
+import * as alerts from './alerts.js';
 import * as bets from './bets.js';
 import * as chat from './chat.js';
 import * as common from './common.js';
@@ -93,4 +94,7 @@ export const sharedSchemas: TSchema[] = [
   instruments.InstrumentChartResponseSchema,
   consensus.ConsensusCallSchema,
   consensus.ConsensusResponseSchema,
+  alerts.CreateAlertRequestSchema,
+  alerts.AlertSchema,
+  alerts.AlertListSchema,
 ];

@@ -47,6 +47,7 @@ export class MailChannel implements OutboxChannel {
     switch (row.kind) {
       case 'bet_opened':
       case 'bet_cancelled':
+      case 'price_alert':
         return userId !== null && (await emailNoticeAddress(db, userId, 'each')) === to;
       case 'email_digest':
         return userId !== null && (await emailNoticeAddress(db, userId, 'digest')) === to;
@@ -105,6 +106,10 @@ export class MailChannel implements OutboxChannel {
       case 'email_digest': {
         const d = JSON.parse(notice.text) as DigestText;
         return MAIL.digest(d.lines, d.more, web);
+      }
+      case 'price_alert': {
+        const [sentence = notice.text, url = `${web}alerts`] = notice.text.split('\n');
+        return MAIL.alertNotice(sentence, url);
       }
       default: {
         // A followed trader's bet: the chat text is the sentence, then the bet's address.

@@ -30,6 +30,15 @@ export async function priceOrUnavailable(ctx: PriceRequestDeps, ticker: string):
   }
 }
 
+/** The published quote in force for a request that needs it now (its price and instant): 404 unknown, 503 provider down. */
+export async function quoteOrUnavailable(ctx: PriceRequestDeps, ticker: string): Promise<PublishedQuote> {
+  try {
+    return await ctx.prices.quote(ticker);
+  } catch (err) {
+    throw priceFailure(err, ticker);
+  }
+}
+
 /** Unknown ticker 404, provider down 503 with Retry-After; anything else as it was. */
 function priceFailure(err: unknown, ticker: string): unknown {
   if (err instanceof UnknownTickerError) return notFound(`Unknown ticker ${ticker}`);

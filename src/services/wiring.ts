@@ -3,6 +3,7 @@
 // in the order they run there, then those that drop the shared answers
 // (src/services/shared-answers.ts) the committed change alters.
 import type { AppContext } from '../context.js';
+import { deleteAlertsOf } from '../repositories/alerts.js';
 import { forgetEmailOf } from '../repositories/email.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
 import { historyPlaceHandler } from './history.js';
@@ -37,6 +38,7 @@ export function wireServices(ctx: AppContext): void {
   // Parts of the service holding more personal data remove it with the account.
   events.inTransaction('accountDeleted', (trx, { userId }) => forgetUser(trx, userId));
   events.inTransaction('accountDeleted', (trx, { userId }) => forgetEmailOf(trx, userId));
+  events.inTransaction('accountDeleted', (trx, { userId }) => deleteAlertsOf(trx, userId));
   // A deleted account's name changes everywhere it shows.
   events.afterCommit('accountDeleted', () => sharedAnswers.clear());
 

@@ -362,6 +362,9 @@ describe('OpenAPI document', () => {
       'POST /bet/{bet_id}/fade',
       'POST /api/pay/checkout',
       'POST /chat/link-code',
+      // DESIGN's price alerts, writes like the others.
+      'POST /alerts',
+      'DELETE /alerts/{alert_id}',
     ];
     const shared = doc.components.parameters?.IdempotencyKey;
     assert.ok(shared, 'components.parameters.IdempotencyKey');

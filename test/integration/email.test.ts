@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { queueDueDigests } from '../../src/services/email.js';
+import { evaluateAlerts } from '../../src/services/price-alerts.js';
 import { createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { finishBet, insertOpenBet } from '../helpers/messaging.js';
@@ -223,6 +224,18 @@ forEachDialect('email', (dialect) => {
       const left = await t.ctx.db.selectFrom(table).select('user_id').where('user_id', '=', u.id).execute();
       assert.equal(left.length, 0, table);
     }
+  });
+
+  test('a fired price alert is mailed to whoever wants each notice by email, with a button to the alerts page', async () => {
+    const u = await registerAndLogin(t.app, 'alm');
+    await verify(u);
+    await inject('PUT', '/me/notice-settings', { user: u, payload: { email_notices: 'each', digest_hour: 8, time_zone: 'UTC' } });
+    const created = await inject('POST', '/alerts', { user: u, payload: { ticker: 'AAPL', kind: 'above', value: 0.01 } });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.ok((await evaluateAlerts(t.ctx, 'AAPL', t.ctx.clock.now())) >= 1);
+    const mail = await lastMailTo(u.email, /^Alert: AAPL at /);
+    assert.match(mail.text, /at or above your level 0\.01\./);
+    assert.ok(mail.links.includes(`${WEB}alerts`), mail.text);
   });
 
   test('notice settings: defaults, validation, verified address needed; each notice by email; unsubscribe without a session', async () => {

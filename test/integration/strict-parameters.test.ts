@@ -131,6 +131,7 @@ describe('integers in the URL and unknown query parameters', () => {
       },
       'POST /leagues/join': { code: 'ABCDEF12' },
       'PATCH /leagues/{id}': { name: 'Renamed' },
+      'POST /alerts': { ticker: 'AAPL', kind: 'above', value: 1000 },
     };
     let checked = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -145,6 +146,7 @@ describe('integers in the URL and unknown query parameters', () => {
           .replace('{date}', '2026-01-01')
           // A league id: none need exist, the query is refused before any handler runs.
           .replace('{id}', '1')
+          .replace('{alert_id}', '1')
           .replace('{symbol}', 'AAPL');
         const known = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
         // Required query parameters (an emailed link's token) are given, so that the unknown one is what is refused.

@@ -106,6 +106,7 @@ const ID_OPERATIONS: Record<string, { ownerOnly: boolean; why: string }> = {
   'POST /leagues/{id}/code': { ownerOnly: true, why: "replaces the owner's invite code" },
   'POST /leagues/{id}/join': { ownerOnly: true, why: 'a private league is joined with its invite code only, never by id' },
   'POST /leagues/{id}/leave': { ownerOnly: true, why: "ends the caller's own membership" },
+  'DELETE /alerts/{alert_id}': { ownerOnly: true, why: "removes the caller's own price alert (another's is 404, docs/alerts.md)" },
 };
 
 /** Unauthenticated reads that are static documents, not data: not rate limited. */
@@ -138,7 +139,7 @@ forEachDialect('hostile clients', (dialect) => {
   let b: TestUser;
   const prices = new FakePriceProvider();
   /** A's objects, which B tries to reach. */
-  const mine = { openBet: 0, closedBet: 0, checkout: '', code: '', league: 0, inviteCode: '' };
+  const mine = { openBet: 0, closedBet: 0, checkout: '', code: '', league: 0, inviteCode: '', alert: 0 };
   const leagueName = 'Alice private league';
 
   before(async () => {
@@ -180,7 +181,8 @@ forEachDialect('hostile clients', (dialect) => {
     assert.equal(created.statusCode, 201, created.body);
     mine.league = created.json().id;
     mine.inviteCode = created.json().invite_code;
-    assert.ok(mine.openBet && mine.closedBet && mine.checkout && mine.code && mine.league && mine.inviteCode);
+    mine.alert = (await as(a, 'POST', '/alerts', { ticker: 'AAPL', kind: 'above', value: 1000 })).json().id;
+    assert.ok(mine.openBet && mine.closedBet && mine.checkout && mine.code && mine.league && mine.inviteCode && mine.alert);
   });
   after(() => t.close());
 
@@ -194,6 +196,7 @@ forEachDialect('hostile clients', (dialect) => {
       // {id} is A's private league under /leagues, A's checkout under the local provider's pages.
       id: op.path.startsWith('/leagues/') ? mine.league : mine.checkout,
       code: mine.code,
+      alert_id: mine.alert,
       date: '2026-03-01',
     };
     const query: Record<string, string> = { q: a.username };
@@ -238,6 +241,8 @@ forEachDialect('hostile clients', (dialect) => {
     assert.deepEqual([league.name, league.visibility, league.invite_code], [leagueName, 'private', mine.inviteCode]);
     const members = await t.ctx.db.selectFrom('league_members').select('user_id').where('league_id', '=', mine.league).execute();
     assert.deepEqual(members, [{ user_id: a.id }]);
+    const alerts = await t.ctx.db.selectFrom('price_alerts').select(['id', 'user_id']).where('user_id', '=', a.id).execute();
+    assert.deepEqual(alerts, [{ id: mine.alert, user_id: a.id }]);
     assert.equal((await t.app.inject({ method: 'GET', url: '/me', headers: { cookie: a.cookie } })).statusCode, 200);
   }
 

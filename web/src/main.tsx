@@ -13,6 +13,7 @@ import './styles.css';
 // app; every other page is a chunk of its own, fetched when first shown, so
 // the chart library (its own chunk, web/vite.config.ts) loads only with a chart.
 const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })));
+const AlertsPage = page(() => import('./pages/alerts'), 'AlertsPage');
 const BetPage = page(() => import('./pages/bet'), 'BetPage');
 const FeedPage = page(() => import('./pages/feed'), 'FeedPage');
 const HistoryPage = page(() => import('./pages/history'), 'HistoryPage');
@@ -73,6 +74,7 @@ const router = createBrowserRouter(
             { path: 'portfolio', element: <PortfolioPage /> },
             { path: 'history', element: <HistoryPage /> },
             { path: 'feed', element: <FeedPage /> },
+            { path: 'alerts', element: <AlertsPage /> },
             { path: 'notifications', element: <NotificationsPage /> },
             { path: 'settings', element: <SettingsPage /> },
             { path: 'billing/*', element: <BillingReturnPage /> },

@@ -336,3 +336,14 @@ export function useLeagueFeed(id: number) {
     queryFn: () => call(api.GET('/leagues/{id}/feed', { params: { path: { id }, query: { limit: 50, offset: 0 } } })),
   });
 }
+
+// Price alerts.
+
+/** The caller's alerts, active and fired (polled: the watcher fires them while the page is open). */
+export function useAlerts() {
+  return useQuery({
+    queryKey: queryKeys.alerts,
+    queryFn: () => call(api.GET('/alerts', { params: { query: { limit: 500, offset: 0 } } })),
+    refetchInterval: 15_000,
+  });
+}

@@ -49,6 +49,8 @@ export const queryKeys = {
   instrument: (ticker: string, range: string) => ['instrument', ticker, range] as const,
   consensus: (ticker: string) => ['consensus', ticker] as const,
   plans: ['plans'] as const,
+  /** The caller's price alerts (GET /alerts). */
+  alerts: ['alerts'] as const,
   chatStatus: ['chat-status'] as const,
   notifications: { page: (offset: number) => ['notifications', offset] as const, unread: ['notifications-unread'] as const },
   myEmail: ['my-email'] as const,

@@ -56,6 +56,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's alerts, active and fired, newest first */
+        get: operations["listAlerts"];
+        put?: never;
+        /**
+         * Set a price alert; answers it with its id
+         * @description `above`/`below`: fires at the first published quote at or beyond the price `value`; `move`: when the change since the previous close (the directory's `change_percent`) reaches `value` % either way. The quote in force when it is set counts: an alert already met fires at once, at that quote. Each fires once, with the price and instant of the quote that met it, and is told in the app, a linked chat and by email (per the notice settings). At BASE_ALERT_CAPACITY active alerts (plus the plan's extra_alerts) 403 LIMIT_REACHED with the limit. A badly formed ticker is 400, an unknown one 404; 503 with Retry-After while the price provider is down.
+         */
+        post: operations["createAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the caller's alerts (active or fired)
+         * @description Another user's alert is 404, as a missing one: an id reveals nothing.
+         */
+        delete: operations["deleteAlert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pay/checkout": {
         parameters: {
             query?: never;
@@ -1315,6 +1356,46 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Alert: {
+            /** Format: date-time */
+            created_at: string;
+            fired_at: string | null;
+            fired_change_percent: number | null;
+            fired_price: number | null;
+            /** Format: int64 */
+            id: number;
+            /**
+             * @description `above`/`below`: a published quote at or beyond the price `value`; `move`: the change since the previous close (`change_percent` of the instrument directory) reaching `value` % either way
+             * @enum {string}
+             */
+            kind: "above" | "below" | "move";
+            /**
+             * @description `fired` once a published quote met it; an alert fires once
+             * @enum {string}
+             */
+            status: "active" | "fired";
+            ticker: string;
+            value: number;
+        };
+        AlertList: {
+            /**
+             * Format: int64
+             * @description Alerts not yet fired: these count against the capacity
+             */
+            active: number;
+            /** @description Newest first */
+            alerts: components["schemas"]["Alert"][];
+            /**
+             * Format: int64
+             * @description Active alerts the caller may have: BASE_ALERT_CAPACITY plus the plan's extra_alerts
+             */
+            capacity: number;
+            /**
+             * Format: int64
+             * @description The caller's alerts, active and fired, independent of the page
+             */
+            total: number;
+        };
         ApiCatalog: {
             linkset: {
                 /** Format: uri */
@@ -1533,6 +1614,17 @@ export interface components {
                 long_percent: number | null;
                 short: number | null;
             };
+        };
+        CreateAlertRequest: {
+            /**
+             * @description `above`/`below`: a published quote at or beyond the price `value`; `move`: the change since the previous close (`change_percent` of the instrument directory) reaching `value` % either way
+             * @enum {string}
+             */
+            kind: "above" | "below" | "move";
+            /** @description Upper-cased; badly formed 400, unknown 404 */
+            ticker: string;
+            /** @description A price above 0 (above, below), or a percentage from 0.01 to 1000 (move) */
+            value: number;
         };
         CreateLeagueRequest: {
             description?: string;
@@ -2691,6 +2783,111 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAlert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["LimitReached"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAlert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -11,6 +11,7 @@ const NAV = [
   { to: '/portfolio', label: 'Portfolio', auth: true },
   { to: '/history', label: 'History', auth: true },
   { to: '/feed', label: 'Feed', auth: true },
+  { to: '/alerts', label: 'Alerts', auth: true },
   { to: '/leaderboard', label: 'Leaderboard', auth: false },
   { to: '/rankings', label: 'Rankings', auth: false },
   { to: '/leagues', label: 'Leagues', auth: false },

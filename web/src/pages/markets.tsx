@@ -101,6 +101,7 @@ function InstrumentList({
               <br />
               <DayChange quote={i.quote} />
             </span>
+            <AlertLink symbol={i.symbol} />
           </li>
         ))}
       </ul>
@@ -114,6 +115,15 @@ function InstrumentList({
 }
 
 const KIND_LABEL = { stock: 'Stock', etf: 'ETF', crypto: 'Crypto' } as const;
+
+/** Every instrument's way to the alerts page, its ticker filled in. */
+function AlertLink({ symbol }: { symbol: string }) {
+  return (
+    <Link className="btn btn-small" to={`/alerts?ticker=${encodeURIComponent(symbol)}`} aria-label={`Set a price alert on ${symbol}`}>
+      Alert
+    </Link>
+  );
+}
 
 function DayChange({ quote }: { quote: Instrument['quote'] }) {
   if (!quote || quote.change_percent === null) return <span className="muted">—</span>;
@@ -150,7 +160,7 @@ function TickerPanel({ ticker }: { ticker: string }) {
       </div>
       {quote && (
         <p>
-          <DayChange quote={quote} /> <span className="muted">today</span>
+          <DayChange quote={quote} /> <span className="muted">today</span> <AlertLink symbol={ticker} />
         </p>
       )}
       {instrument && <MarketLine instrument={instrument} />}

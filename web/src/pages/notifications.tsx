@@ -46,7 +46,7 @@ function ChatLink() {
       {status.data && linked && (
         <>
           <p className="alert alert-ok" role="status" data-testid="chat-linked">
-            Linked: you get a message when a trader you follow opens or cancels a bet.
+            Linked: you get a message when a trader you follow opens or cancels a bet, and when one of your price alerts fires.
           </p>
           <button type="button" className="btn" onClick={() => unlink.mutate()} disabled={unlink.isPending}>
             Unlink
@@ -55,7 +55,7 @@ function ChatLink() {
       )}
       {status.data && !linked && !waiting && (
         <>
-          <p>Link your Telegram account to get a message when a trader you follow opens a bet.</p>
+          <p>Link your Telegram account to get a message when a trader you follow opens a bet or one of your price alerts fires.</p>
           <button type="button" className="btn btn-primary" onClick={() => linkCode.mutate()} disabled={linkCode.isPending}>
             Link Telegram
           </button>

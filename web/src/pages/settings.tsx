@@ -151,7 +151,10 @@ function NoticeSettingsCard() {
   return (
     <section className="card" aria-labelledby="notice-settings-heading">
       <h2 id="notice-settings-heading">Notices by email</h2>
-      <p className="muted">When a trader you follow opens or cancels a bet. Your notices are always listed on the Notices page.</p>
+      <p className="muted">
+        When a trader you follow opens or cancels a bet; with each notice, also when one of your price alerts fires. Your notices are always listed on
+        the Notices page.
+      </p>
       {settings.isPending && <Loading />}
       {settings.isError && <ErrorState error={settings.error} retry={() => void settings.refetch()} />}
       {current && (
