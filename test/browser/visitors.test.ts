@@ -102,6 +102,10 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
         await note.waitFor();
         await note.getByRole('link', { name: 'Sign up' }).waitFor();
         assert.equal(await page.locator('form.bet-form').count(), 0, 'no bet form for a visitor');
+        // The chart the visitor's page drew is the one the trader's look cached, points and all.
+        const visitorChart = await page.evaluate(async () => (await fetch('/instruments/BTC-USD?range=1d')).json());
+        assert.ok(seen.points.length > 1);
+        assert.deepEqual(visitorChart.points, seen.points);
         await screenshot(page, `visitor-markets-${viewport}`);
 
         for (const path of [

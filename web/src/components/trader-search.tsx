@@ -81,7 +81,8 @@ export function TraderSearch({ headingLevel = 2 }: { headingLevel?: 1 | 2 }) {
 const SUGGESTED = 5;
 
 /** Traders to follow: the ranked board's leaders the caller does not follow yet. */
-export function SuggestedTraders() {
+export function SuggestedTraders({ headingLevel = 3 }: { headingLevel?: 2 | 3 }) {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const me = useMe();
   const following = useFollowing();
   const board = useTopTraders(SUGGESTED + 10);
@@ -93,7 +94,7 @@ export function SuggestedTraders() {
   if (leaders.length === 0) return null;
   return (
     <section aria-labelledby="suggested-heading" data-testid="suggested-traders">
-      <h3 id="suggested-heading">Traders to follow</h3>
+      <Heading id="suggested-heading">Traders to follow</Heading>
       <p className="muted small">The ranked board's leaders: each bet counts from its committed price, once its cancel window has ended.</p>
       <ul className="list">
         {leaders.map((u) => (

@@ -6,7 +6,7 @@ export function PeoplePage() {
   return (
     <>
       <TraderSearch headingLevel={1} />
-      <SuggestedTraders />
+      <SuggestedTraders headingLevel={2} />
     </>
   );
 }
