@@ -6,6 +6,7 @@
 // --reset says to replace the demo data (bench/lib/demo-database.ts).
 import { spawn } from 'node:child_process';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { priceDemoBets } from './lib/demo-prices.js';
 import { DEMO_USAGE, DemoUsageError, demoTarget, parseDemoArgs, refusal } from './lib/demo-database.js';
 import { databaseUrlOf, generate } from './lib/generate.js';
 import { PRESETS } from './lib/presets.js';
@@ -33,6 +34,9 @@ if (refused) {
 const where = target.dialect === 'sqlite' ? target.path : `schema ${target.schema} of ${options.database.replace(/\/\/[^@]*@/, '//***@')}`;
 
 await generate(PRESETS.small, target);
+// At the prices the server will quote for the bets' instants, so rankings, statistics and the record are real (bench/lib/demo-prices.ts).
+const priced = await priceDemoBets(target, config.marketSeed, config.marketCalendar);
+console.log(`Priced ${priced.bets} bets at the simulated market's quotes (${priced.ranked} ranked), ${priced.recordEntries} record entries.`);
 
 const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));

@@ -24,23 +24,29 @@ export function installAuth(app: FastifyInstance): void {
   });
 }
 
+/**
+ * A marker set and cleared with the session cookie, readable by scripts (not
+ * HttpOnly) and holding no secret: the web app reads it to know it has no
+ * session without asking GET /me (whose 401 every anonymous page logged). The
+ * server never reads it: a forged marker gets a visitor nothing but one 401.
+ */
+export const MARKER_COOKIE = 'signed_in';
+
 export function setSessionCookie(app: FastifyInstance, reply: FastifyReply, token: string): void {
-  reply.setCookie(COOKIE, token, {
-    httpOnly: true,
+  const options = {
     sameSite: 'lax',
     path: '/',
     secure: app.ctx.config.publicUrl.startsWith('https:'),
     maxAge: app.ctx.config.sessionTtlSeconds,
-  });
+  } as const;
+  reply.setCookie(COOKIE, token, { ...options, httpOnly: true });
+  reply.setCookie(MARKER_COOKIE, '1', { ...options, httpOnly: false });
 }
 
 export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): void {
-  reply.clearCookie(COOKIE, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: app.ctx.config.publicUrl.startsWith('https:'),
-  });
+  const options = { sameSite: 'lax', path: '/', secure: app.ctx.config.publicUrl.startsWith('https:') } as const;
+  reply.clearCookie(COOKIE, { ...options, httpOnly: true });
+  reply.clearCookie(MARKER_COOKIE, { ...options, httpOnly: false });
 }
 
 /** The caller of a public route that answers more with a session: null without one or with a dead one, never 401. */

@@ -74,6 +74,18 @@ export async function countFollowing(db: Db, followerId: number): Promise<number
   return Number(row.n);
 }
 
+/** Live accounts following a user (a trader's audience on profiles and in search; follows_followed_idx). */
+export async function countFollowers(db: Db, followedId: number): Promise<number> {
+  const row = await db
+    .selectFrom('follows')
+    .innerJoin('users', 'users.id', 'follows.follower_id')
+    .where('follows.followed_id', '=', followedId)
+    .where('users.deleted_at', 'is', null)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The users someone follows, in id order (the primary key's order). */
 export async function listFollowed(db: Db, followerId: number): Promise<Array<{ id: number; username: string }>> {
   const rows = await liveFollows(db, followerId).select(['follows.followed_id', 'users.username']).orderBy('follows.followed_id').execute();

@@ -13,7 +13,7 @@ export function llmsTxt(base: string, webUrl: string): string {
 ## Authentication
 
 1. POST ${base}/register with {"username", "email", "password"} (password at least 15 characters). It sets no cookie.
-2. POST ${base}/login with {"email", "password"}. The answer sets the HttpOnly cookie \`auth_token\`.
+2. POST ${base}/login with {"email", "password"}. The answer sets the HttpOnly cookie \`auth_token\` (and \`signed_in=1\`, a marker for the web app: no secret, never read by the server).
 3. Send that cookie with every later request. POST ${base}/logout ends the session.
 There is no OAuth, no bearer token and no API key. Endpoints marked with the cookieAuth security
 scheme answer 401 without a valid session.
@@ -23,10 +23,12 @@ scheme answer 401 without a valid session.
 - GET /price/{ticker}: current price. POST /bet/open {"ticker", "direction": "LONG"|"SHORT", "target_date"?}.
 - GET /instruments?q&limit&offset&sort: tradable instruments by symbol or name, with market hours and daily change
   (sort=consensus: by skill-weighted long share); GET /instruments/{symbol}?range: one with its chart.
+  These and GET /price/{ticker}/history need no session; without one they answer the quotes the service already holds (quote null for others).
 - GET /instruments/{symbol}/consensus (no session): holders now, raw (every account counts one) and weighted by each
   holder's ranked skill (GET /rankings' default window; weight max(skill, 0), so fresh accounts weigh nothing), shown
   from a minimum of weighted holders; and the record of its call stored at each close (hit rate, average next-day move,
   count). Answers are shared for up to cached_seconds (30).
+- GET /users/search?q (session) finds traders; GET /user/{user_id}/stats gives score (total_gain), ranked_trades and followers.
 - POST /bet/close {"bet_id"}; DELETE /bet/{bet_id} cancels within 5 minutes of opening.
 - GET /portfolio, GET /history?limit&offset, GET /leaderboard, GET /feed, POST /follow.
 - GET /leaderboard/ranked?period&min_trades&limit&offset: the ranked board, same rows and parameters as GET /leaderboard,

@@ -19,10 +19,10 @@ import {
 } from '../schemas/bets.js';
 import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, ref, Text } from '../schemas/common.js';
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
-import { priceOrUnavailable, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
+import { priceOrUnavailable, quoteSourceOf, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { leaderboard, rankedLeaderboard } from '../services/rankings.js';
 import { sharedAnswerSender } from '../http/cache-control.js';
-import { publicRoute, sessionRoute } from '../http/route-options.js';
+import { optionalSessionRoute, publicRoute, sessionRoute } from '../http/route-options.js';
 import { LeaderboardQuerySchema, TOP_ROWS } from '../schemas/rankings.js';
 
 const TickerParams = Type.Object({
@@ -55,20 +55,22 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/price/:ticker/history',
-    sessionRoute(app, {
-      // Each range of each instrument is a chart to compute (cached a minute): one caller asking for all of them slowed everyone.
-      limit: 'costly reads',
+    // Public (DESIGN), limited per address: each range of each instrument is a chart to compute (cached a minute), and
+    // one caller asking for all of them slowed everyone. A visitor gets what the cache holds, never a provider call.
+    optionalSessionRoute(app, {
       schema: {
         tags: ['trading'],
         operationId: 'getPriceHistory',
         summary: 'Price points of a ticker for charts',
-        description: 'Oldest first, ending now; `range` 1d (default), 5d, 1m, 3m or 1y. Stocks show no points while NYSE is closed.',
+        description:
+          'Oldest first, ending now; `range` 1d (default), 5d, 1m, 3m or 1y. Stocks show no points while NYSE is closed. ' +
+          "Without a session, the points the service's cache already holds, ending at its cached quote (none when it holds no quote).",
         params: TickerParams,
         querystring: Type.Object({ range: HistoryRangeSchema }, { additionalProperties: false }),
         response: { 200: ref(PriceHistoryResponseSchema), ...errorResponses(400, 404, 503) },
       },
     }),
-    async (request) => tickerHistory(ctx, request.params.ticker, request.query.range),
+    async (request) => tickerHistory(ctx, request.params.ticker, request.query.range, quoteSourceOf(request)),
   );
 
   app.get(

@@ -49,6 +49,7 @@ export const TraderStatsSchema = Type.Object(
     }),
     early_close_share: NullableNumber('early_closes / closed_trades; null without closed bets'),
     raw: RawStatsSchema,
+    followers: Count({ description: 'Live accounts following this trader' }),
     tailers: Type.Object(
       {
         tails: Count({ description: "Bets followers opened by tailing this trader's bets" }),

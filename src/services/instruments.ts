@@ -10,7 +10,7 @@ import type { Instrument, InstrumentChartResponse, InstrumentListResponse, Instr
 import type { Consensus } from '../domain/consensus.js';
 import { iso } from './bet-views.js';
 import { type ConsensusDeps, everyConsensus } from './consensus.js';
-import { endingAtQuote, PRICE_RETRY_AFTER_SECONDS, tickerOrBadRequest } from './price-requests.js';
+import { cachedChart, endingAtQuote, PRICE_RETRY_AFTER_SECONDS, type QuoteSource, tickerOrBadRequest } from './price-requests.js';
 
 /** The part of the context this module uses. */
 export type InstrumentDeps = Pick<AppContext, 'clock' | 'config' | 'prices'>;
@@ -52,13 +52,13 @@ export async function listInstruments(
   limit: number,
   offset: number,
   sort: DirectorySort = 'relevance',
+  source: QuoteSource = 'provider',
 ): Promise<InstrumentListResponse> {
   let matches = searchInstruments(ctx.prices.instruments(), q);
   if (sort === 'consensus') matches = byConsensus(matches, await everyConsensus(ctx));
   const page = matches.slice(offset, offset + limit);
-  const instruments = await Promise.all(
-    page.map(async (info) => instrumentView(ctx, info, await ctx.prices.snapshot(info.symbol).catch(() => null))),
-  );
+  const quoteOf = (symbol: string) => (source === 'cache' ? ctx.prices.cachedSnapshot(symbol) : ctx.prices.snapshot(symbol));
+  const instruments = await Promise.all(page.map(async (info) => instrumentView(ctx, info, await quoteOf(info.symbol).catch(() => null))));
   return { instruments, total: matches.length };
 }
 
@@ -69,10 +69,27 @@ function byConsensus(matches: readonly InstrumentInfo[], all: ReadonlyMap<string
 }
 
 /** One instrument with the chart of a range; 400 badly formed, 404 not in the directory, 503 provider down. */
-export async function instrumentChart(ctx: InstrumentDeps, rawSymbol: string, range: HistoryRange): Promise<InstrumentChartResponse> {
+export async function instrumentChart(
+  ctx: InstrumentDeps,
+  rawSymbol: string,
+  range: HistoryRange,
+  source: QuoteSource = 'provider',
+): Promise<InstrumentChartResponse> {
   const symbol = tickerOrBadRequest(rawSymbol);
   const info = ctx.prices.instruments().find((i) => i.symbol === symbol);
   if (!info) throw notFound(`Unknown instrument ${symbol}`);
+  if (source === 'cache') {
+    // What the cache holds, quote null when it holds none: a visitor's look never asks the provider.
+    const cached = await cachedChart(ctx, symbol, range).catch((err: unknown) => {
+      if (err instanceof UnknownTickerError) throw notFound(`Unknown instrument ${symbol}`);
+      throw err;
+    });
+    return {
+      instrument: instrumentView(ctx, info, cached.quote),
+      range,
+      points: cached.points.slice(-1000).map((p) => ({ t: iso(p.t), price: p.price })),
+    };
+  }
   let snapshot: QuoteSnapshot;
   let history: { t: number; price: number }[];
   try {

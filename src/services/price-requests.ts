@@ -4,12 +4,32 @@
 import type { AppContext } from '../context.js';
 import { normalizeTicker } from '../domain/bets.js';
 import { badRequest, notFound, serviceUnavailable } from '../errors.js';
-import { type HistoryRange, type PricePoint, PriceUnavailableError, type PublishedQuote, UnknownTickerError } from '../providers/prices/types.js';
+import {
+  type HistoryRange,
+  type PricePoint,
+  PriceUnavailableError,
+  type PublishedQuote,
+  type QuoteSnapshot,
+  UnknownTickerError,
+} from '../providers/prices/types.js';
 import type { PriceHistoryResponse } from '../schemas/bets.js';
 import { iso } from './bet-views.js';
 
 /** What fetching a price for a request uses of the context. */
 export type PriceRequestDeps = Pick<AppContext, 'prices'>;
+
+/**
+ * Where a read's quotes come from: the provider behind the shared cache (a
+ * signed-in caller), or the cache alone (a visitor, DESIGN: an anonymous
+ * request never spends the provider's quota; it sees the quotes others' reads
+ * already published).
+ */
+export type QuoteSource = 'provider' | 'cache';
+
+/** A signed-in caller's reads may ask the provider; a visitor's read the cache alone. */
+export function quoteSourceOf(request: { principal: unknown }): QuoteSource {
+  return request.principal ? 'provider' : 'cache';
+}
 
 /** Seconds a client should wait before retrying when the price provider is down. */
 export const PRICE_RETRY_AFTER_SECONDS = 5;
@@ -57,8 +77,38 @@ export function endingAtQuote(points: readonly PricePoint[], quote: PublishedQuo
   return [...points.filter((p) => p.t < quote.at), { t: quote.at, price: quote.price }];
 }
 
-export async function tickerHistory(ctx: PriceRequestDeps, rawTicker: string, range: HistoryRange): Promise<PriceHistoryResponse> {
+/**
+ * A chart from the cache alone: the cached points ending at the cached quote,
+ * no points without a cached quote (the cached chart may run past any quote
+ * published), and UnknownTickerError when the cache knows the ticker is unknown.
+ */
+export async function cachedChart(
+  ctx: PriceRequestDeps,
+  ticker: string,
+  range: HistoryRange,
+): Promise<{ quote: QuoteSnapshot | null; points: PricePoint[] }> {
+  const [quote, points] = await Promise.all([ctx.prices.cachedSnapshot(ticker), ctx.prices.cachedHistory(ticker, range)]);
+  return { quote, points: quote ? endingAtQuote(points ?? [], quote) : [] };
+}
+
+export async function tickerHistory(
+  ctx: PriceRequestDeps,
+  rawTicker: string,
+  range: HistoryRange,
+  source: QuoteSource = 'provider',
+): Promise<PriceHistoryResponse> {
   const ticker = tickerOrBadRequest(rawTicker);
+  if (source === 'cache') {
+    // Without the provider, the directory says which tickers exist (a provider without one answers what its cache holds).
+    const directory = ctx.prices.instruments();
+    if (directory.length > 0 && !directory.some((i) => i.symbol === ticker)) throw notFound(`Unknown ticker ${ticker}`);
+    try {
+      const { points } = await cachedChart(ctx, ticker, range);
+      return { ticker, points: points.map((p) => ({ t: iso(p.t), price: p.price })) };
+    } catch (err) {
+      throw priceFailure(err, ticker);
+    }
+  }
   if (!ctx.prices.history) throw serviceUnavailable('Price history unavailable', PRICE_RETRY_AFTER_SECONDS);
   try {
     // The dated quote, as the instrument page's: a closed market's quote is dated at its last close (no point while it is closed).

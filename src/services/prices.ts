@@ -163,6 +163,22 @@ export class CachedPriceService implements PriceService {
     }
   }
 
+  async cachedSnapshot(ticker: string): Promise<QuoteSnapshot | null> {
+    if (this.unknown.get(ticker)) throw new UnknownTickerError(ticker);
+    const quote = await this.storeGet(ticker);
+    if (!quote || quote.at > this.opts.clock.now()) return null;
+    // A snapshot already loaded or in flight costs no further call; a failed one gives no previous close.
+    const reference = await this.snapshots?.get(ticker)?.catch(() => null);
+    if (!reference) return { price: quote.price, at: quote.at, previousClose: null };
+    // Dated as snapshot() dates it: a closed market's quote at its last close.
+    return { price: quote.price, at: reference.live ? quote.at : Math.min(quote.at, reference.at), previousClose: reference.previousClose };
+  }
+
+  async cachedHistory(ticker: string, range: HistoryRange): Promise<PricePoint[] | null> {
+    const hit = this.charts.get(`${ticker}|${range}`);
+    return hit ? hit.catch(() => null) : null;
+  }
+
   get provider(): PriceProvider {
     return this.opts.provider;
   }

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { cancelRate, tradeStats, traderFigures } from '../domain/stats.js';
 import { notFound } from '../errors.js';
 import { closedBetsOf, statusCounts, tailsOf } from '../repositories/stats.js';
+import { countFollowers } from '../repositories/follows.js';
 import { findUserById } from '../repositories/users.js';
 import type { TraderStats } from '../schemas/stats.js';
 
@@ -20,7 +21,12 @@ function sample<T>(points: T[]): T[] {
 
 export async function traderStats(ctx: StatsDeps, userId: number): Promise<TraderStats> {
   if (!(await findUserById(ctx.db, userId))) throw notFound('User not found');
-  const [closedRows, counts, tails] = await Promise.all([closedBetsOf(ctx.db, userId), statusCounts(ctx.db, userId), tailsOf(ctx.db, userId)]);
+  const [closedRows, counts, tails, followers] = await Promise.all([
+    closedBetsOf(ctx.db, userId),
+    statusCounts(ctx.db, userId),
+    tailsOf(ctx.db, userId),
+    countFollowers(ctx.db, userId),
+  ]);
   const { curve, ...figures } = traderFigures(
     closedRows.map((b) => ({
       percentage_gain: b.percentage_gain ?? 0,
@@ -41,6 +47,7 @@ export async function traderStats(ctx: StatsDeps, userId: number): Promise<Trade
     cancelled_trades: counts.CANCELLED ?? 0,
     ...figures,
     cancel_rate: cancelRate(opened, counts.CANCELLED ?? 0),
+    followers,
     tailers: {
       tails: tails.length,
       closed: tailOutcome.trades,

@@ -157,7 +157,11 @@ export function isMissingRoute(status: number, body: unknown): boolean {
  */
 export type ExpectedAnswer = string | RegExp;
 
-/** A visitor's page asks who is signed in: 401 is the answer "nobody". */
+/**
+ * A session that ended on the server (expired, revoked, its account deleted)
+ * is found out by one 401 from GET /me. A visitor's pages never ask: without
+ * the signed_in marker the app knows it has no session (test/browser/visitors.test.ts).
+ */
 const ALWAYS_EXPECTED: ExpectedAnswer[] = ['401 GET /me'];
 
 /** Everything that went wrong in a page that no flow provokes on purpose. */
@@ -248,10 +252,13 @@ export class ApiUser {
     private readonly cookie: string,
   ) {}
 
-  /** Signs a browser context in with this user's session (no login page needed). */
+  /** Signs a browser context in with this user's session (no login page needed), with the marker that comes with it. */
   async signIn(context: BrowserContext): Promise<void> {
     const [name, value] = this.cookie.split('=');
-    await context.addCookies([{ name, value, url: this.baseUrl }]);
+    await context.addCookies([
+      { name, value, url: this.baseUrl },
+      { name: 'signed_in', value: '1', url: this.baseUrl },
+    ]);
   }
 
   static async create(baseUrl: string, username: string): Promise<ApiUser> {

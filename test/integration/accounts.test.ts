@@ -85,6 +85,16 @@ forEachDialect('accounts and sessions', (dialect) => {
     assert.equal(c.sameSite, 'Lax');
     assert.equal(c.path, '/');
     assert.equal(c.maxAge, 7 * 24 * 3600);
+    // The marker the web app reads to know it has a session: readable by scripts, no secret, same lifetime.
+    const marker = res.cookies.find((x) => x.name === 'signed_in');
+    assert.deepEqual(marker && { ...marker, httpOnly: marker.httpOnly ?? false }, {
+      name: 'signed_in',
+      value: '1',
+      httpOnly: false,
+      sameSite: 'Lax',
+      path: '/',
+      maxAge: 7 * 24 * 3600,
+    });
     const m = await me(cookieFrom(res));
     assert.equal(m.statusCode, 200);
     assert.deepEqual(m.json(), user);
@@ -123,7 +133,10 @@ forEachDialect('accounts and sessions', (dialect) => {
     assert.equal(typeof out.json().message, 'string');
     const cleared = out.cookies.find((c) => c.name === 'auth_token');
     assert.ok(cleared && (cleared.value === '' || (cleared.expires && cleared.expires.getTime() < Date.now())));
+    const marker = out.cookies.find((c) => c.name === 'signed_in');
+    assert.ok(marker && marker.value === '' && marker.expires && marker.expires.getTime() < Date.now(), 'the marker goes with the session');
     assert.equal((await me(u.cookie)).statusCode, 401);
+    assert.equal((await me('signed_in=1')).statusCode, 401, 'the marker alone is no session');
   });
 
   test('logout without a session still answers 200', async () => {

@@ -38,7 +38,7 @@ forEachDialect('price history and bet detail', (dialect) => {
     assert.deepEqual(Object.keys(dflt.json().points[0]).sort(), ['price', 't']);
   });
 
-  test('GET /price/{ticker}/history: 400 bad range or ticker, 404 unknown, 401, 503 without provider history', async () => {
+  test('GET /price/{ticker}/history: 400 bad range or ticker, 404 unknown, public, 503 without provider history', async () => {
     const u = await registerAndLogin(sim.app);
     for (const url of ['/price/AAPL/history?range=2y', '/price/AAPL/history?range=', '/price/AAPL/history?x=1', '/price/-A/history']) {
       const res = await get(sim, url, u);
@@ -46,7 +46,8 @@ forEachDialect('price history and bet detail', (dialect) => {
       assert.deepEqual(Object.keys(res.json()), ['error']);
     }
     assert.equal((await get(sim, '/price/NOPE/history', u)).statusCode, 404);
-    assert.equal((await get(sim, '/price/AAPL/history')).statusCode, 401);
+    // Without a session: what the cache holds (test/integration/public-market-reads.test.ts).
+    assert.equal((await get(sim, '/price/AAPL/history')).statusCode, 200);
     const f = await registerAndLogin(fake.app);
     const down = await get(fake, '/price/AAPL/history', f);
     assert.equal(down.statusCode, 503);
@@ -126,20 +127,25 @@ forEachDialect('price history and bet detail', (dialect) => {
     assert.ok(doc.components.schemas.PriceHistoryResponse);
   });
 
-  test('GET /price/{ticker}/history is limited per user like the other costly reads (429, declared)', async () => {
+  test('GET /price/{ticker}/history is limited per address as a public read, signed in or not (429, declared)', async () => {
     const base = sim.ctx.config.rateLimits;
     const limited = await createTestApp(dialect, { config: { rateLimits: { ...base, enabled: true, publicPerMinute: 2 } } });
     try {
-      const [u, other] = [await registerAndLogin(limited.app), await registerAndLogin(limited.app)];
-      // One caller from changing addresses: the limit follows the user.
-      const chart = (user: TestUser, i: number) =>
-        limited.app.inject({ method: 'GET', url: '/price/AAPL/history?range=5d', headers: { cookie: user.cookie }, remoteAddress: `10.3.0.${i}` });
+      const u = await registerAndLogin(limited.app);
+      const chart = (user: TestUser | null, address: string) =>
+        limited.app.inject({
+          method: 'GET',
+          url: '/price/AAPL/history?range=5d',
+          headers: user ? { cookie: user.cookie } : {},
+          remoteAddress: address,
+        });
       const codes = [];
-      for (let i = 1; i <= 3; i++) codes.push((await chart(u, i)).statusCode);
+      for (const user of [u, null, u]) codes.push((await chart(user, '10.3.0.1')).statusCode);
       assert.deepEqual(codes, [200, 200, 429]);
-      assert.equal((await chart(other, 1)).statusCode, 200, 'another user from the same address has their own budget');
+      assert.equal((await chart(u, '10.3.0.2')).statusCode, 200, 'another address has its own budget');
       const doc = (await get(limited, '/openapi.json')).json();
       assert.ok(doc.paths['/price/{ticker}/history'].get.responses['429'], 'the 429 is in the document');
+      assert.deepEqual(doc.paths['/price/{ticker}/history'].get.security, [], 'public');
     } finally {
       await limited.close();
     }

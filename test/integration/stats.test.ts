@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { NewBet } from '../../src/db/tables.js';
 import { forEachDialect } from '../helpers/db.js';
-import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
+import { createTestApp, PASSWORD, registerAndLogin, type TestApp } from '../helpers/app.js';
 
 forEachDialect('trader statistics endpoint', (dialect) => {
   let t: TestApp;
@@ -95,6 +95,26 @@ forEachDialect('trader statistics endpoint', (dialect) => {
       [10, 6, 12, -3, 0],
     );
     assert.ok(!('email' in s));
+  });
+
+  test('followers: live accounts following the trader, each once; a deleted follower no longer counts', async () => {
+    const trader = await registerAndLogin(t.app);
+    const stats = async () => (await t.app.inject({ method: 'GET', url: `/user/${trader.id}/stats` })).json().followers;
+    assert.equal(await stats(), 0);
+    const fans = [await registerAndLogin(t.app), await registerAndLogin(t.app)];
+    for (const fan of [...fans, fans[0]]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/follow',
+        headers: { cookie: fan.cookie },
+        payload: { followed_id: trader.id, action: 'follow' },
+      });
+      assert.ok(res.statusCode < 300, res.body);
+    }
+    assert.equal(await stats(), 2);
+    const gone = await t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: fans[1].cookie }, payload: { password: PASSWORD } });
+    assert.equal(gone.statusCode, 200, gone.body);
+    assert.equal(await stats(), 1);
   });
 
   test('unknown user → 404, bad id → 400', async () => {

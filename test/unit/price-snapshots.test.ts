@@ -77,4 +77,38 @@ describe('price snapshots', () => {
     const plain = service(5000, new FakePriceProvider() as SnapshotProvider);
     assert.deepEqual(await plain.prices.snapshot('SPY'), { price: 500, at: plain.clock.now(), previousClose: null });
   });
+
+  test('cachedSnapshot: what the cache holds, without a provider call; the previous close while its snapshot is cached', async () => {
+    const { provider, clock, prices } = service(5000);
+    assert.equal(await prices.cachedSnapshot('AAPL'), null, 'nothing published: nothing to show');
+    assert.equal(provider.calls + provider.snapshots, 0);
+    clock.set(1_000);
+    await prices.snapshot('AAPL');
+    const calls = provider.calls + provider.snapshots;
+    assert.deepEqual(await prices.cachedSnapshot('AAPL'), { price: 100, at: 1_000, previousClose: 99 });
+    // Past the cache time: the same quote, dated when published, without its daily change's base.
+    clock.advance(60_000);
+    assert.deepEqual(await prices.cachedSnapshot('AAPL'), { price: 100, at: 1_000, previousClose: null });
+    assert.equal(provider.calls + provider.snapshots, calls, 'never asks the provider');
+    // A ticker the provider said is unknown stays unknown from the cache.
+    await assert.rejects(prices.snapshot('NOPE'), UnknownTickerError);
+    await assert.rejects(prices.cachedSnapshot('NOPE'), UnknownTickerError);
+  });
+
+  test('cachedHistory: the chart cached for that range, else null; never a provider call', async () => {
+    let charts = 0;
+    const provider = Object.assign(new SnapshotProvider(), {
+      history: async () => {
+        charts++;
+        return [{ t: 500, price: 99 }];
+      },
+    });
+    const { prices } = service(5000, provider);
+    assert.equal(await prices.cachedHistory('AAPL', '1d'), null);
+    assert.equal(charts, 0);
+    await prices.history('AAPL', '1d');
+    assert.deepEqual(await prices.cachedHistory('AAPL', '1d'), [{ t: 500, price: 99 }]);
+    assert.equal(await prices.cachedHistory('AAPL', '5d'), null);
+    assert.equal(charts, 1);
+  });
 });

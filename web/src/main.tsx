@@ -22,6 +22,7 @@ const LeaguesPage = page(() => import('./pages/leagues'), 'LeaguesPage');
 const LeaguePage = page(() => import('./pages/league'), 'LeaguePage');
 const LeagueJoinPage = page(() => import('./pages/league-join'), 'LeagueJoinPage');
 const MarketsPage = page(() => import('./pages/markets'), 'MarketsPage');
+const PeoplePage = page(() => import('./pages/people'), 'PeoplePage');
 const NotificationsPage = page(() => import('./pages/notifications'), 'NotificationsPage');
 const PlansPage = page(() => import('./pages/plans'), 'PlansPage');
 const BillingReturnPage = page(() => import('./pages/plans'), 'BillingReturnPage');
@@ -67,14 +68,16 @@ const router = createBrowserRouter(
         { path: 'user/:id', element: <ProfilePage /> },
         { path: 'bet/:id', element: <BetPage /> },
         { path: 'plans', element: <PlansPage /> },
+        // Visitors look before they sign up: the directory and charts from the cached quotes (DESIGN), without the bet form.
+        { path: 'markets', element: <MarketsPage /> },
         {
           element: <RequireAuth />,
           children: [
-            { path: 'markets', element: <MarketsPage /> },
             { path: 'portfolio', element: <PortfolioPage /> },
             { path: 'history', element: <HistoryPage /> },
             { path: 'feed', element: <FeedPage /> },
             { path: 'alerts', element: <AlertsPage /> },
+            { path: 'people', element: <PeoplePage /> },
             { path: 'notifications', element: <NotificationsPage /> },
             { path: 'settings', element: <SettingsPage /> },
             { path: 'billing/*', element: <BillingReturnPage /> },

@@ -100,4 +100,13 @@ export interface PriceService {
   instruments(): readonly InstrumentInfo[];
   /** A quote with its time and previous close, cached like current(); throws like current(). */
   snapshot(ticker: string): Promise<QuoteSnapshot>;
+  /**
+   * What the shared quote cache already holds for a ticker, never asking the
+   * provider (anonymous reads, which must not spend its quota): the last
+   * published quote with its instant, whatever its age, and the previous
+   * close when a snapshot of it is cached; null when no quote is held.
+   */
+  cachedSnapshot(ticker: string): Promise<QuoteSnapshot | null>;
+  /** Chart points already cached for a range, never asking the provider; null when none are. */
+  cachedHistory(ticker: string, range: HistoryRange): Promise<PricePoint[] | null>;
 }

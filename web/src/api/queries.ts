@@ -31,14 +31,34 @@ export function useInvalidate() {
 
 // The caller.
 
-/** The logged-in user, or null when there is no session (401). */
+/**
+ * The marker the server sets and clears with the session cookie (src/http/auth.ts):
+ * readable here, unlike the HttpOnly session, and no secret. Without it the app
+ * knows it has no session without asking, so an anonymous page makes no request
+ * that answers 401; the server never trusts it, so a forged one costs one 401.
+ */
+const SESSION_MARKER = 'signed_in';
+
+function hasSessionMarker(): boolean {
+  return document.cookie.split(';').some((c) => c.trim() === `${SESSION_MARKER}=1`);
+}
+
+/** A session that ended on the server (expired, revoked): the marker goes too, so later pages do not ask again. */
+function clearSessionMarker(): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: one fixed name and no value to escape; the Cookie Store API is not in every browser (Firefox).
+  document.cookie = `${SESSION_MARKER}=; Max-Age=0; Path=/; SameSite=Lax`;
+}
+
+/** The logged-in user, or null when there is no session (no marker, or 401). */
 export function useMe() {
   return useQuery<User | null>({
     queryKey: queryKeys.me,
     queryFn: async () => {
+      if (!hasSessionMarker()) return null;
       try {
         return await call(api.GET('/me'));
       } catch (err) {
+        if (err instanceof ApiError && err.status === 401) clearSessionMarker();
         if (err instanceof ApiError && (err.status === 401 || err.status === 404)) return null;
         throw err;
       }

@@ -478,7 +478,7 @@ export interface paths {
         };
         /**
          * Instrument directory: search by symbol or name
-         * @description Symbol, name, kind (stock, etf, crypto), exchange, whether its market is open now with the next open and close, and a dated quote with the daily change (null for an instrument whose quote failed). Best matches first; paged with `limit` (at most 50) and `offset`.
+         * @description Symbol, name, kind (stock, etf, crypto), exchange, whether its market is open now with the next open and close, and a dated quote with the daily change (null for an instrument whose quote failed). Best matches first; paged with `limit` (at most 50) and `offset`. Without a session, the quotes the service already holds in its cache, of any age (each dated by its as_of), and quote null for the others: a visitor never makes it ask the price provider.
          */
         get: operations["listInstruments"];
         put?: never;
@@ -498,7 +498,7 @@ export interface paths {
         };
         /**
          * One instrument with its price chart, from one quote
-         * @description The instrument as listed by /instruments and its chart over `range` (1d by default); the chart's last point is the instrument's quote. Badly formed symbol 400, not in the directory 404; 503 with Retry-After while the price provider is down.
+         * @description The instrument as listed by /instruments and its chart over `range` (1d by default); the chart's last point is the instrument's quote. Badly formed symbol 400, not in the directory 404; 503 with Retry-After while the price provider is down. Without a session, only what the cache holds: the cached quote and chart, no points and quote null when it holds none.
          */
         get: operations["getInstrument"];
         put?: never;
@@ -1196,7 +1196,7 @@ export interface paths {
         };
         /**
          * Price points of a ticker for charts
-         * @description Oldest first, ending now; `range` 1d (default), 5d, 1m, 3m or 1y. Stocks show no points while NYSE is closed.
+         * @description Oldest first, ending now; `range` 1d (default), 5d, 1m, 3m or 1y. Stocks show no points while NYSE is closed. Without a session, the points the service's cache already holds, ending at its cached quote (none when it holds no quote).
          */
         get: operations["getPriceHistory"];
         put?: never;
@@ -2335,6 +2335,11 @@ export interface components {
              * @description CLOSED bets that ended (by hand or settled) before their committed instant, opened_at + 5 minutes: never ranked
              */
             early_closes: number;
+            /**
+             * Format: int64
+             * @description Live accounts following this trader
+             */
+            followers: number;
             /** @description Largest fall of the cumulative ranked-gain curve from a peak, in points. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
             max_drawdown: number;
             /** @description Median ranked gain. Scored: ranked bets only (ranked_gain, from the committed price to the exit). */
@@ -3700,7 +3705,6 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3732,7 +3736,6 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5486,7 +5489,6 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -7,11 +7,12 @@ import { usePageHeading } from '../lib/page-heading';
 import { ErrorState, Loading } from './status';
 
 const NAV = [
-  { to: '/markets', label: 'Markets', auth: true },
+  { to: '/markets', label: 'Markets', auth: false },
   { to: '/portfolio', label: 'Portfolio', auth: true },
   { to: '/history', label: 'History', auth: true },
   { to: '/feed', label: 'Feed', auth: true },
   { to: '/alerts', label: 'Alerts', auth: true },
+  { to: '/people', label: 'People', auth: true },
   { to: '/leaderboard', label: 'Leaderboard', auth: false },
   { to: '/rankings', label: 'Rankings', auth: false },
   { to: '/leagues', label: 'Leagues', auth: false },

@@ -1,60 +1,21 @@
-import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { FeedItem } from '../api/client';
-import { useFeed, useMe, useUserSearch } from '../api/queries';
-import { Field } from '../components/field';
-import { FollowButton } from '../components/follow-button';
+import { useFeed } from '../api/queries';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
+import { SuggestedTraders, TraderSearch } from '../components/trader-search';
 import { TailFade } from '../components/tail-fade';
 import { formatDateTime, formatPrice } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
-import { useDebounced } from '../lib/use-debounced';
 
 export function FeedPage() {
   return (
     <>
       <h1>Feed</h1>
-      <UserSearch />
+      <TraderSearch />
       <Feed />
     </>
-  );
-}
-
-function UserSearch() {
-  const me = useMe();
-  const [q, setQ] = useState('');
-  const term = useDebounced(q.trim(), 300);
-  const results = useUserSearch(term);
-  return (
-    <section className="card" aria-labelledby="search-heading">
-      <h2 id="search-heading">Find traders</h2>
-      <search>
-        <Field
-          label="Username"
-          type="search"
-          name="q"
-          value={q}
-          onChange={(e) => setQ(e.target.value)}
-          placeholder="Part of a username"
-          autoComplete="off"
-        />
-      </search>
-      {term && results.isPending && <Loading label="Searching…" />}
-      {results.isError && <ErrorState error={results.error} />}
-      {term && results.data && results.data.length === 0 && <Empty>No trader matches “{term}”.</Empty>}
-      {results.data && results.data.length > 0 && (
-        <ul className="list" data-testid="search-results">
-          {results.data.map((u) => (
-            <li key={u.id} className="list-row">
-              <Link to={`/user/${u.id}`}>{u.username}</Link>
-              {u.id !== me.data?.id && <FollowButton userId={u.id} username={u.username} />}
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
   );
 }
 
@@ -67,7 +28,10 @@ function Feed() {
       {feed.isPending && <Loading />}
       {feed.isError && <ErrorState error={feed.error} retry={() => void feed.refetch()} />}
       {feed.data && feed.data.length === 0 && offset === 0 && (
-        <Empty>Nothing yet. Follow traders (search above or from the leaderboard) to see their bets here.</Empty>
+        <>
+          <Empty>Nothing yet. Follow traders (search above or from the leaderboard) to see their bets here.</Empty>
+          <SuggestedTraders />
+        </>
       )}
       {feed.data && feed.data.length > 0 && (
         <>

@@ -10,6 +10,7 @@ import { Field } from '../components/field';
 import { InstrumentConsensus } from '../components/instrument-consensus';
 import { PriceChartView } from '../components/price-chart';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
+import { VisitorGate } from '../components/visitor-gate';
 import { useActionKeys } from '../lib/action-keys';
 import { formatDateTime, formatGain, formatPrice, gainClass, todayUtc } from '../lib/format';
 import { useDebounced } from '../lib/use-debounced';
@@ -176,7 +177,9 @@ function TickerPanel({ ticker }: { ticker: string }) {
         error={snapshot.isError && snapshot.error instanceof ApiError && snapshot.error.status === 401 ? snapshot.error : null}
         retry={() => void snapshot.refetch()}
       />
-      {quote && <OpenBetForm ticker={ticker} />}
+      <VisitorGate ticker={ticker} hasQuote={quote !== null}>
+        {quote && <OpenBetForm ticker={ticker} />}
+      </VisitorGate>
       {instrument && <InstrumentConsensus symbol={ticker} />}
     </section>
   );

@@ -6,6 +6,7 @@ import { HistoryTable, Pager } from '../components/history-table';
 import { PORTFOLIO_COLUMNS, PortfolioCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { TableHead } from '../components/table-cells';
+import { TraderSummary } from '../components/trader-search';
 import { TraderStats } from '../components/trader-stats';
 import { countOf } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
@@ -40,6 +41,9 @@ function Profile({ userId }: { userId: number }) {
         {me.data && !self && <FollowButton userId={user.id} username={user.username} />}
         {self && <span className="muted">This is you</span>}
       </div>
+      <p>
+        <TraderSummary userId={user.id} />
+      </p>
       <h2 id="statistics">Statistics</h2>
       <TraderStats userId={user.id} self={self} />
       <h2>Open bets</h2>
