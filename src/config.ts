@@ -35,6 +35,8 @@ export interface Config {
   capacities: { baseBets: number; baseFollows: number };
   /** Leagues not yet ended a user may be in (LEAGUE_LIMIT); a plan adds its extra_leagues (src/data/plans.json). */
   leagueLimit: number;
+  /** Counted reports that withhold a thesis from everyone but its owner (THESIS_REPORTS_TO_HIDE, docs/theses.md). */
+  thesisReportsToHide: number;
   /** Leagues each plan's price id adds (plans.json's extra_leagues; ours, not in SPEC's plan shape). */
   leagueExtras: ReadonlyMap<string, number>;
   rateLimits: {
@@ -350,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
       baseFollows: int(env, 'BASE_FOLLOW_CAPACITY', 20, 0, 100000),
     },
     leagueLimit: int(env, 'LEAGUE_LIMIT', 5, 0, 10_000),
+    thesisReportsToHide: int(env, 'THESIS_REPORTS_TO_HIDE', 3, 1, 1_000),
     rateLimits: {
       enabled: rateLimits === 'on',
       authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),

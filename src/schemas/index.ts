@@ -36,6 +36,7 @@ export const sharedSchemas: TSchema[] = [
   bets.TickerPriceResponseSchema,
   bets.PriceHistoryResponseSchema,
   bets.BetDetailSchema,
+  bets.ThesisActionResponseSchema,
   social.FeedItemSchema,
   social.FollowRequestSchema,
   social.FollowSuccessResponseSchema,
