@@ -9,10 +9,32 @@ export const THESIS_MAX_CHARS = 280;
 /**
  * Characters a plain-text thesis may not hold: C0 and C1 controls (newlines
  * included: a thesis is one paragraph), and every Unicode bidi control
- * (embeddings, overrides, isolates and the implicit marks), which can make
+ * (embeddings, overrides, isolates and the implicit marks) and the Unicode
+ * line and paragraph separators, which can make
  * text read differently from what it is (CVE-2021-42574's "Trojan source").
  */
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+function forbidden(cp: number): boolean {
+  return (
+    cp <= 0x1f ||
+    (cp >= 0x7f && cp <= 0x9f) ||
+    cp === 0x061c ||
+    cp === 0x200e ||
+    cp === 0x200f ||
+    cp === 0x2028 ||
+    cp === 0x2029 ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2066 && cp <= 0x2069)
+  );
+}
+
+/** The first forbidden character's code point, or undefined. */
+function firstForbidden(text: string): number | undefined {
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (forbidden(cp)) return cp;
+  }
+  return undefined;
+}
 
 /** Counted in code points, as a reader counts characters (an emoji is one, not two UTF-16 units). */
 export const thesisLength = (text: string): number => [...text].length;
@@ -26,9 +48,9 @@ export const thesisLength = (text: string): number => [...text].length;
 export function thesisProblem(text: string): string | null {
   if (text.trim() === '') return 'thesis must not be blank; leave it out for a bet without one';
   if (thesisLength(text) > THESIS_MAX_CHARS) return `thesis must be at most ${THESIS_MAX_CHARS} characters`;
-  const bad = FORBIDDEN.exec(text);
-  if (bad) {
-    const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  const bad = firstForbidden(text);
+  if (bad !== undefined) {
+    const code = bad.toString(16).toUpperCase().padStart(4, '0');
     return `thesis must be plain text: control and text-direction characters (such as U+${code}) are not allowed`;
   }
   return null;

@@ -5,7 +5,10 @@ import type { BetThesesTable } from '../db/tables.js';
 export type ThesisRow = Omit<BetThesesTable, 'counted_reports'> & { counted_reports: number };
 
 export async function insertThesis(db: Db, t: Omit<ThesisRow, 'hidden_at' | 'counted_reports'>): Promise<void> {
-  await db.insertInto('bet_theses').values({ ...t, hidden_at: null }).execute();
+  await db
+    .insertInto('bet_theses')
+    .values({ ...t, hidden_at: null })
+    .execute();
 }
 
 export async function findThesis(db: Db, betId: number): Promise<ThesisRow | undefined> {

@@ -80,7 +80,7 @@ export const UserRecordSchema = Type.Object(
       {
         description:
           'Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at; ' +
-          'a shown thesis with its salt is checked against the opening entry\'s thesis_hash',
+          "a shown thesis with its salt is checked against the opening entry's thesis_hash",
       },
     ),
     proof: Nullable(

@@ -116,7 +116,15 @@ export async function openBet(
       throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
     }
     if (thesis) await storeThesis(trx, bet, thesis, now);
-    await ctx.events.emit(trx, 'betChanged', { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: opener.username, button, thesisHash: thesis?.hash });
+    await ctx.events.emit(trx, 'betChanged', {
+      kind: 'opened',
+      bet,
+      at: now,
+      ownerLocked: true,
+      ownerName: opener.username,
+      button,
+      thesisHash: thesis?.hash,
+    });
     return { message: openedMessage(bet), bet_id: bet.id, entry_price: entryPrice };
   });
 }
