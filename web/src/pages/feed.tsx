@@ -8,6 +8,7 @@ import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { TailFade } from '../components/tail-fade';
+import { ThesisView } from '../components/thesis';
 import { formatDateTime, formatPrice } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
 import { useDebounced } from '../lib/use-debounced';
@@ -108,6 +109,7 @@ function FeedEntry({ item }: { item: FeedItem }) {
         <Gain value={item.percentage_gain} />
         <span className="muted">{formatDateTime(open ? item.entry_date : item.exit_date)}</span>
       </div>
+      <ThesisView bet={item} />
       {open && <TailFade betId={item.id} ticker={item.ticker} />}
     </li>
   );
