@@ -28,6 +28,11 @@ scheme answer 401 without a valid session.
   summing ranked gains only: a bet still open when its 5-minute cancel window ended counts from its price at that instant
   to its exit; a bet closed or cancelled inside the window never counts. GET /rankings uses ranked bets too.
 - POST /bet/{bet_id}/tail or /fade: open the same or the opposite bet as another trader's open bet (opens a bet).
+- Theses: POST /bet/open takes an optional "thesis" (at most 280 characters of plain text; control and text-direction
+  characters answer 400), given at opening only and never editable. Bet views carry thesis, thesis_salt and thesis_state
+  (shown, hidden, reported). POST /bet/{bet_id}/thesis/hide (the owner) stops serving its text; the record keeps its salted
+  hash. POST /bet/{bet_id}/thesis/report (once per user; counts only from verified accounts with a ranked bet).
+  Write a thesis only with the user's own words, on their explicit instruction; report only on their explicit instruction.
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
 

@@ -81,6 +81,8 @@ describe('Theses in Chromium', { skip: skipReason }, () => {
         assert.equal(await page.locator('.thesis img').count(), 0, 'shown as text');
         await page.getByRole('button', { name: 'Hide thesis' }).waitFor();
         assert.equal(await page.getByRole('button', { name: 'Report thesis' }).count(), 0, 'no reporting your own');
+        // The browser recomputes the salted hash and finds it in the opening entry.
+        await page.getByTestId('record-thesis').filter({ hasText: 'committed in the opening entry' }).waitFor();
         await screenshot(page, `thesis-owner-${viewport}`);
       });
 

@@ -62,9 +62,11 @@ export function ThesisView({ bet, own, signedIn, actions = false }: { bet: Thesi
       )}
       {state === 'reported' && (
         <p className="muted small" data-testid="thesis-reported">
-          {own
-            ? 'Hidden from others: enough members with verified accounts and ranked bets reported it. Only you see it.'
-            : 'This thesis was reported by members and is no longer shown.'}
+          {!own
+            ? 'This thesis was reported by members and is no longer shown.'
+            : thesis != null
+              ? 'Hidden from others: enough members with verified accounts and ranked bets reported it. Only you see it.'
+              : 'Hidden from others: enough members with verified accounts and ranked bets reported it. You still see it in your history.'}
         </p>
       )}
       {actions && <ThesisActions betId={bet.id} state={state} own={own ?? false} signedIn={signedIn ?? false} />}
