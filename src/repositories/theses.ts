@@ -68,3 +68,12 @@ export async function reporterStanding(db: Db, userId: number): Promise<{ emailV
     .executeTakeFirstOrThrow();
   return { emailVerified: verified !== undefined, rankedBets: Number(ranked.n) };
 }
+
+/** An account's deletion removes the words it wrote (the record keeps only their hashes); reports on them go with them. */
+export async function forgetTheses(db: Db, userId: number): Promise<void> {
+  await db
+    .deleteFrom('thesis_reports')
+    .where('bet_id', 'in', db.selectFrom('bet_theses').select('bet_id').where('user_id', '=', userId))
+    .execute();
+  await db.deleteFrom('bet_theses').where('user_id', '=', userId).execute();
+}

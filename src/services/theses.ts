@@ -8,7 +8,7 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { findBetById } from '../repositories/bets.js';
 import { addReport, findThesis, hideThesis, insertThesis, type ThesisRow, reporterStanding, thesesOf } from '../repositories/theses.js';
 
-export type ThesisDeps = Pick<AppContext, 'config' | 'db' | 'database' | 'clock'>;
+export type ThesisDeps = Pick<AppContext, 'config' | 'db' | 'database' | 'clock' | 'sharedAnswers'>;
 
 /** A thesis checked and salted before the opening's transaction: its hash goes into the opening entry. */
 export interface NewThesis {
@@ -76,6 +76,8 @@ export async function hideOwnThesis(ctx: ThesisDeps, userId: number, betId: numb
   const thesis = await existingThesis(ctx, betId);
   if (thesis.user_id !== userId) throw forbidden("Only the bet's owner can hide its thesis");
   await hideThesis(ctx.db, betId, ctx.clock.now());
+  // The owner's public profile (a shared answer) shows it no more from now on.
+  ctx.sharedAnswers.dropProfile(userId);
   return { message: 'Thesis hidden: its text is no longer shown; its hash stays in the record', thesis_state: 'hidden' };
 }
 
@@ -90,5 +92,6 @@ export async function reportThesis(ctx: ThesisDeps, userId: number, betId: numbe
   const counted = reportCounts(await reporterStanding(ctx.db, userId));
   const added = await ctx.database.transaction((trx) => addReport(trx, betId, userId, counted, ctx.clock.now()));
   if (!added) throw conflict('You have already reported this thesis');
+  if (counted) ctx.sharedAnswers.dropProfile(thesis.user_id);
   return { message: 'Thank you: the thesis is reported' };
 }

@@ -17,7 +17,7 @@ import { commitDueBets } from '../../src/jobs/commitments.js';
 import { markVerified } from '../../src/repositories/email.js';
 import type { UserRecord } from '../../src/schemas/record.js';
 import { checkBetRecord } from '../../web/src/lib/record-proof.js';
-import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
+import { createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
 
@@ -273,5 +273,20 @@ forEachDialect('theses', (dialect) => {
     const plainId = await open(owner, { ticker: 'BTC-USD', direction: 'LONG' });
     assert.equal((await call('POST', `/bet/${plainId}/thesis/report`, first)).statusCode, 404);
     assert.equal((await call('POST', '/bet/abc/thesis/report', first)).statusCode, 400);
+  });
+
+  test("deleting an account removes its theses' words and the reports on them; the record keeps the hashes and verifies", async () => {
+    const owner = await registerAndLogin(t.app);
+    const id = await open(owner, { ticker: 'BTC-USD', direction: 'LONG', thesis: 'personal words' });
+    const reporter = await registerAndLogin(t.app);
+    assert.equal((await call('POST', `/bet/${id}/thesis/report`, reporter)).statusCode, 200);
+    const del = await call('DELETE', '/me', owner, { password: PASSWORD });
+    assert.equal(del.statusCode, 200, del.body);
+    assert.equal(await t.ctx.db.selectFrom('bet_theses').select('bet_id').where('bet_id', '=', id).executeTakeFirst(), undefined);
+    assert.equal(await t.ctx.db.selectFrom('thesis_reports').select('bet_id').where('bet_id', '=', id).executeTakeFirst(), undefined);
+    const rec = await getRecord(owner.id);
+    assert.equal(rec.bets.find((b) => b.id === id)!.thesis, undefined);
+    assert.match(rec.entries[0].event.thesis_hash ?? '', /^[0-9a-f]{64}$/);
+    assert.deepEqual(verifyUserRecord(rec), []);
   });
 });
