@@ -19,6 +19,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('hidden_at', ms)
     .addColumn('counted_reports', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
+  // An account's deletion removes its theses by owner.
+  await db.schema.createIndex('bet_theses_user_idx').on('bet_theses').column('user_id').execute();
   await db.schema
     .createTable('thesis_reports')
     .addColumn('bet_id', ref, (c) => c.notNull().references('bet_theses.bet_id').onDelete('cascade'))
@@ -32,5 +34,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('thesis_reports').execute();
+  await db.schema.dropIndex('bet_theses_user_idx').execute();
   await db.schema.dropTable('bet_theses').execute();
 }
