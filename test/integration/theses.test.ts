@@ -289,4 +289,23 @@ forEachDialect('theses', (dialect) => {
     assert.match(rec.entries[0].event.thesis_hash ?? '', /^[0-9a-f]{64}$/);
     assert.deepEqual(verifyUserRecord(rec), []);
   });
+
+  test("the owner's export carries the words (quoted and defused in CSV); a hidden thesis is exported as null", async () => {
+    const owner = await registerAndLogin(t.app);
+    const text = '=HYPERLINK("x"), a "quoted", comma';
+    const id = await open(owner, { ticker: 'BTC-USD', direction: 'LONG', thesis: text });
+    const hiddenId = await open(owner, { ticker: 'BTC-USD', direction: 'SHORT', thesis: 'soon hidden' });
+    assert.equal((await call('POST', `/bet/${hiddenId}/thesis/hide`, owner)).statusCode, 200);
+    const list = (await call('GET', '/me/export', owner)).json() as Array<{ id: number; thesis: string | null }>;
+    assert.deepEqual(
+      list.map((b) => [b.id, b.thesis]),
+      [
+        [id, text],
+        [hiddenId, null],
+      ],
+    );
+    const csv = (await call('GET', '/me/export?format=csv', owner)).body.trim().split('\r\n');
+    assert.ok(csv[1]!.endsWith(`,"'=HYPERLINK(""x""), a ""quoted"", comma"`), csv[1]);
+    assert.ok(csv[2]!.endsWith(','), 'a hidden thesis is an empty cell');
+  });
 });

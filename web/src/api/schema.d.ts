@@ -1537,6 +1537,8 @@ export interface components {
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
             target_date: string | null;
+            /** @description The bet's thesis as its owner wrote it (docs/theses.md); null without one, or once its owner hid it */
+            thesis: string | null;
             ticker: string;
         };
         FeedItem: {
