@@ -37,6 +37,8 @@ export interface Config {
   leagueLimit: number;
   /** CONSENSUS_MIN_HOLDERS: holders with a positive ranked skill an instrument needs before its weighted consensus shows (docs/consensus.md). */
   consensusMinHolders: number;
+  /** Counted reports that withhold a thesis from everyone but its owner (THESIS_REPORTS_TO_HIDE, docs/theses.md). */
+  thesisReportsToHide: number;
   /** Leagues each plan's price id adds (plans.json's extra_leagues; ours, not in SPEC's plan shape). */
   leagueExtras: ReadonlyMap<string, number>;
   /** Live price alerts a user may have (BASE_ALERT_CAPACITY); a plan adds its extra_alerts (src/data/plans.json). */
@@ -362,6 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
     leagueLimit: int(env, 'LEAGUE_LIMIT', 5, 0, 10_000),
     consensusMinHolders: int(env, 'CONSENSUS_MIN_HOLDERS', 3, 1, 10_000),
     alertCapacity: int(env, 'BASE_ALERT_CAPACITY', 20, 0, 100_000),
+    thesisReportsToHide: int(env, 'THESIS_REPORTS_TO_HIDE', 3, 1, 1_000),
     rateLimits: {
       enabled: rateLimits === 'on',
       authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),

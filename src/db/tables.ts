@@ -352,6 +352,26 @@ export interface LeagueMembersTable {
   early_closes: Generated<number>;
 }
 
+/** A bet's thesis (migration 0029, docs/theses.md): written once at opening, never edited. */
+export interface BetThesesTable {
+  bet_id: number;
+  user_id: number;
+  text: string;
+  salt: string;
+  hash: string;
+  created_at: number;
+  hidden_at: number | null;
+  counted_reports: Generated<number>;
+}
+
+/** One user's report of a thesis; counted when the reporter's account qualified at the time (src/domain/thesis.ts). */
+export interface ThesisReportsTable {
+  bet_id: number;
+  reporter_id: number;
+  counted: number;
+  reported_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -383,6 +403,8 @@ export interface Database {
   email_verified: EmailVerifiedTable;
   notice_settings: NoticeSettingsTable;
   price_alerts: PriceAlertsTable;
+  bet_theses: BetThesesTable;
+  thesis_reports: ThesisReportsTable;
 }
 
 /** The database or a transaction on it, as data-access functions take it. */

@@ -86,3 +86,10 @@ export function proofSides(index: number, size: number, pathLength: number): boo
   }
   return sn === 0 ? sides : null;
 }
+
+/**
+ * The bytes a thesis_hash is the SHA-256 of: the bet's salt (32 hex
+ * characters), a newline, and the thesis text as UTF-8. The salt is random
+ * per bet, so a short thesis cannot be recovered from its hash by guessing.
+ */
+export const thesisPreimage = (salt: string, text: string): string => `${salt}\n${text}`;

@@ -3,7 +3,7 @@
 // leaves and inner nodes can never be confused).
 import { createHash } from 'node:crypto';
 import { committedInstant } from './bets.js';
-import { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS, proofSides, rankingFieldMismatches } from './record-encoding.js';
+import { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS, proofSides, rankingFieldMismatches, thesisPreimage } from './record-encoding.js';
 
 export { canonicalJson, eventJson, OPTIONAL_EVENT_FIELDS };
 
@@ -41,7 +41,7 @@ export interface RecordEvent extends BetFields {
   committed_price?: number | null;
   benchmark_committed?: number | null;
   close_reason?: CloseReason | null;
-  /** SHA-256 (hex) of the bet's thesis text; null until theses exist. */
+  /** On an opening with a thesis: SHA-256 (hex) of its salt, a newline and its text (thesisPreimage); null otherwise. */
   thesis_hash?: string | null;
   ranked_gain?: number | null;
 }
@@ -74,8 +74,8 @@ function eventInstant(kind: RecordKind, bet: RecordedBet, appendedAt: number): n
   return bet.closed_at ?? appendedAt;
 }
 
-/** The entry for a bet's event, appended at `appendedAt` as entry `seq` of its owner's chain. */
-export function recordEventOf(kind: RecordKind, bet: RecordedBet, seq: number, appendedAt: number): RecordEvent {
+/** The entry for a bet's event, appended at `appendedAt` as entry `seq` of its owner's chain; an opening carries its thesis's salted hash, if any. */
+export function recordEventOf(kind: RecordKind, bet: RecordedBet, seq: number, appendedAt: number, thesisHash: string | null = null): RecordEvent {
   return {
     user_id: bet.user_id,
     seq,
@@ -93,7 +93,8 @@ export function recordEventOf(kind: RecordKind, bet: RecordedBet, seq: number, a
     committed_price: bet.committed_price,
     benchmark_committed: bet.benchmark_committed,
     close_reason: recordCloseReason(bet.close_reason),
-    thesis_hash: null,
+    // The opening entry alone commits to the thesis: it was given then, and can never change.
+    thesis_hash: kind === 'opened' ? thesisHash : null,
     ranked_gain: bet.ranked_gain,
   };
 }
@@ -175,6 +176,19 @@ export interface BetState extends BetFields {
   committed_price?: number | null;
   benchmark_committed?: number | null;
   ranked_gain?: number | null;
+  /** A thesis as served with its salt (docs/theses.md): checked against the opening entry's thesis_hash. */
+  thesis?: string | null;
+  thesis_salt?: string | null;
+}
+
+/** The problem with a bet's served thesis, or null: its salted hash must be the one its opening entry committed to. */
+export function thesisMismatch(bet: Pick<BetState, 'id' | 'thesis' | 'thesis_salt'>, opening: RecordEvent | undefined): string | null {
+  if (bet.thesis == null || bet.thesis_salt == null) return null;
+  if (!opening) return `bet ${bet.id}: a thesis is shown but the record has no opening entry for it`;
+  if (opening.thesis_hash == null) return `bet ${bet.id}: a thesis is shown but its opening entry committed to none`;
+  if (createHash('sha256').update(thesisPreimage(bet.thesis_salt, bet.thesis)).digest('hex') !== opening.thesis_hash)
+    return `bet ${bet.id}: the thesis shown is not the one committed at opening (thesis_hash mismatch)`;
+  return null;
 }
 
 /**
@@ -187,6 +201,7 @@ export function verifyChain(userId: number, entries: ChainEntry[], bets?: BetSta
   const problems: string[] = [];
   let prev = GENESIS;
   const latest = new Map<number, RecordEvent>();
+  const openings = new Map<number, RecordEvent>();
   entries.forEach((e, i) => {
     if (e.seq !== i + 1) problems.push(`gap: expected entry ${i + 1}, found ${e.seq}`);
     if (e.event.user_id !== userId) problems.push(`entry ${e.seq} names user ${e.event.user_id}`);
@@ -196,8 +211,11 @@ export function verifyChain(userId: number, entries: ChainEntry[], bets?: BetSta
     if (h !== e.hash) problems.push(`entry ${e.seq} was changed (hash mismatch)`);
     prev = e.hash;
     latest.set(e.event.bet_id, e.event);
+    if (e.event.kind === 'opened' && !openings.has(e.event.bet_id)) openings.set(e.event.bet_id, e.event);
   });
   for (const b of bets ?? []) {
+    const thesisProblem = thesisMismatch(b, openings.get(b.id));
+    if (thesisProblem) problems.push(thesisProblem);
     const ev = latest.get(b.id);
     if (!ev) {
       problems.push(`bet ${b.id} has no entry in the record`);

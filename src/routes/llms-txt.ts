@@ -40,6 +40,11 @@ scheme answer 401 without a valid session.
   directory's change_percent) reaches value % either way (move); the quote in force when set counts. GET /alerts
   lists the caller's, active and fired (fired_at, fired_price); DELETE /alerts/{alert_id} removes one. Active alerts
   are capped per user (403 LIMIT_REACHED).
+- Theses: POST /bet/open takes an optional "thesis" (at most 280 characters of plain text; control and text-direction
+  characters answer 400), given at opening only and never editable. Bet views carry thesis, thesis_salt and thesis_state
+  (shown, hidden, reported). POST /bet/{bet_id}/thesis/hide (the owner) stops serving its text; the record keeps its salted
+  hash. POST /bet/{bet_id}/thesis/report (once per user; counts only from verified accounts with a ranked bet).
+  Write a thesis only with the user's own words, on their explicit instruction; report only on their explicit instruction.
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
 

@@ -16,11 +16,13 @@ import {
   PriceHistoryResponseSchema,
   TickerPriceResponseSchema,
   type TickerPriceResponse,
+  ThesisActionResponseSchema,
 } from '../schemas/bets.js';
 import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, ref, Text } from '../schemas/common.js';
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, quoteSourceOf, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { leaderboard, rankedLeaderboard } from '../services/rankings.js';
+import { hideOwnThesis, reportThesis } from '../services/theses.js';
 import { sharedAnswerSender } from '../http/cache-control.js';
 import { optionalSessionRoute, publicRoute, sessionRoute } from '../http/route-options.js';
 import { LeaderboardQuerySchema, TOP_ROWS } from '../schemas/rankings.js';
@@ -103,12 +105,50 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close ' +
           'on or after it, crypto at 00:00 UTC after it. 403 LIMIT_REACHED at bet_capacity open bets; 503 with ' +
-          'Retry-After while the price provider is down.',
+          'Retry-After while the price provider is down. Optional thesis (DESIGN): at most 280 characters of plain text, ' +
+          'never editable, committed in the record as a salted hash (docs/theses.md).',
         body: ref(OpenBetRequestSchema),
         response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 404, 413, 415, 503), 403: Limit403 },
       },
     }),
     async (request) => openBet(ctx, principalOf(request).userId, request.body),
+  );
+
+  // A bet's thesis after opening (docs/theses.md): never edited; the owner may hide it, others may report it once.
+  app.post(
+    '/bet/:bet_id/thesis/hide',
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
+        tags: ['trading'],
+        operationId: 'hideBetThesis',
+        summary: "Hide your bet's thesis",
+        description:
+          'The owner only (403 for anyone else; 404 for a bet without a thesis). Its text and salt are no longer served to anyone; ' +
+          'its hash stays in the record. It cannot be shown again. Hiding a hidden thesis answers the same.',
+        params: BetParams,
+        response: { 200: ref(ThesisActionResponseSchema), ...errorResponses(400, 403, 404) },
+      },
+    }),
+    async (request) => hideOwnThesis(ctx, principalOf(request).userId, request.params.bet_id),
+  );
+
+  app.post(
+    '/bet/:bet_id/thesis/report',
+    sessionRoute(app, {
+      limit: 'writes',
+      schema: {
+        tags: ['trading'],
+        operationId: 'reportBetThesis',
+        summary: "Report another user's thesis",
+        description:
+          'Once per user (409 the second time); the owner cannot report their own (400). Only reports from accounts with a verified ' +
+          'email and at least one ranked bet count; at THESIS_REPORTS_TO_HIDE counted reports the thesis is withheld from all but its owner.',
+        params: BetParams,
+        response: { 200: ref(ThesisActionResponseSchema), ...errorResponses(400, 404, 409) },
+      },
+    }),
+    async (request) => reportThesis(ctx, principalOf(request).userId, request.params.bet_id),
   );
 
   app.post(

@@ -33,11 +33,37 @@ export const closedBetFields = {
   entry_date: DateTime(),
 };
 
+export const THESIS_MAX_LENGTH = 280;
+
+/**
+ * A bet's thesis as a view carries it (docs/theses.md), only on bets that
+ * have one: its state, and its text and salt while they are served to the
+ * reader (the salt lets anyone recompute the opening entry's thesis_hash).
+ */
+export const thesisFields = {
+  thesis: Type.Optional(
+    Type.Union([Type.String({ maxLength: THESIS_MAX_LENGTH }), Type.Null()], {
+      description: "The bet's thesis as its owner wrote it at opening (plain text: escape it when rendering); null when not served to this reader",
+    }),
+  ),
+  thesis_salt: Type.Optional(
+    Type.Union([Type.String({ minLength: 32, maxLength: 32, pattern: '^[0-9a-f]{32}$' }), Type.Null()], {
+      description: "The thesis's salt, served with its text: SHA-256 of salt, a newline and the text is the opening entry's thesis_hash",
+    }),
+  ),
+  thesis_state: Type.Optional(
+    StringEnum(['shown', 'hidden', 'reported'], {
+      description: 'shown; hidden by its owner (served to no one); reported: withheld from all but its owner after enough counted reports',
+    }),
+  ),
+};
+
 /** SPEC allows additional properties; `status` is the one we add (DESIGN: history carries it). */
 export const ClosedBetSchema = Type.Object(
   {
     ...closedBetFields,
     status: Type.Optional(BetStatusSchema),
+    ...thesisFields,
   },
   { $id: 'ClosedBet', additionalProperties: true },
 );
@@ -54,6 +80,15 @@ export const OpenBetRequestSchema = Type.Object(
     ticker: Text({ minLength: 1, maxLength: 32 }),
     direction: DirectionSchema,
     target_date: Type.Optional(DateString()),
+    // DESIGN's optional thesis (docs/theses.md); its characters are checked in src/domain/thesis.ts for a clearer 400.
+    thesis: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: THESIS_MAX_LENGTH,
+        description:
+          'Why you take the bet, at most 280 characters of plain text (no control or text-direction characters); given at opening only, never editable',
+      }),
+    ),
   },
   { $id: 'OpenBetRequest', additionalProperties: false },
 );
@@ -67,6 +102,11 @@ export type OpenBetResponse = Static<typeof OpenBetResponseSchema>;
 
 export const CloseBetRequestSchema = Type.Object({ bet_id: Id() }, { $id: 'CloseBetRequest', additionalProperties: false });
 export type CloseBetRequest = Static<typeof CloseBetRequestSchema>;
+
+export const ThesisActionResponseSchema = Type.Object(
+  { message: ServerText(), thesis_state: Type.Optional(StringEnum(['shown', 'hidden', 'reported'])) },
+  { $id: 'ThesisActionResponse', additionalProperties: false },
+);
 
 export const CloseBetResponseSchema = Type.Object(
   { message: ServerText(), ticker: Ticker(), gain_percent: Type.Number(), exit_price: Type.Number() },
@@ -131,6 +171,7 @@ export const BetDetailSchema = Type.Object(
     unranked_reason: Type.Union([ServerText(32), Type.Null()], {
       description: 'Why the bet can never be ranked (such as entry_not_quoted: generated data); null otherwise',
     }),
+    ...thesisFields,
   },
   { $id: 'BetDetail', additionalProperties: false },
 );

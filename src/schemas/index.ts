@@ -38,6 +38,7 @@ export const sharedSchemas: TSchema[] = [
   bets.TickerPriceResponseSchema,
   bets.PriceHistoryResponseSchema,
   bets.BetDetailSchema,
+  bets.ThesisActionResponseSchema,
   social.FeedItemSchema,
   social.FollowRequestSchema,
   social.FollowSuccessResponseSchema,

@@ -33,6 +33,9 @@ export const ExportedBetSchema = Type.Object(
     target_date: Type.Union([DateString(), Type.Null()]),
     entry_date: DateTime(),
     exit_date: Type.Union([DateTime(), Type.Null()]),
+    thesis: Type.Union([Type.String({ maxLength: 280 }), Type.Null()], {
+      description: "The bet's thesis as its owner wrote it (docs/theses.md); null without one, or once its owner hid it",
+    }),
   },
   { $id: 'ExportedBet', additionalProperties: false },
 );

@@ -61,12 +61,26 @@ export const UserRecordSchema = Type.Object(
           committed_price: Type.Optional(Nullable(Type.Number())),
           benchmark_committed: Type.Optional(Nullable(Type.Number())),
           ranked_gain: Type.Optional(Nullable(Type.Number())),
+          thesis: Type.Optional(
+            Nullable(Type.String({ maxLength: 280, description: "The bet's thesis while it is shown to everyone (docs/theses.md)" })),
+          ),
+          thesis_salt: Type.Optional(
+            Nullable(
+              Type.String({
+                minLength: 32,
+                maxLength: 32,
+                pattern: '^[0-9a-f]{32}$',
+                description: "With thesis: SHA-256 of this salt, a newline and the text is the opening entry's thesis_hash",
+              }),
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
       {
         description:
-          'Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at',
+          'Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at; ' +
+          "a shown thesis with its salt is checked against the opening entry's thesis_hash",
       },
     ),
     proof: Nullable(

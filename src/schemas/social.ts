@@ -1,6 +1,6 @@
 import { Count, Id, Page, ref, StringEnum, Username } from './common.js';
 import { type Static, Type } from '@sinclair/typebox';
-import { BetStatusSchema, ClosedBetSchema, closedBetFields, PortfolioBetSchema } from './bets.js';
+import { BetStatusSchema, ClosedBetSchema, closedBetFields, PortfolioBetSchema, thesisFields } from './bets.js';
 import { PublicUserSchema } from './users.js';
 
 export const FeedItemSchema = Type.Object(
@@ -9,6 +9,7 @@ export const FeedItemSchema = Type.Object(
     user_id: Id(),
     username: Username(),
     status: BetStatusSchema,
+    ...thesisFields,
   },
   { $id: 'FeedItem', additionalProperties: true },
 );

@@ -7,6 +7,7 @@ import { passwordProblem } from '../domain/accounts.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { anonymiseUser, deleteOtherSessions } from '../repositories/account-control.js';
 import { betsPageAfter } from '../repositories/export.js';
+import { type ThesisRow, thesesOf } from '../repositories/theses.js';
 import { findUserById, updatePasswordHash } from '../repositories/users.js';
 import { type ExportedBet, ExportedBetSchema } from '../schemas/me.js';
 import { checkPassword, type Principal } from './accounts.js';
@@ -52,7 +53,8 @@ export async function deleteAccount(ctx: AccountControlDeps, who: Principal, ip:
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function toExportedBet(b: BetRow): ExportedBet {
+/** `thesis`: the owner's own words (hidden ones are served to no one, the owner included). */
+export function toExportedBet(b: BetRow, thesis: ThesisRow | undefined): ExportedBet {
   return {
     id: b.id,
     ticker: b.ticker,
@@ -64,6 +66,7 @@ export function toExportedBet(b: BetRow): ExportedBet {
     target_date: b.target_date,
     entry_date: new Date(b.opened_at).toISOString(),
     exit_date: iso(b.closed_at),
+    thesis: thesis && thesis.hidden_at === null ? thesis.text : null,
   };
 }
 
@@ -94,7 +97,11 @@ export function exportBets(ctx: AccountControlDeps, userId: number, format: 'csv
       const page = await betsPageAfter(ctx.db, userId, after, EXPORT_PAGE);
       if (page.length === 0) break;
       after = page[page.length - 1].id;
-      const rows = page.map(toExportedBet);
+      const theses = await thesesOf(
+        ctx.db,
+        page.map((b) => b.id),
+      );
+      const rows = page.map((b) => toExportedBet(b, theses.get(b.id)));
       if (format === 'csv') yield rows.map((r) => `${COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`).join('');
       else {
         yield (first ? '' : ',') + rows.map((r) => JSON.stringify(r)).join(',');

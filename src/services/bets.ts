@@ -32,9 +32,10 @@ import { iso, type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './b
 import { benchmarkPrice } from './benchmarks.js';
 import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
+import { prepareThesis, storeThesis, type ThesisDeps, thesisOf, withTheses } from './theses.js';
 
 /** What the bet lifecycle uses of the context: a service built without Fastify passes these. */
-export type BetDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'>;
+export type BetDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'> & ThesisDeps;
 
 export const LEADERBOARD_SIZE = 100;
 
@@ -53,6 +54,8 @@ export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail>
     ranked_gain: bet.ranked_gain,
     ranked: rankState(bet),
     unranked_reason: bet.unranked_reason,
+    // Shared by every caller (a public, cached answer): the thesis as others see it.
+    ...(await thesisOf(ctx, bet.id, null)),
   };
 }
 
@@ -73,6 +76,8 @@ export async function openBet(
   button?: BetEvent['button'],
 ): Promise<OpenBetResponse> {
   const ticker = tickerOrBadRequest(req.ticker);
+  // The thesis (docs/theses.md) is checked and salted before the price is fetched: a bad one costs no quote.
+  const thesis = prepareThesis(req.thesis);
   const targetDate = req.target_date ?? null;
   if (targetDate !== null) {
     const problem = targetDateProblem(targetDate, ctx.clock.now());
@@ -110,7 +115,16 @@ export async function openBet(
       const open = await countOpenBets(trx, userId);
       throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
     }
-    await ctx.events.emit(trx, 'betChanged', { kind: 'opened', bet, at: now, ownerLocked: true, ownerName: opener.username, button });
+    if (thesis) await storeThesis(trx, bet, thesis, now);
+    await ctx.events.emit(trx, 'betChanged', {
+      kind: 'opened',
+      bet,
+      at: now,
+      ownerLocked: true,
+      ownerName: opener.username,
+      button,
+      thesisHash: thesis?.hash,
+    });
     return { message: openedMessage(bet), bet_id: bet.id, entry_price: entryPrice };
   });
 }
@@ -313,7 +327,8 @@ export async function portfolio(ctx: BetDeps, userId: number): Promise<Portfolio
   return rows.map((r) => toPortfolioBet(r, marks.get(r.ticker), now));
 }
 
-export async function history(ctx: BetDeps, userId: number, limit: number, offset: number): Promise<StatusBet[]> {
+/** The user's finished bets, with their theses as `viewerId` may see them (the owner: /history; null: a public profile). */
+export async function history(ctx: BetDeps, userId: number, limit: number, offset: number, viewerId: number | null = userId): Promise<StatusBet[]> {
   const rows = await listFinishedBets(ctx.db, userId, limit, offset);
-  return rows.map(toClosedBet);
+  return withTheses(ctx, rows.map(toClosedBet), viewerId);
 }

@@ -22,6 +22,8 @@ export interface BetEvent {
   ownerName?: string;
   /** A bet opened by a Tail or Fade button in a chat: the update pressed, answered in the opening's transaction. */
   button?: { chat: ChatAddress; update: UpdateKey };
+  /** An opening with a thesis: its salted hash, committed in the opening entry (docs/theses.md). */
+  thesisHash?: string;
 }
 
 /** Every event, by name, with what its handlers are told. */

@@ -6,9 +6,10 @@ import { listFollowed } from '../repositories/follows.js';
 import { listFeed } from '../repositories/feed.js';
 import type { FeedItem } from '../schemas/social.js';
 import { toBetView } from './bet-views.js';
+import { type ThesisDeps, withTheses } from './theses.js';
 
 /** The part of the context this module uses. */
-export type FeedDeps = Pick<AppContext, 'clock' | 'db' | 'prices'>;
+export type FeedDeps = Pick<AppContext, 'clock' | 'db' | 'prices'> & ThesisDeps;
 
 /** One page of the feed, and the users it was made from (a change by any of them changes it). */
 export async function feed(ctx: FeedDeps, userId: number, page: FeedPage): Promise<FeedItem[]> {
@@ -20,5 +21,5 @@ export async function feed(ctx: FeedDeps, userId: number, page: FeedPage): Promi
   const marks = open.length > 0 ? await ctx.prices.marks(open) : new Map<string, number>();
   const now = ctx.clock.now();
   const items = rows.map((r) => ({ ...toBetView(r, marks.get(r.ticker), now), user_id: r.user_id, username: names.get(r.user_id)! }));
-  return items;
+  return withTheses(ctx, items, userId);
 }

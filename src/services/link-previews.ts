@@ -4,9 +4,11 @@
 import type { AppContext } from '../context.js';
 import { findBetById } from '../repositories/bets.js';
 import { findUserById } from '../repositories/users.js';
+import { findThesis } from '../repositories/theses.js';
+import { thesisServedTo } from '../domain/thesis.js';
 
 /** The part of the context this module uses. */
-export type LinkPreviewDeps = Pick<AppContext, 'db'>;
+export type LinkPreviewDeps = Pick<AppContext, 'db' | 'config'>;
 
 export interface LinkPreview {
   title: string;
@@ -54,8 +56,11 @@ export async function betPreview(ctx: LinkPreviewDeps, betId: number): Promise<L
       : bet.status === 'CANCELLED'
         ? `cancelled, ${entry}`
         : `closed at ${priceFormat.format(bet.exit_price ?? bet.entry_price)} (${gain(bet.percentage_gain ?? 0)}), ${entry}`;
+  // The thesis as a visitor sees it (a crawler is one): quoted first, while it is shown (docs/theses.md); withPreview escapes it.
+  const thesis = await findThesis(ctx.db, bet.id);
+  const quoted = thesis && thesisServedTo(thesis, null, ctx.config.thesisReportsToHide) ? `“${thesis.text}” ` : '';
   return {
     title: `${who}: ${bet.ticker} ${side} on Paper Bets`,
-    description: `${who} bet ${bet.ticker} goes ${bet.direction === 'LONG' ? 'up' : 'down'}: ${state}. Paper money, public record.`,
+    description: `${quoted}${who} bet ${bet.ticker} goes ${bet.direction === 'LONG' ? 'up' : 'down'}: ${state}. Paper money, public record.`,
   };
 }

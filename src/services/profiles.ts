@@ -24,7 +24,7 @@ async function makePublicProfile(ctx: ProfileDeps, userId: number, page: FeedPag
   if (!user) throw notFound('User not found');
   const [open, finished, total] = await Promise.all([
     portfolio(ctx, user.id),
-    history(ctx, user.id, page.limit, page.offset),
+    history(ctx, user.id, page.limit, page.offset, null),
     countFinishedBets(ctx.db, user.id),
   ]);
   // PublicUser only: never the account's email, capacities or payment ids.

@@ -23,9 +23,14 @@ import { boardLeavesOf, boardsToPublish, setBoardLeaf } from '../repositories/le
 import { leagueLeafHash } from '../domain/league-record.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
 import type { AppEvents, BetEvent } from './events.js';
+import { thesesOf } from '../repositories/theses.js';
+import { thesisServedTo } from '../domain/thesis.js';
 
 /** What the verifiable record uses of the context. */
 export type RecordDeps = Pick<AppContext, 'clock' | 'database' | 'db'>;
+
+/** The user record also reads the thesis setting. */
+type UserRecordDeps = RecordDeps & Pick<AppContext, 'config'>;
 
 const DAY_MS = 86_400_000;
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -38,19 +43,26 @@ const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
  * clocks may differ), so dates rise with sequence numbers as headsBefore
  * assumes; the event's own instant is its event_at.
  */
-async function appendEntry(ctx: RecordDeps, trx: Db, kind: RecordKind, bet: BetRow, ownerLocked: boolean | undefined): Promise<void> {
+async function appendEntry(
+  ctx: RecordDeps,
+  trx: Db,
+  kind: RecordKind,
+  bet: BetRow,
+  ownerLocked: boolean | undefined,
+  thesisHash?: string,
+): Promise<void> {
   if (!ownerLocked) await ctx.database.holdLock(trx, 'users', bet.user_id);
   const last = await lastEntry(trx, bet.user_id);
   const seq = (last?.seq ?? 0) + 1;
   const prev = last?.hash ?? GENESIS;
   const at = Math.max(ctx.clock.now(), last?.at ?? 0);
-  const entry = encodeEntry(prev, recordEventOf(kind, bet, seq, at));
+  const entry = encodeEntry(prev, recordEventOf(kind, bet, seq, at, thesisHash ?? null));
   await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...entry, prev_hash: prev });
 }
 
 /** The betChanged handler: one chain entry per event. */
 export function recordHandler(ctx: RecordDeps) {
-  return (trx: Db, { kind, bet, ownerLocked }: BetEvent): Promise<void> => appendEntry(ctx, trx, kind, bet, ownerLocked);
+  return (trx: Db, { kind, bet, ownerLocked, thesisHash }: BetEvent): Promise<void> => appendEntry(ctx, trx, kind, bet, ownerLocked, thesisHash);
 }
 
 /** The betCommitted handler: a `committed` entry with the bet's committed prices (the bet's status is unchanged). */
@@ -106,11 +118,24 @@ export async function recordDay(ctx: RecordDeps, day: string): Promise<RecordDay
   return d;
 }
 
-export async function userRecord(ctx: RecordDeps, userId: number): Promise<UserRecord> {
+async function withRecordTheses<B extends { id: number }>(ctx: UserRecordDeps, bets: B[]) {
+  const theses = await thesesOf(
+    ctx.db,
+    bets.map((b) => b.id),
+  );
+  return bets.map((b) => {
+    const t = theses.get(b.id);
+    if (!t || !thesisServedTo(t, null, ctx.config.thesisReportsToHide)) return b;
+    return { ...b, thesis: t.text, thesis_salt: t.salt };
+  });
+}
+
+export async function userRecord(ctx: UserRecordDeps, userId: number): Promise<UserRecord> {
   if (!(await userExists(ctx.db, userId))) throw notFound('User not found');
   await publishDay(ctx, yesterday(ctx));
   const entries = await entriesOf(ctx.db, userId);
-  const bets = await userBetStates(ctx.db, userId);
+  // A thesis shown to everyone is served with its salt, so the opening entry's thesis_hash can be recomputed (docs/theses.md).
+  const bets = await withRecordTheses(ctx, await userBetStates(ctx.db, userId));
   let proof: UserRecord['proof'] = null;
   const leaf = await latestLeafOf(ctx.db, userId);
   if (leaf) {

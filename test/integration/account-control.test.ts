@@ -176,6 +176,7 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
       'percentage_gain',
       'status',
       'target_date',
+      'thesis',
       'ticker',
     ]);
     assert.equal(list[0].status, 'OPEN');
@@ -186,7 +187,7 @@ forEachDialect('account control: password, deletion, export', (dialect) => {
     assert.equal(csv.statusCode, 200);
     assert.match(String(csv.headers['content-type']), /text\/csv/);
     const lines = csv.body.trim().split('\r\n');
-    assert.equal(lines[0], 'id,ticker,direction,status,entry_price,exit_price,percentage_gain,target_date,entry_date,exit_date');
+    assert.equal(lines[0], 'id,ticker,direction,status,entry_price,exit_price,percentage_gain,target_date,entry_date,exit_date,thesis');
     assert.equal(lines.length, EXPORT_PAGE + 6);
     assert.match(String(csv.headers['content-disposition']), /attachment; filename="bets-\d{4}-\d{2}-\d{2}\.csv"/);
 

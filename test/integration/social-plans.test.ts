@@ -111,14 +111,19 @@ forEachDialect('social query plans', (dialect) => {
     assert.match(plan!, dialect === 'sqlite' ? /SCAN users USING COVERING INDEX users_search_idx/ : /Index Only Scan using users_search_idx/, plan);
   });
 
-  test('public profile: the user by primary key, open bets, the history page and its count through bets indexes', async () => {
+  test("public profile: the user by primary key, open bets, the history page and its count through bets indexes, the page's theses by primary key", async () => {
     const all = await plans((db) => publicProfile({ ...t.ctx, db }, users[1]!, { limit: 100, offset: 0 }));
-    assert.equal(all.length, 4, all.join('\n---\n'));
+    assert.equal(all.length, 5, all.join('\n---\n'));
     for (const plan of all) assertNoTableScan(plan);
     const text = all.join('\n');
     assert.match(text, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/);
     assert.match(text, /bets_user_status_idx/, 'open bets');
     assert.match(text, /bets_user_history_idx/, 'history page and its count');
+    assert.match(
+      text,
+      dialect === 'sqlite' ? /SEARCH bet_theses USING INDEX sqlite_autoindex_bet_theses_1 \(bet_id=\?\)/ : /bet_theses_pkey/,
+      'theses',
+    );
   });
 
   test("the write path's reads: the session and the user by primary key, the capacity check of an opening's insert through bets_user_status_idx, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {

@@ -23,6 +23,7 @@ import * as m0023 from './0023_ranked_aggregates.js';
 import * as m0024 from './0024_league_scoring_version.js';
 import * as m0026 from './0026_commitment_backfill.js';
 import * as m0028 from './0028_price_alerts.js';
+import * as m0029 from './0029_theses.js';
 import * as m0030 from './0030_consensus.js';
 import * as m0033 from './0033_history_positions.js';
 
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '0024_league_scoring_version': m0024,
   '0026_commitment_backfill': m0026,
   '0028_price_alerts': m0028,
+  '0029_theses': m0029,
   '0030_consensus': m0030,
   '0033_history_positions': m0033,
 };

@@ -212,6 +212,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bet/{bet_id}/thesis/hide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hide your bet's thesis
+         * @description The owner only (403 for anyone else; 404 for a bet without a thesis). Its text and salt are no longer served to anyone; its hash stays in the record. It cannot be shown again. Hiding a hidden thesis answers the same.
+         */
+        post: operations["hideBetThesis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bet/{bet_id}/thesis/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report another user's thesis
+         * @description Once per user (409 the second time); the owner cannot report their own (400). Only reports from accounts with a verified email and at least one ranked bet count; at THESIS_REPORTS_TO_HIDE counted reports the thesis is withheld from all but its owner.
+         */
+        post: operations["reportBetThesis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/bet/close": {
         parameters: {
             query?: never;
@@ -243,7 +283,7 @@ export interface paths {
         put?: never;
         /**
          * Open a bet at the current server price
-         * @description target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close on or after it, crypto at 00:00 UTC after it. 403 LIMIT_REACHED at bet_capacity open bets; 503 with Retry-After while the price provider is down.
+         * @description target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close on or after it, crypto at 00:00 UTC after it. 403 LIMIT_REACHED at bet_capacity open bets; 503 with Retry-After while the price provider is down. Optional thesis (DESIGN): at most 280 characters of plain text, never editable, committed in the record as a salted hash (docs/theses.md).
          */
         post: operations["openBet"];
         delete?: never;
@@ -1455,6 +1495,15 @@ export interface components {
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
             target_date: string | null;
+            /** @description The bet's thesis as its owner wrote it at opening (plain text: escape it when rendering); null when not served to this reader */
+            thesis?: string | null;
+            /** @description The thesis's salt, served with its text: SHA-256 of salt, a newline and the text is the opening entry's thesis_hash */
+            thesis_salt?: string | null;
+            /**
+             * @description shown; hidden by its owner (served to no one); reported: withheld from all but its owner after enough counted reports
+             * @enum {string}
+             */
+            thesis_state?: "shown" | "hidden" | "reported";
             ticker: string;
             /** @description Why the bet can never be ranked (such as entry_not_quoted: generated data); null otherwise */
             unranked_reason: string | null;
@@ -1518,6 +1567,15 @@ export interface components {
             percentage_gain: number;
             /** @enum {string} */
             status?: "OPEN" | "CLOSED" | "CANCELLED";
+            /** @description The bet's thesis as its owner wrote it at opening (plain text: escape it when rendering); null when not served to this reader */
+            thesis?: string | null;
+            /** @description The thesis's salt, served with its text: SHA-256 of salt, a newline and the text is the opening entry's thesis_hash */
+            thesis_salt?: string | null;
+            /**
+             * @description shown; hidden by its owner (served to no one); reported: withheld from all but its owner after enough counted reports
+             * @enum {string}
+             */
+            thesis_state?: "shown" | "hidden" | "reported";
             ticker: string;
         } & {
             [key: string]: unknown;
@@ -1684,6 +1742,8 @@ export interface components {
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
             target_date: string | null;
+            /** @description The bet's thesis as its owner wrote it (docs/theses.md); null without one, or once its owner hid it */
+            thesis: string | null;
             ticker: string;
         };
         FeedItem: {
@@ -1700,6 +1760,15 @@ export interface components {
             percentage_gain: number;
             /** @enum {string} */
             status: "OPEN" | "CLOSED" | "CANCELLED";
+            /** @description The bet's thesis as its owner wrote it at opening (plain text: escape it when rendering); null when not served to this reader */
+            thesis?: string | null;
+            /** @description The thesis's salt, served with its text: SHA-256 of salt, a newline and the text is the opening entry's thesis_hash */
+            thesis_salt?: string | null;
+            /**
+             * @description shown; hidden by its owner (served to no one); reported: withheld from all but its owner after enough counted reports
+             * @enum {string}
+             */
+            thesis_state?: "shown" | "hidden" | "reported";
             ticker: string;
             /** Format: int64 */
             user_id: number;
@@ -2126,6 +2195,8 @@ export interface components {
             direction: "LONG" | "SHORT";
             /** Format: date */
             target_date?: string;
+            /** @description Why you take the bet, at most 280 characters of plain text (no control or text-direction characters); given at opening only, never editable */
+            thesis?: string;
             ticker: string;
         };
         OpenBetResponse: {
@@ -2304,6 +2375,11 @@ export interface components {
             name: string | null;
             price_id: string;
         };
+        ThesisActionResponse: {
+            message: string;
+            /** @enum {string} */
+            thesis_state?: "shown" | "hidden" | "reported";
+        };
         TickerPriceResponse: {
             price: number;
             ticker: string;
@@ -2457,7 +2533,7 @@ export interface components {
             username: string;
         };
         UserRecord: {
-            /** @description Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at */
+            /** @description Every bet of the user; committed_price, benchmark_committed and ranked_gain are checked against a latest entry that has event_at; a shown thesis with its salt is checked against the opening entry's thesis_hash */
             bets: {
                 benchmark_committed?: number | null;
                 committed_price?: number | null;
@@ -2472,6 +2548,8 @@ export interface components {
                 /** @enum {string} */
                 status: "OPEN" | "CLOSED" | "CANCELLED";
                 target_date: string | null;
+                thesis?: string | null;
+                thesis_salt?: string | null;
                 ticker: string;
             }[];
             /** @description The user's whole hash chain, oldest first */
@@ -3130,6 +3208,73 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hideBetThesis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bet_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThesisActionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reportBetThesis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bet_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThesisActionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     closeBet: {

@@ -55,6 +55,12 @@ export function BetRecord({ betId, userId, username }: { betId: number; userId: 
         </p>
       )}
       {record.data && check.data && <Explanation record={record.data} check={check.data} username={username} latestDay={head.data?.date ?? null} />}
+      {check.data?.thesis === 'committed' && (
+        <p className="small" data-testid="record-thesis">
+          The thesis shown is the one committed in the opening entry: SHA-256 of its salt and text is that entry's thesis hash. It binds once the root
+          of the opening's day is published.
+        </p>
+      )}
       {record.data && <Entries entries={record.data.entries.filter((e) => e.event.bet_id === betId)} headSeq={record.data.proof?.leaf.seq ?? 0} />}
       {record.data?.proof && <ProofDetails proof={record.data.proof} recomputed={check.data?.recomputedRoot ?? null} />}
       <p className="muted small">
@@ -114,6 +120,7 @@ function Explanation({ record, check, username, latestDay }: { record: UserRecor
           {check.betMismatch.map((f) => (
             <li key={f}>the bet's {f.replace('_', ' ')} differs from its latest recorded event</li>
           ))}
+          {check.thesis === 'mismatch' && <li>the thesis shown is not the one committed in the opening entry</li>}
         </ul>
       </div>
     );

@@ -1,26 +1,38 @@
 import type { ClosedBet } from '../api/client';
 import { formatDateTime } from '../lib/format';
+import { Fragment } from 'react';
 import { StatusTag } from './gain';
+import { ThesisView } from './thesis';
 import { BetCells, type Column, GainCell, PriceCell, TableHead } from './table-cells';
 
 const COLUMNS: readonly Column[] = [['Ticker'], ['Direction'], ['Status'], ['Entry', true], ['Exit', true], ['Gain', true], ['Closed']];
 
-export function HistoryTable({ bets, testId }: { bets: ClosedBet[]; testId?: string }) {
+/** `own`: the reader's own history (a thesis withheld from others is explained as such). */
+export function HistoryTable({ bets, testId, own = false }: { bets: ClosedBet[]; testId?: string; own?: boolean }) {
   return (
     <table className="table responsive" data-testid={testId}>
       <TableHead columns={COLUMNS} />
       <tbody>
         {bets.map((b) => (
-          <tr key={b.id}>
-            <BetCells bet={b} />
-            <td data-label="Status">
-              <StatusTag status={b.status ?? 'CLOSED'} />
-            </td>
-            <PriceCell column="Entry" price={b.entry_price} />
-            <PriceCell column="Exit" price={b.exit_price} />
-            <GainCell column="Gain" gain={b.percentage_gain} />
-            <td data-label="Closed">{formatDateTime(b.exit_date)}</td>
-          </tr>
+          <Fragment key={b.id}>
+            <tr>
+              <BetCells bet={b} />
+              <td data-label="Status">
+                <StatusTag status={b.status ?? 'CLOSED'} />
+              </td>
+              <PriceCell column="Entry" price={b.entry_price} />
+              <PriceCell column="Exit" price={b.exit_price} />
+              <GainCell column="Gain" gain={b.percentage_gain} />
+              <td data-label="Closed">{formatDateTime(b.exit_date)}</td>
+            </tr>
+            {b.thesis_state !== undefined && (
+              <tr className="thesis-row">
+                <td data-label="Thesis" colSpan={COLUMNS.length}>
+                  <ThesisView bet={b} own={own} />
+                </td>
+              </tr>
+            )}
+          </Fragment>
         ))}
       </tbody>
     </table>

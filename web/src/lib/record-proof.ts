@@ -5,7 +5,7 @@
 // a reader need not trust the service's own word that a bet is in the
 // published root.
 // The extensions let the Node unit tests (node16 resolution) read the same files.
-import { canonicalJson, eventJson, proofSides, rankingFieldMismatches } from '../../../src/domain/record-encoding.js';
+import { canonicalJson, eventJson, proofSides, rankingFieldMismatches, thesisPreimage } from '../../../src/domain/record-encoding.js';
 import type { components } from '../api/schema.js';
 
 export { canonicalJson, eventJson };
@@ -86,6 +86,13 @@ export interface RecordCheck {
   pending: RecordEntry[];
   /** Fields in which the bet as stored differs from its latest recorded event (a bet row edited afterwards). */
   betMismatch: string[];
+  /** The bet's thesis as served: none served, its salted hash is the one the opening entry committed to, or not. */
+  thesis: 'none' | 'committed' | 'mismatch';
+}
+
+/** The thesis_hash a thesis and its salt give (docs/theses.md): SHA-256 of the salt, a newline and the text. */
+export function thesisHash(salt: string, text: string): Promise<string> {
+  return sha256(utf8.encode(thesisPreimage(salt, text)));
 }
 
 const BET_FIELDS = ['ticker', 'direction', 'status', 'entry_price', 'exit_price', 'percentage_gain', 'target_date'] as const;
@@ -117,6 +124,12 @@ export async function checkBetRecord(record: UserRecord, betId: number, publishe
   const bet = record.bets.find((b) => b.id === betId);
   const betMismatch: string[] = bet && latest ? [...BET_FIELDS.filter((k) => bet[k] !== latest[k]), ...rankingFieldMismatches(bet, latest)] : [];
 
+  let thesis: RecordCheck['thesis'] = 'none';
+  if (bet?.thesis != null && bet.thesis_salt != null) {
+    const opening = entries.find((e) => e.event.kind === 'opened')?.event;
+    thesis = opening?.thesis_hash != null && (await thesisHash(bet.thesis_salt, bet.thesis)) === opening.thesis_hash ? 'committed' : 'mismatch';
+  }
+
   let recomputedRoot: string | null = null;
   let verdict: RecordCheck['proof'] = 'none';
   if (proof) {
@@ -128,7 +141,7 @@ export async function checkBetRecord(record: UserRecord, betId: number, publishe
     else if (publishedRoot !== undefined && publishedRoot !== proof.root) problems.push(`the root of ${proof.date} differs from the published one`);
     verdict = problems.length === 0 ? 'verified' : 'mismatch';
   }
-  return { entries, problems, recomputedRoot, proof: verdict, covered, pending, betMismatch };
+  return { entries, problems, recomputedRoot, proof: verdict, covered, pending, betMismatch, thesis };
 }
 
 /** The first and last few characters of a hash, for display. */
@@ -142,6 +155,13 @@ export function shortHash(hash: string, keep = 10): string {
  * unpublished (the chain checks out, but no published root covers the bet yet).
  */
 export function verdictOf(check: RecordCheck): 'verified' | 'failed' | 'unpublished' {
-  if (check.problems.length > 0 || check.betMismatch.length > 0 || check.proof === 'mismatch' || check.entries.length === 0) return 'failed';
+  if (
+    check.problems.length > 0 ||
+    check.betMismatch.length > 0 ||
+    check.thesis === 'mismatch' ||
+    check.proof === 'mismatch' ||
+    check.entries.length === 0
+  )
+    return 'failed';
   return check.proof === 'verified' && check.covered.length > 0 ? 'verified' : 'unpublished';
 }

@@ -6,6 +6,7 @@ import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { PriceChart } from '../components/price-chart';
 import { ErrorState, Loading } from '../components/status';
 import { TailFade } from '../components/tail-fade';
+import { ThesisView } from '../components/thesis';
 import { formatDateTime, formatPrice } from '../lib/format';
 import { committedInstantOf, unrankedLine } from '../lib/scoring';
 import { NotFoundPage } from './not-found';
@@ -103,6 +104,7 @@ export function BetPage() {
           </div>
         )}
       </div>
+      <ThesisView bet={b} own={own} signedIn={me.data !== undefined && me.data !== null} actions />
       {reason && (
         <p className="small" data-testid="unranked-reason">
           {reason} <Link to="/scoring">How scoring works</Link>

@@ -6,6 +6,7 @@ import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { SuggestedTraders, TraderSearch } from '../components/trader-search';
 import { TailFade } from '../components/tail-fade';
+import { ThesisView } from '../components/thesis';
 import { formatDateTime, formatPrice } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
 
@@ -72,6 +73,7 @@ function FeedEntry({ item }: { item: FeedItem }) {
         <Gain value={item.percentage_gain} />
         <span className="muted">{formatDateTime(open ? item.entry_date : item.exit_date)}</span>
       </div>
+      <ThesisView bet={item} />
       {open && <TailFade betId={item.id} ticker={item.ticker} />}
     </li>
   );

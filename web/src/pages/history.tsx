@@ -58,7 +58,7 @@ export function HistoryPage() {
       )}
       {history.data && history.data.length > 0 && (
         <>
-          <HistoryTable bets={history.data} testId="history-table" />
+          <HistoryTable bets={history.data} testId="history-table" own />
           <Pager offset={offset} limit={PAGE_SIZE} total={total.data?.history_total ?? null} count={history.data.length} onChange={setOffset} />
         </>
       )}

@@ -9,6 +9,7 @@ import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
 import { InstrumentConsensus } from '../components/instrument-consensus';
 import { PriceChartView } from '../components/price-chart';
+import { THESIS_MAX, ThesisField, thesisChars } from '../components/thesis';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
 import { VisitorGate } from '../components/visitor-gate';
 import { useActionKeys } from '../lib/action-keys';
@@ -189,17 +190,21 @@ function OpenBetForm({ ticker }: { ticker: string }) {
   const invalidate = useInvalidate();
   const [direction, setDirection] = useState<Direction>('LONG');
   const [targetDate, setTargetDate] = useState('');
+  const [thesis, setThesis] = useState('');
   const today = todayUtc();
   const keys = useActionKeys();
   const open = useMutation({
-    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string }) =>
+    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string; thesis?: string }) =>
       callWrite(keys.keyFor(['open', body]), (header) => api.POST('/bet/open', { params: { header }, body })),
     onSettled: (_data, _error, body) => keys.settled(['open', body]),
-    onSuccess: () => invalidate(queryKeys.portfolio),
+    onSuccess: () => {
+      setThesis('');
+      invalidate(queryKeys.portfolio);
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    open.mutate({ ticker, direction, ...(targetDate ? { target_date: targetDate } : {}) });
+    open.mutate({ ticker, direction, ...(targetDate ? { target_date: targetDate } : {}), ...(thesis.trim() ? { thesis } : {}) });
   };
   return (
     <form className="bet-form" onSubmit={submit} aria-label={`Open a bet on ${ticker}`}>
@@ -221,7 +226,12 @@ function OpenBetForm({ ticker }: { ticker: string }) {
         onChange={(e) => setTargetDate(e.target.value)}
         hint="Settled automatically after that day's market close. Past dates are not allowed."
       />
-      <button type="submit" className="btn btn-primary" disabled={open.isPending || (targetDate !== '' && targetDate < today)}>
+      <ThesisField value={thesis} onChange={setThesis} />
+      <button
+        type="submit"
+        className="btn btn-primary"
+        disabled={open.isPending || (targetDate !== '' && targetDate < today) || thesisChars(thesis) > THESIS_MAX}
+      >
         {open.isPending ? 'Opening…' : `Open ${direction} on ${ticker}`}
       </button>
       {open.isError && <LimitMessage error={open.error} />}

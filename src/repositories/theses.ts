@@ -1,0 +1,79 @@
+// Theses and their reports (migration 0029, docs/theses.md).
+import type { Db } from '../db/database.js';
+import type { BetThesesTable } from '../db/tables.js';
+
+export type ThesisRow = Omit<BetThesesTable, 'counted_reports'> & { counted_reports: number };
+
+export async function insertThesis(db: Db, t: Omit<ThesisRow, 'hidden_at' | 'counted_reports'>): Promise<void> {
+  await db
+    .insertInto('bet_theses')
+    .values({ ...t, hidden_at: null })
+    .execute();
+}
+
+export async function findThesis(db: Db, betId: number): Promise<ThesisRow | undefined> {
+  return db.selectFrom('bet_theses').selectAll().where('bet_id', '=', betId).executeTakeFirst();
+}
+
+/** The theses of these bets, by bet id (bets without one are absent). */
+export async function thesesOf(db: Db, betIds: readonly number[]): Promise<Map<number, ThesisRow>> {
+  const out = new Map<number, ThesisRow>();
+  for (let i = 0; i < betIds.length; i += 500) {
+    const chunk = betIds.slice(i, i + 500);
+    if (chunk.length === 0) continue;
+    for (const r of await db.selectFrom('bet_theses').selectAll().where('bet_id', 'in', chunk).execute()) out.set(Number(r.bet_id), r);
+  }
+  return out;
+}
+
+/** Hides a thesis once; the first hiding's instant stays. */
+export async function hideThesis(db: Db, betId: number, now: number): Promise<void> {
+  await db.updateTable('bet_theses').set({ hidden_at: now }).where('bet_id', '=', betId).where('hidden_at', 'is', null).execute();
+}
+
+/**
+ * Records one user's report; false when that user had reported this thesis
+ * before (the key decides, so two racing requests add one report). A counted
+ * report adds to the thesis's count in the same transaction.
+ */
+export async function addReport(db: Db, betId: number, reporterId: number, counted: boolean, now: number): Promise<boolean> {
+  const r = await db
+    .insertInto('thesis_reports')
+    .values({ bet_id: betId, reporter_id: reporterId, counted: counted ? 1 : 0, reported_at: now })
+    .onConflict((oc) => oc.columns(['bet_id', 'reporter_id']).doNothing())
+    .executeTakeFirst();
+  if (Number(r.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+  if (counted)
+    await db
+      .updateTable('bet_theses')
+      .set((eb) => ({ counted_reports: eb('counted_reports', '+', 1) }))
+      .where('bet_id', '=', betId)
+      .execute();
+  return true;
+}
+
+/** What decides whether a user's report counts: a verified email (still the account's address) and the number of ranked bets. */
+export async function reporterStanding(db: Db, userId: number): Promise<{ emailVerified: boolean; rankedBets: number }> {
+  const verified = await db
+    .selectFrom('users as u')
+    .innerJoin('email_verified as v', (j) => j.onRef('v.user_id', '=', 'u.id').onRef('v.email', '=', 'u.email'))
+    .select('u.id')
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  const ranked = await db
+    .selectFrom('bets')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('ranked_gain', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return { emailVerified: verified !== undefined, rankedBets: Number(ranked.n) };
+}
+
+/** An account's deletion removes the words it wrote (the record keeps only their hashes); reports on them go with them. */
+export async function forgetTheses(db: Db, userId: number): Promise<void> {
+  await db
+    .deleteFrom('thesis_reports')
+    .where('bet_id', 'in', db.selectFrom('bet_theses').select('bet_id').where('user_id', '=', userId))
+    .execute();
+  await db.deleteFrom('bet_theses').where('user_id', '=', userId).execute();
+}
