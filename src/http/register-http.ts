@@ -32,6 +32,7 @@ import { chatRoutes } from '../routes/chat.js';
 import { discoveryRoutes } from '../routes/discovery.js';
 import { emailRoutes } from '../routes/email.js';
 import { instrumentRoutes } from '../routes/instruments.js';
+import { pushRoutes } from '../routes/push.js';
 import { leagueRoutes } from '../routes/leagues.js';
 import { meRoutes } from '../routes/me.js';
 import { notificationRoutes } from '../routes/notifications.js';
@@ -75,6 +76,7 @@ const ROUTES: FastifyPluginAsync[] = [
   rankingsRoutes,
   leagueRoutes,
   instrumentRoutes,
+  pushRoutes,
 ];
 
 export async function registerHttp(app: FastifyInstance, ctx: AppContext, opts: { webDistDir?: string } = {}): Promise<void> {

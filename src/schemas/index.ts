@@ -13,6 +13,7 @@ import * as rankings from './rankings.js';
 import * as record from './record.js';
 import * as stats from './stats.js';
 import * as payments from './payments.js';
+import * as push from './push.js';
 import * as social from './social.js';
 import * as users from './users.js';
 
@@ -90,4 +91,9 @@ export const sharedSchemas: TSchema[] = [
   instruments.InstrumentSchema,
   instruments.InstrumentListResponseSchema,
   instruments.InstrumentChartResponseSchema,
+  push.PushKeyResponseSchema,
+  push.PushKindSchema,
+  push.PushSubscriptionRequestSchema,
+  push.PushDeviceSchema,
+  push.PushDeviceListSchema,
 ];
