@@ -291,7 +291,8 @@ function pushConfig(env: Env, mode: Config['env'], publicUrl: string, mailFrom: 
   if (publicKey !== null && privateKey !== null) {
     // The shapes web-push checks: an uncompressed P-256 point (65 bytes) and a 32-byte scalar, base64url.
     const bytes = (s: string) => (/^[A-Za-z0-9_-]+$/.test(s) ? Buffer.from(s, 'base64url').length : -1);
-    if (bytes(publicKey) !== 65) throw new ConfigError('VAPID_PUBLIC_KEY must be a base64url P-256 public key (65 bytes); npx web-push generate-vapid-keys');
+    if (bytes(publicKey) !== 65)
+      throw new ConfigError('VAPID_PUBLIC_KEY must be a base64url P-256 public key (65 bytes); npx web-push generate-vapid-keys');
     if (bytes(privateKey) !== 32) throw new ConfigError('VAPID_PRIVATE_KEY must be a base64url P-256 private key (32 bytes)');
   }
   const subject = str(env, 'VAPID_SUBJECT') ?? defaultVapidSubject(publicUrl, mailFrom);

@@ -53,7 +53,10 @@ function connectRedis(url: string): Redis {
  * keep the pair that won the insert.
  */
 async function storedVapidKeys(db: AppContext['db']): Promise<{ publicKey: string; privateKey: string }> {
-  const stored = JSON.parse(await getOrInitSetting(db, 'vapid_keys', JSON.stringify(webpush.generateVAPIDKeys()))) as { publicKey: string; privateKey: string };
+  const stored = JSON.parse(await getOrInitSetting(db, 'vapid_keys', JSON.stringify(webpush.generateVAPIDKeys()))) as {
+    publicKey: string;
+    privateKey: string;
+  };
   return { publicKey: stored.publicKey, privateKey: stored.privateKey };
 }
 

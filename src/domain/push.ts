@@ -3,7 +3,6 @@
 // A subscription is a URL the service calls on its own, so only the
 // browsers' push services are accepted (docs/push.md): never an arbitrary
 // host, address, port, scheme or credentials in the URL.
-import { isIP } from 'node:net';
 
 /** Notice kinds a device may choose: the ones the chat and email channels carry for a user. */
 export const PUSH_KINDS = ['bet_opened', 'bet_cancelled', 'bet_settled', 'league_notice'] as const;
@@ -58,7 +57,8 @@ export function checkPushEndpoint(raw: string, extraOrigins: readonly string[] =
   if (url.protocol !== 'https:') return { ok: false, reason: 'endpoint must be https' };
   if (url.port !== '') return { ok: false, reason: 'endpoint must use the default port' };
   const host = url.hostname;
-  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0 || /^[\d.]+$/.test(host) || /^0x/i.test(host)) {
+  // The URL parser writes every IPv4 form (decimal, hex, octal) dotted and keeps IPv6 in brackets.
+  if (host.startsWith('[') || /^[\d.]+$/.test(host) || /^0x/i.test(host)) {
     return { ok: false, reason: 'endpoint must be a push service, not an address' };
   }
   if (host.endsWith('.') || !hostAllowed(host, hosts)) return { ok: false, reason: "endpoint must be on a browser's push service" };
@@ -87,7 +87,8 @@ function base64urlBytes(s: string): number | null {
 
 /** The subscription's keys as the browser gives them: an uncompressed P-256 point (65 bytes) and a 16-byte secret. */
 export function checkPushKeys(p256dh: string, auth: string): string | null {
-  if (base64urlBytes(p256dh) !== 65 || Buffer.from(p256dh, 'base64url')[0] !== 0x04) return 'keys.p256dh must be an uncompressed P-256 public key (base64url)';
+  if (base64urlBytes(p256dh) !== 65 || Buffer.from(p256dh, 'base64url')[0] !== 0x04)
+    return 'keys.p256dh must be an uncompressed P-256 public key (base64url)';
   if (base64urlBytes(auth) !== 16) return 'keys.auth must be 16 bytes (base64url)';
   return null;
 }

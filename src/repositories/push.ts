@@ -52,7 +52,11 @@ export async function findDeviceByEndpoint(db: Db, endpoint: string): Promise<Pu
 }
 
 export async function countDevices(db: Db, userId: number): Promise<number> {
-  const r = await db.selectFrom('push_subscriptions').select((eb) => eb.fn.countAll<string | number>().as('n')).where('user_id', '=', userId).executeTakeFirst();
+  const r = await db
+    .selectFrom('push_subscriptions')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return Number(r?.n ?? 0);
 }
 
@@ -148,7 +152,15 @@ export async function enqueuePush(
         .where('k.kind', '=', notice.kind)
         .where('u.deleted_at', 'is', null);
       if ('followersOf' in to) {
-        q = q.where((w) => w.exists(w.selectFrom('follows as f').select('f.follower_id').whereRef('f.follower_id', '=', 's.user_id').where('f.followed_id', '=', to.followersOf)));
+        q = q.where((w) =>
+          w.exists(
+            w
+              .selectFrom('follows as f')
+              .select('f.follower_id')
+              .whereRef('f.follower_id', '=', 's.user_id')
+              .where('f.followed_id', '=', to.followersOf),
+          ),
+        );
       } else if ('userId' in to) {
         q = q.where('s.user_id', '=', to.userId);
       } else {

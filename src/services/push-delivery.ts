@@ -54,7 +54,9 @@ export class PushChannel implements OutboxChannel {
   async send(row: NotificationRow): Promise<SendOutcome> {
     const device = row.push_subscription_id === null ? undefined : await findDevice(this.o.db, Number(row.push_subscription_id));
     if (!device) return { ok: false, reason: 'permanent', error: 'device removed' };
-    const payload = JSON.stringify(pushPayload({ id: row.id, kind: row.kind, text: row.text, bet_id: row.bet_id === null ? null : Number(row.bet_id) }, this.o.webUrl));
+    const payload = JSON.stringify(
+      pushPayload({ id: row.id, kind: row.kind, text: row.text, bet_id: row.bet_id === null ? null : Number(row.bet_id) }, this.o.webUrl),
+    );
     let details: ReturnType<typeof webpush.generateRequestDetails>;
     try {
       details = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } }, payload, {
@@ -86,7 +88,8 @@ export class PushChannel implements OutboxChannel {
     if (res.status >= 200 && res.status < 300) return { ok: true };
     const error = `push service answered ${res.status}`;
     if (res.status === 404 || res.status === 410) return { ok: false, reason: 'blocked', error };
-    if (res.status === 429 || res.status >= 500) return { ok: false, reason: 'retry', error, retryAfterMs: retryAfterMs(res.headers.get('retry-after'), Date.now()) };
+    if (res.status === 429 || res.status >= 500)
+      return { ok: false, reason: 'retry', error, retryAfterMs: retryAfterMs(res.headers.get('retry-after'), Date.now()) };
     // 400 (malformed), 401/403 (VAPID refused), 413 (too large), a redirect: sending again would not help.
     return { ok: false, reason: 'permanent', error };
   }

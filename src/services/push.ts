@@ -5,13 +5,27 @@
 import type { AppContext } from '../context.js';
 import { badRequest, limitReached, notFound } from '../errors.js';
 import { checkPushEndpoint, checkPushKeys, MAX_PUSH_DEVICES, PUSH_KINDS } from '../domain/push.js';
-import { countDevices, deleteDevice, findDeviceByEndpoint, insertDevice, listDevices, type PushDevice as DeviceRow, updateDevice } from '../repositories/push.js';
+import {
+  countDevices,
+  deleteDevice,
+  findDeviceByEndpoint,
+  insertDevice,
+  listDevices,
+  type PushDevice as DeviceRow,
+  updateDevice,
+} from '../repositories/push.js';
 import type { PushDevice, PushSubscriptionRequest } from '../schemas/push.js';
 
 type Deps = Pick<AppContext, 'database' | 'db' | 'clock' | 'config'>;
 
 function toDevice(d: DeviceRow): PushDevice {
-  return { id: d.id, endpoint: d.endpoint, kinds: d.kinds, created_at: new Date(Number(d.created_at)).toISOString(), updated_at: new Date(Number(d.updated_at)).toISOString() };
+  return {
+    id: d.id,
+    endpoint: d.endpoint,
+    kinds: d.kinds,
+    created_at: new Date(Number(d.created_at)).toISOString(),
+    updated_at: new Date(Number(d.updated_at)).toISOString(),
+  };
 }
 
 /**

@@ -108,8 +108,14 @@ describe('installable app and push notices in Chromium', { skip: skipReason }, (
             registrations.push(...e.registrations);
           });
           await cdp.send('ServiceWorker.enable');
-          const reg = await until('the service worker registration', async () => registrations.find((r) => r.scopeURL === `${suite.server.baseUrl}/app/`));
-          await cdp.send('ServiceWorker.deliverPushMessage', { origin: suite.server.baseUrl, registrationId: reg.registrationId, data: JSON.stringify(message.payload) });
+          const reg = await until('the service worker registration', async () =>
+            registrations.find((r) => r.scopeURL === `${suite.server.baseUrl}/app/`),
+          );
+          await cdp.send('ServiceWorker.deliverPushMessage', {
+            origin: suite.server.baseUrl,
+            registrationId: reg.registrationId,
+            data: JSON.stringify(message.payload),
+          });
           const shown = await until('the notification', () =>
             page.evaluate(async () => {
               const list = await (await navigator.serviceWorker.ready).getNotifications();

@@ -110,12 +110,15 @@ export class FakePushService {
     return this.messages.filter((m) => m.device === id);
   }
 
-  private refuse(res: http.ServerResponse, device: string, status: number, why: string): void {
+  /** Answers a refusal; false, so `return this.refuse(…)` reads as "not accepted". */
+  private refuse(res: http.ServerResponse, device: string, status: number, why: string): false {
     this.refused.push({ device, why });
     res.writeHead(status, { 'content-type': 'text/plain' }).end(why);
+    return false;
   }
 
-  private answer(req: http.IncomingMessage, body: Buffer, res: http.ServerResponse): void {
+  /** Whether the message was accepted and recorded. */
+  private answer(req: http.IncomingMessage, body: Buffer, res: http.ServerResponse): boolean {
     const m = /^\/push\/([0-9a-f]+)$/.exec(req.url ?? '');
     const id = m?.[1] ?? '';
     const device = this.devices.get(id);
@@ -124,7 +127,7 @@ export class FakePushService {
     if (scripted && scripted.length > 0) {
       const status = scripted.shift()!;
       res.writeHead(status, status === 429 ? { 'retry-after': '1' } : {}).end();
-      return;
+      return false;
     }
     // RFC 8292: Authorization: vapid t=<JWT>, k=<public key>.
     const auth = /^vapid t=([\w-]+\.[\w-]+\.[\w-]+), k=([\w-]+)$/.exec(req.headers.authorization ?? '');
@@ -134,7 +137,12 @@ export class FakePushService {
     const [head, claims, signature] = jwt.split('.') as [string, string, string];
     const header = JSON.parse(Buffer.from(head, 'base64url').toString()) as { alg?: string; typ?: string };
     if (header.alg !== 'ES256') return this.refuse(res, id, 401, 'not ES256');
-    const ok = verify('sha256', Buffer.from(`${head}.${claims}`), { key: vapidPublicKey(Buffer.from(k, 'base64url')), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+    const ok = verify(
+      'sha256',
+      Buffer.from(`${head}.${claims}`),
+      { key: vapidPublicKey(Buffer.from(k, 'base64url')), dsaEncoding: 'ieee-p1363' },
+      Buffer.from(signature, 'base64url'),
+    );
     if (!ok) return this.refuse(res, id, 403, 'bad vapid signature');
     const c = JSON.parse(Buffer.from(claims, 'base64url').toString()) as { aud: string; exp: number; sub: string };
     const now = Math.floor(Date.now() / 1000);
@@ -153,5 +161,6 @@ export class FakePushService {
     const urgency = req.headers.urgency as string | undefined;
     this.messages.push({ device: id, payload, ttl, urgency, jwt: c, vapidKey: k });
     res.writeHead(201, { location: `${this.origin}/message/${randomBytes(6).toString('hex')}` }).end();
+    return true;
   }
 }

@@ -36,7 +36,13 @@ forEachDialect('web push', (dialect) => {
     return res.json() as { id: number; kinds: string[] };
   };
   const rowsOf = (deviceId: number) =>
-    t.ctx.db.selectFrom('notifications').selectAll().where('transport', '=', 'push').where('push_subscription_id', '=', deviceId).orderBy('id').execute();
+    t.ctx.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('transport', '=', 'push')
+      .where('push_subscription_id', '=', deviceId)
+      .orderBy('id')
+      .execute();
 
   test('the VAPID key is public, generated once and stored like the signing key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/push/key' });
@@ -148,7 +154,10 @@ forEachDialect('web push', (dialect) => {
       push.messagesTo(phone.endpoint).map((m) => m.payload.kind),
       ['bet_opened', 'bet_cancelled'],
     );
-    assert.deepEqual((await rowsOf(phoneId)).map((r) => r.status), ['sent', 'sent']);
+    assert.deepEqual(
+      (await rowsOf(phoneId)).map((r) => r.status),
+      ['sent', 'sent'],
+    );
 
     const bet2 = await insertOpenBet(t, trader.id, 'MSFT');
     await finishBet(t, bet2, 'settled', bet2.entry_price * 1.1);
@@ -210,7 +219,10 @@ forEachDialect('web push', (dialect) => {
     await t.ctx.outbox.runOnce('push');
     await t.ctx.outbox.runOnce('push');
     assert.equal(push.messagesTo(sub.endpoint).length, 2, 'one duplicate, no more');
-    assert.deepEqual((await rowsOf(id)).map((r) => r.status), ['sent']);
+    assert.deepEqual(
+      (await rowsOf(id)).map((r) => r.status),
+      ['sent'],
+    );
   });
 
   test('a device that turns a kind off, or moves to another account, gets no more of the old notices', async () => {
@@ -223,7 +235,10 @@ forEachDialect('web push', (dialect) => {
     await insertOpenBet(t, trader.id, 'AAPL');
     await register(fan, sub, ['bet_settled']);
     await t.ctx.outbox.runOnce('push');
-    assert.deepEqual((await rowsOf(id)).map((r) => r.status), ['dropped']);
+    assert.deepEqual(
+      (await rowsOf(id)).map((r) => r.status),
+      ['dropped'],
+    );
     // The browser signs in as someone else and subscribes again: the device is theirs now.
     await register(fan, sub, ['bet_opened']);
     await insertOpenBet(t, trader.id, 'MSFT');
@@ -231,6 +246,9 @@ forEachDialect('web push', (dialect) => {
     assert.notEqual(moved.id, id);
     await t.ctx.outbox.runOnce('push');
     assert.equal(push.messagesTo(sub.endpoint).length, 0);
-    assert.deepEqual((await rowsOf(id)).map((r) => r.status), ['dropped', 'dropped']);
+    assert.deepEqual(
+      (await rowsOf(id)).map((r) => r.status),
+      ['dropped', 'dropped'],
+    );
   });
 });

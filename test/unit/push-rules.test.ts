@@ -92,7 +92,13 @@ test('subscription keys must be what a browser gives', () => {
 test('a payload carries the sentence and a link into the web app only', () => {
   const web = 'https://app.example/app/';
   const p = pushPayload({ id: 7, kind: 'bet_opened', text: 'alice opened LONG AAPL at 187.25.\nhttps://app.example/app/bet/12', bet_id: 12 }, web);
-  assert.deepEqual(p, { title: 'A trader you follow opened a bet', body: 'alice opened LONG AAPL at 187.25.', url: 'https://app.example/app/bet/12', kind: 'bet_opened', tag: 'bet-12' });
+  assert.deepEqual(p, {
+    title: 'A trader you follow opened a bet',
+    body: 'alice opened LONG AAPL at 187.25.',
+    url: 'https://app.example/app/bet/12',
+    kind: 'bet_opened',
+    tag: 'bet-12',
+  });
   const foreign = pushPayload({ id: 8, kind: 'league_notice', text: 'x\nhttps://evil.example/', bet_id: null }, web);
   assert.equal(foreign.url, `${web}notifications`);
   assert.equal(foreign.tag, 'notice-8');

@@ -32,7 +32,7 @@ self.addEventListener('activate', (event) => {
 
 /** Whether an answer may be kept: a plain, successful, same-origin one that does not ask not to be stored. */
 function cacheable(response) {
-  if (!response || response.status !== 200 || response.type !== 'basic') return false;
+  if (response?.status !== 200 || response.type !== 'basic') return false;
   const control = response.headers.get('cache-control') || '';
   return !/no-store|private/i.test(control);
 }
@@ -87,7 +87,7 @@ self.addEventListener('fetch', (event) => {
 /** A notice's page: inside the app, or the notices page. */
 function pageOf(data) {
   try {
-    const url = new URL(String((data && data.url) || ''), scope);
+    const url = new URL(String(data?.url || ''), scope);
     if (url.origin === scope.origin && url.pathname.startsWith(scope.pathname)) return url.href;
   } catch {}
   return new URL('notifications', scope).href;

@@ -54,7 +54,12 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   if (isPostgres(db)) {
     await db.schema.dropIndex('notifications_push_once_uq').execute();
     await db.schema.dropIndex('notifications_bet_once_uq').execute();
-    await db.schema.createIndex('notifications_bet_once_uq').on('notifications').columns(['bet_id', 'user_id', 'kind', 'transport']).unique().execute();
+    await db.schema
+      .createIndex('notifications_bet_once_uq')
+      .on('notifications')
+      .columns(['bet_id', 'user_id', 'kind', 'transport'])
+      .unique()
+      .execute();
     await sql`alter table notifications drop constraint notifications_one_recipient`.execute(db);
     await sql`alter table notifications add constraint notifications_one_recipient check (${ONE_RECIPIENT_0021})`.execute(db);
     await sql`alter table notifications drop column push_subscription_id`.execute(db);
@@ -62,7 +67,12 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await notificationsTable(db, (t) => t.addCheckConstraint('notifications_one_recipient', ONE_RECIPIENT_0021));
     await sql.raw(`insert into notifications_new (${COLUMNS}) select ${COLUMNS} from notifications`).execute(db);
     await replaceNotifications(db);
-    await db.schema.createIndex('notifications_bet_once_uq').on('notifications').columns(['bet_id', 'user_id', 'kind', 'transport']).unique().execute();
+    await db.schema
+      .createIndex('notifications_bet_once_uq')
+      .on('notifications')
+      .columns(['bet_id', 'user_id', 'kind', 'transport'])
+      .unique()
+      .execute();
   }
   await db.schema.dropTable('push_subscription_kinds').execute();
   await db.schema.dropTable('push_subscriptions').execute();
@@ -88,7 +98,10 @@ async function onceIndexes(db: Kysely<unknown>): Promise<void> {
 }
 
 /** The outbox table as 0021 left it, with the check (and push column) given by `recipients` (SQLite's rebuild). */
-async function notificationsTable(db: Kysely<unknown>, recipients: (t: CreateTableBuilder<string, 'id'>) => CreateTableBuilder<string, 'id'>): Promise<void> {
+async function notificationsTable(
+  db: Kysely<unknown>,
+  recipients: (t: CreateTableBuilder<string, 'id'>) => CreateTableBuilder<string, 'id'>,
+): Promise<void> {
   const table = withId(db, db.schema.createTable('notifications_new'))
     .addColumn('user_id', ref, (c) => c.references('users.id').onDelete('cascade'))
     .addColumn('transport', 'varchar(16)', (c) => c.notNull())
