@@ -184,3 +184,15 @@ export async function sentPushOpenings(db: Db, betId: number): Promise<number[]>
     .execute();
   return rows.flatMap((r) => (r.push_subscription_id === null ? [] : [Number(r.push_subscription_id)]));
 }
+
+/** A deleted account's devices go, and what was queued for them: its endpoints are not kept. */
+export async function forgetDevicesOf(db: Db, userId: number): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ status: 'dropped', last_error: 'account deleted' })
+    .where('transport', '=', 'push')
+    .where('user_id', '=', userId)
+    .where('status', '=', 'pending')
+    .execute();
+  await db.deleteFrom('push_subscriptions').where('user_id', '=', userId).execute();
+}

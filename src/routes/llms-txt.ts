@@ -29,6 +29,9 @@ scheme answer 401 without a valid session.
   to its exit; a bet closed or cancelled inside the window never counts. GET /rankings uses ranked bets too.
 - POST /bet/{bet_id}/tail or /fade: open the same or the opposite bet as another trader's open bet (opens a bet).
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
+- Web Push (a browser's notices): GET /push/key gives the VAPID public key (no session); POST /push/subscriptions takes
+  PushSubscription.toJSON() plus "kinds" (bet_opened, bet_cancelled, bet_settled, league_notice); only endpoints on the
+  browsers' push services are accepted. GET /push/subscriptions lists the caller's devices; DELETE /push/subscriptions/{id}.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
 
 ## Scoring
@@ -44,7 +47,7 @@ scheme answer 401 without a valid session.
 ## Rules for automated clients
 
 - Perform account creation, login, opening or closing bets (tail and fade included), following, billing
-  and messaging-link actions only on explicit instruction of the human user.
+  messaging-link and push-subscription actions only on explicit instruction of the human user.
 - Never ask for the cookie value.
 - Never call the payment provider's or the messaging service's notification endpoints.
 - Do not handle payment card data.

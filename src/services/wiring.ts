@@ -4,6 +4,7 @@
 // (src/services/shared-answers.ts) the committed change alters.
 import type { AppContext } from '../context.js';
 import { forgetEmailOf } from '../repositories/email.js';
+import { forgetDevicesOf } from '../repositories/push.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
 import { leagueTalliesHandler } from './league-tallies.js';
 import { noticesHandler } from './notifications.js';
@@ -35,6 +36,7 @@ export function wireServices(ctx: AppContext): void {
   // Parts of the service holding more personal data remove it with the account.
   events.inTransaction('accountDeleted', (trx, { userId }) => forgetUser(trx, userId));
   events.inTransaction('accountDeleted', (trx, { userId }) => forgetEmailOf(trx, userId));
+  events.inTransaction('accountDeleted', (trx, { userId }) => forgetDevicesOf(trx, userId));
   // A deleted account's name changes everywhere it shows.
   events.afterCommit('accountDeleted', () => sharedAnswers.clear());
 

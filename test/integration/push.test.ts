@@ -251,4 +251,12 @@ forEachDialect('web push', (dialect) => {
       ['dropped', 'dropped'],
     );
   });
+
+  test('a deleted account keeps no device', async () => {
+    const u = await registerAndLogin(t.app, 'pushdel');
+    await register(u, push.subscribe());
+    const del = await t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: u.cookie }, payload: { password: u.password } });
+    assert.equal(del.statusCode, 200, del.body);
+    assert.deepEqual(await t.ctx.db.selectFrom('push_subscriptions').select('id').where('user_id', '=', u.id).execute(), []);
+  });
 });

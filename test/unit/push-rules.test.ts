@@ -3,6 +3,7 @@
 // push service over https on its default port is refused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { checkPushEndpoint, checkPushKeys, defaultVapidSubject, parseExtraOrigins, pushPayload } from '../../src/domain/push.js';
 
 const ok = (url: string, extra: string[] = []) => {
@@ -107,4 +108,18 @@ test('a payload carries the sentence and a link into the web app only', () => {
 test('the VAPID subject defaults to the https public URL, else the sender address', () => {
   assert.equal(defaultVapidSubject('https://bets.example', 'x@y.z'), 'https://bets.example');
   assert.equal(defaultVapidSubject('http://localhost:3000', 'Paper Bets <no-reply@localhost>'), 'mailto:no-reply@localhost');
+});
+
+test('configuration: both VAPID keys or neither, a valid subject, origins only (https in production)', () => {
+  const base = { NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:' };
+  const pub = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64url');
+  const priv = Buffer.alloc(32, 9).toString('base64url');
+  assert.deepEqual(loadConfig({ ...base, VAPID_PUBLIC_KEY: pub, VAPID_PRIVATE_KEY: priv }).push.vapidKeys, { publicKey: pub, privateKey: priv });
+  assert.equal(loadConfig(base).push.vapidKeys, null);
+  assert.throws(() => loadConfig({ ...base, VAPID_PUBLIC_KEY: pub }), ConfigError);
+  assert.throws(() => loadConfig({ ...base, VAPID_PUBLIC_KEY: 'short', VAPID_PRIVATE_KEY: priv }), ConfigError);
+  assert.throws(() => loadConfig({ ...base, VAPID_SUBJECT: 'http://example.com' }), ConfigError);
+  assert.equal(loadConfig({ ...base, VAPID_SUBJECT: 'mailto:ops@example.com' }).push.vapidSubject, 'mailto:ops@example.com');
+  assert.deepEqual(loadConfig({ ...base, PUSH_EXTRA_ORIGINS: 'http://127.0.0.1:9000' }).push.extraOrigins, ['http://127.0.0.1:9000']);
+  assert.throws(() => loadConfig({ ...base, PUSH_EXTRA_ORIGINS: 'http://127.0.0.1:9000/x' }), ConfigError);
 });
