@@ -115,12 +115,22 @@ forEachDialect('0031_push', (dialect) => {
           .execute(),
         'the same user on the chat twice',
       );
-      const ignored = await db
+      await db
         .insertInto('notifications')
         .values(onBet('telegram', { chat_id: '9' }))
         .onConflict((oc) => oc.doNothing())
         .execute();
-      assert.equal(Number(ignored[0]?.numInsertedRows ?? 0), 0, 'an untargeted ON CONFLICT skips it on both dialects');
+      const onChat = await db
+        .selectFrom('notifications')
+        .select('chat_id')
+        .where('bet_id', '=', bet.id)
+        .where('transport', '=', 'telegram')
+        .execute();
+      assert.deepEqual(
+        onChat.map((r) => r.chat_id),
+        ['4242'],
+        'an untargeted ON CONFLICT skips it on both dialects',
+      );
 
       await migrateTestDatabaseTo(handle, '0026_commitment_backfill');
       const down = await read();
