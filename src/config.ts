@@ -310,7 +310,8 @@ function pushConfig(env: Env, mode: Config['env'], publicUrl: string, mailFrom: 
     vapidKeys: publicKey !== null && privateKey !== null ? { publicKey, privateKey } : null,
     vapidSubject: subject,
     extraOrigins,
-    timeoutMs: int(env, 'PUSH_TIMEOUT_MS', 10_000, 100, 60_000),
+    // Under half the outbox's 60 s lease, so a slow push service never outlives a claim (src/jobs/outbox.ts).
+    timeoutMs: int(env, 'PUSH_TIMEOUT_MS', 10_000, 100, 25_000),
   };
 }
 
