@@ -85,8 +85,8 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
       if (r.transport !== 'push') await enqueueCancelNotice(trx, s, bet, r.userId, r.transport, at);
     }
     // Push openings went per device: the cancellation goes to each device that got one.
-    for (const deviceId of await sentPushOpenings(trx, bet.id)) {
-      await enqueueCancelNotice(trx, s, bet, bet.user_id, 'push', at, deviceId);
+    for (const r of await sentPushOpenings(trx, bet.id)) {
+      await enqueueCancelNotice(trx, s, bet, r.userId, 'push', at, r.deviceId);
     }
   } else if (e.kind === 'settled') {
     // The owner's own result: a stored notice in the app, and a message in a linked chat.

@@ -393,7 +393,10 @@ function PushCard() {
   useEffect(() => {
     if (!supported) return;
     let live = true;
-    void currentSubscription().then((s) => live && setEndpoint(s?.endpoint ?? null), () => live && setEndpoint(null));
+    void currentSubscription().then(
+      (s) => live && setEndpoint(s?.endpoint ?? null),
+      () => live && setEndpoint(null),
+    );
     return () => {
       live = false;
     };
@@ -434,7 +437,9 @@ function PushCard() {
     <section className="card" aria-labelledby="push-heading">
       <h2 id="push-heading">Notices on this device</h2>
       <p className="muted">Push notices reach this phone or computer even when the app is closed. Choose what each device gets.</p>
-      {!supported && <p className="alert alert-info">This browser cannot receive push notices. On an iPhone, add the app to the home screen first.</p>}
+      {!supported && (
+        <p className="alert alert-info">This browser cannot receive push notices. On an iPhone, add the app to the home screen first.</p>
+      )}
       {devices.isPending && <Loading />}
       {devices.isError && <ErrorState error={devices.error} retry={() => void devices.refetch()} />}
       {supported && devices.data && (
