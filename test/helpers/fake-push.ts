@@ -70,12 +70,19 @@ export class FakePushService {
   origin = '';
   /** The VAPID public key the messages must be signed with, when set (base64url). */
   expectedKey: string | null = null;
+  /** Delay before each answer (a notice in flight while something changes). */
+  delayMs = 0;
+  /** Told when a message arrives, before the delay. */
+  onMessage: (() => void) | null = null;
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => this.answer(req, Buffer.concat(chunks), res));
+      req.on('end', () => {
+        this.onMessage?.();
+        setTimeout(() => this.answer(req, Buffer.concat(chunks), res), this.delayMs);
+      });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

@@ -259,4 +259,31 @@ forEachDialect('web push', (dialect) => {
     assert.equal(del.statusCode, 200, del.body);
     assert.deepEqual(await t.ctx.db.selectFrom('push_subscriptions').select('id').where('user_id', '=', u.id).execute(), []);
   });
+
+  test('a bet cancelled while its opening is on its way to the device: the device is told of the cancellation', async () => {
+    const trader = await registerAndLogin(t.app, 'pushtr5');
+    const fan = await registerAndLogin(t.app, 'pushfan5');
+    await follow(t, fan, trader);
+    const sub = push.subscribe();
+    await register(fan, sub, ['bet_opened', 'bet_cancelled']);
+    const bet = await insertOpenBet(t, trader.id, 'AAPL');
+    const arrived = new Promise<void>((resolve) => {
+      push.onMessage = resolve;
+    });
+    push.delayMs = 300;
+    try {
+      const run = t.ctx.outbox.runOnce('push');
+      await arrived;
+      await finishBet(t, bet, 'cancelled');
+      await run;
+    } finally {
+      push.delayMs = 0;
+      push.onMessage = null;
+    }
+    await t.ctx.outbox.runOnce('push');
+    assert.deepEqual(
+      push.messagesTo(sub.endpoint).map((m) => m.payload.kind),
+      ['bet_opened', 'bet_cancelled'],
+    );
+  });
 });
