@@ -7,6 +7,7 @@ import path from 'node:path';
 import { commonPasswordSet } from './domain/accounts.js';
 import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
 import { parseLeagueExtras, parsePlanExtras } from './domain/payments.js';
+import { defaultVapidSubject, parseExtraOrigins } from './domain/push.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH } from './lib/client-address.js';
 
 export type DatabaseConfig =
@@ -102,6 +103,17 @@ export interface Config {
     from: string;
     /** Mails per recipient address (or account, or token) per hour on the forgot, reset, resend and change-of-address operations, with rate limits on. */
     perAddressPerHour: number;
+  };
+  /** Web Push (docs/push.md). */
+  push: {
+    /** VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY (base64url); null: a pair generated once and stored in the database. */
+    vapidKeys: { publicKey: string; privateKey: string } | null;
+    /** VAPID_SUBJECT: a mailto: or https: URL the push services may contact. */
+    vapidSubject: string;
+    /** PUSH_EXTRA_ORIGINS: origins accepted as push services beside the browsers' (tests' local push service). */
+    extraOrigins: string[];
+    /** How long one delivery to a push service may take. */
+    timeoutMs: number;
   };
   workers: {
     enabled: boolean;
@@ -284,6 +296,37 @@ function checkOutsideServices(env: Env, mode: Config['env']): void {
   }
 }
 
+function pushConfig(env: Env, mode: Config['env'], publicUrl: string, mailFrom: string): Config['push'] {
+  const publicKey = str(env, 'VAPID_PUBLIC_KEY');
+  const privateKey = str(env, 'VAPID_PRIVATE_KEY');
+  if ((publicKey === null) !== (privateKey === null)) throw new ConfigError('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY are set together or not at all');
+  if (publicKey !== null && privateKey !== null) {
+    // The shapes web-push checks: an uncompressed P-256 point (65 bytes) and a 32-byte scalar, base64url.
+    const bytes = (s: string) => (/^[A-Za-z0-9_-]+$/.test(s) ? Buffer.from(s, 'base64url').length : -1);
+    if (bytes(publicKey) !== 65)
+      throw new ConfigError('VAPID_PUBLIC_KEY must be a base64url P-256 public key (65 bytes); npx web-push generate-vapid-keys');
+    if (bytes(privateKey) !== 32) throw new ConfigError('VAPID_PRIVATE_KEY must be a base64url P-256 private key (32 bytes)');
+  }
+  const subject = str(env, 'VAPID_SUBJECT') ?? defaultVapidSubject(publicUrl, mailFrom);
+  if (!/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/.test(subject)) throw new ConfigError('VAPID_SUBJECT must be a mailto: address or an https: URL');
+  let extraOrigins: string[];
+  try {
+    extraOrigins = parseExtraOrigins(str(env, 'PUSH_EXTRA_ORIGINS') ?? '');
+  } catch (err) {
+    throw new ConfigError(`PUSH_EXTRA_ORIGINS must be a comma-separated list of origins (${(err as Error).message})`);
+  }
+  if (mode === 'production' && extraOrigins.some((o) => !o.startsWith('https://'))) {
+    throw new ConfigError('PUSH_EXTRA_ORIGINS must be https origins when NODE_ENV=production');
+  }
+  return {
+    vapidKeys: publicKey !== null && privateKey !== null ? { publicKey, privateKey } : null,
+    vapidSubject: subject,
+    extraOrigins,
+    // Under half the outbox's 60 s lease, so a slow push service never outlives a claim (src/jobs/outbox.ts).
+    timeoutMs: int(env, 'PUSH_TIMEOUT_MS', 10_000, 100, 25_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV');
   const mode: Config['env'] = nodeEnv === 'production' ? 'production' : nodeEnv === 'test' ? 'test' : 'development';
@@ -331,6 +374,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(mailFrom)) {
     throw new ConfigError('MAIL_FROM must be an address or `Name <address>`');
   }
+  const push = pushConfig(env, mode, publicBase, mailFrom);
   const metricsPort = str(env, 'METRICS_PORT');
   const hashConcurrency = int(env, 'HASH_CONCURRENCY', 2, 1, 64);
   const hashQueueMax = int(env, 'HASH_QUEUE_MAX', 16, 0, 1_000_000);
@@ -409,6 +453,7 @@ export function loadConfig(env: Env = process.env): Config {
       from: mailFrom,
       perAddressPerHour: int(env, 'MAIL_RATE_LIMIT_PER_HOUR', 5, 1, 1_000_000),
     },
+    push,
     workers: {
       enabled: (str(env, 'WORKERS') ?? 'on') !== 'off',
       settlementIntervalMs: int(env, 'SETTLEMENT_INTERVAL_SECONDS', 60, 1, 3600) * 1000,

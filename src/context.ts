@@ -49,10 +49,12 @@ export interface AppContext {
   providerStatus: { prices: ProviderStatus; chat: ProviderStatus };
   /** Where notices go: Telegram, or the embedded log transport. */
   chatTransport: ChatTransport;
-  /** The outbox and its channels, chat and email (tests deliver with runOnce()). */
+  /** The outbox and its channels, chat, email and push (tests deliver with runOnce()). */
   outbox: Outbox;
   /** Email (docs/email.md): the key of its unsubscribe links. */
   mail: { key: Buffer };
+  /** Web Push: the deployment's VAPID public key (configured, or generated once and stored like the signing key). */
+  push: { publicKey: string };
   /** Stripe when STRIPE_SECRET_KEY is set, else the embedded local provider. */
   payments: PaymentProvider;
   /** Current prices: cached, single-flight, last known price for marks. */

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
+import webpush from 'web-push';
 import type { Config } from './config.js';
 import type { AppContext, AppDeps } from './context.js';
 import { openDatabase } from './db/database.js';
@@ -23,6 +24,7 @@ import { localCheckoutStore } from './services/local-payments.js';
 import { MemoryLoginThrottle, RedisLoginThrottle } from './services/login-throttle.js';
 import { MemoryPasswordBudget, RedisPasswordBudget } from './services/password-budget.js';
 import { MailChannel } from './services/mail-delivery.js';
+import { PushChannel } from './services/push-delivery.js';
 import { mailKeyFrom } from './services/mail-tokens.js';
 import { PasswordHasher } from './services/passwords.js';
 import { CachedPriceService, MemoryPriceStore, quoteLogOf, RedisPriceStore } from './services/prices.js';
@@ -43,6 +45,19 @@ export interface ContextDeps extends Omit<AppDeps, 'logger' | 'webDistDir'> {
 function connectRedis(url: string): Redis {
   const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   return new Client(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+}
+
+/**
+ * The VAPID key pair, generated once per deployment and stored like the
+ * signing key: one setting holding both, so instances starting together all
+ * keep the pair that won the insert.
+ */
+async function storedVapidKeys(db: AppContext['db']): Promise<{ publicKey: string; privateKey: string }> {
+  const stored = JSON.parse(await getOrInitSetting(db, 'vapid_keys', JSON.stringify(webpush.generateVAPIDKeys()))) as {
+    publicKey: string;
+    privateKey: string;
+  };
+  return { publicKey: stored.publicKey, privateKey: stored.privateKey };
 }
 
 const throttleLimits = (config: Config) => ({
@@ -72,6 +87,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
     const metrics = new Metrics({ processMetrics: config.metricsPort !== null });
     const providerStatus = { prices: new ProviderStatus('price'), chat: new ProviderStatus('chat') };
     const mailKey = mailKeyFrom(jwtSecret);
+    const vapid = config.push.vapidKeys ?? (await storedVapidKeys(database.db));
     const mailSender = createMailSender(config, log);
     const outbox = new Outbox({
       database,
@@ -82,6 +98,13 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
       channels: [
         new ChatChannel({ db: database.db, transport: chatTransport, status: providerStatus.chat }),
         new MailChannel({ db: database.db, clock, sender: mailSender, key: mailKey, publicUrl: config.publicUrl, webUrl: config.webUrl }),
+        new PushChannel({
+          db: database.db,
+          vapid: { ...vapid, subject: config.push.vapidSubject },
+          webUrl: config.webUrl,
+          extraOrigins: config.push.extraOrigins,
+          timeoutMs: config.push.timeoutMs,
+        }),
       ],
     });
     const priceProvider = deps.prices ?? createPriceProvider(config, clock, marketSeed);
@@ -118,6 +141,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
       chatTransport,
       outbox,
       mail: { key: mailKey },
+      push: { publicKey: vapid.publicKey },
       payments: createPaymentProvider(config, clock, localCheckoutStore(database.db)),
       prices: new CachedPriceService({
         provider: priceProvider,

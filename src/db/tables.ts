@@ -4,6 +4,7 @@
 import type { Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { BetStatus, Direction } from '../domain/bets.js';
 import type { ChatTransportName, NotificationKind, NotificationStatus } from '../domain/notifications.js';
+import type { PushKind } from '../domain/push.js';
 
 export type { BetStatus, ChatTransportName, Direction, NotificationKind, NotificationStatus };
 
@@ -181,6 +182,8 @@ export interface NotificationsTable {
   chat_id: string | null;
   /** The recipient of the email channel's row (null on a chat's). */
   email: string | null;
+  /** The recipient of the push channel's row: the device's subscription (null on the others'; no reference, so a removed device's history stays). */
+  push_subscription_id: number | null;
   kind: NotificationKind;
   /** Plain text; transports escape it for their format. */
   text: string;
@@ -194,6 +197,22 @@ export interface NotificationsTable {
   created_at: number;
   sent_at: number | null;
   last_error: string | null;
+}
+
+export interface PushSubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The push service's URL for this device, as checked by checkPushEndpoint (src/domain/push.ts). */
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PushSubscriptionKindsTable {
+  subscription_id: number;
+  kind: PushKind;
 }
 
 export interface RecordEntriesTable {
@@ -405,6 +424,8 @@ export interface Database {
   price_alerts: PriceAlertsTable;
   bet_theses: BetThesesTable;
   thesis_reports: ThesisReportsTable;
+  push_subscriptions: PushSubscriptionsTable;
+  push_subscription_kinds: PushSubscriptionKindsTable;
 }
 
 /** The database or a transaction on it, as data-access functions take it. */

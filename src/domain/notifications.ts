@@ -5,8 +5,8 @@ import type { Direction } from './bets.js';
 export type MailKind = 'email_verify' | 'password_reset' | 'email_change' | 'address_changing' | 'password_changed' | 'email_digest';
 export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply' | 'league_notice' | 'price_alert' | MailKind;
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'dropped';
-/** Where deliveries go: the Telegram Bot API, the embedded log transport, or email (SMTP or its log transport). */
-export type ChatTransportName = 'telegram' | 'log' | 'email';
+/** Where deliveries go: the Telegram Bot API, the embedded log transport, email (SMTP or its log transport), or Web Push. */
+export type ChatTransportName = 'telegram' | 'log' | 'email' | 'push';
 
 /** Delivery attempts before a notice is given up (and recorded as failed). */
 export const MAX_ATTEMPTS = 6;

@@ -37,6 +37,7 @@ const TAGS = [
   { name: 'payments (local provider)', description: "The built-in payment provider's pages (HTML, used when no real provider is configured)" },
   { name: 'chat', description: 'Messaging-account linking and notices' },
   { name: 'email', description: 'Email address verification and change, password reset, email notice settings and unsubscribing' },
+  { name: 'push', description: "Web Push: the VAPID key, and each device's subscription with the notice kinds it receives" },
 ];
 
 const header = (description: string, minimum: number, maximum: number) => ({

@@ -34,6 +34,7 @@ import { discoveryRoutes } from '../routes/discovery.js';
 import { emailRoutes } from '../routes/email.js';
 import { instrumentRoutes } from '../routes/instruments.js';
 import { consensusRoutes } from '../routes/consensus.js';
+import { pushRoutes } from '../routes/push.js';
 import { leagueRoutes } from '../routes/leagues.js';
 import { meRoutes } from '../routes/me.js';
 import { notificationRoutes } from '../routes/notifications.js';
@@ -79,6 +80,7 @@ const ROUTES: FastifyPluginAsync[] = [
   instrumentRoutes,
   consensusRoutes,
   alertRoutes,
+  pushRoutes,
 ];
 
 export async function registerHttp(app: FastifyInstance, ctx: AppContext, opts: { webDistDir?: string } = {}): Promise<void> {

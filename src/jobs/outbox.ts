@@ -137,7 +137,15 @@ export class Outbox {
       if (current && current.status === 'dropped' && current.kind === 'bet_opened' && current.bet_id !== null && current.user_id !== null) {
         const bet = await findBetById(trx, current.bet_id);
         if (bet && bet.status === 'CANCELLED') {
-          await enqueueCancelNotice(trx, { transport: channel.name, webUrl }, bet, current.user_id, current.transport, now);
+          await enqueueCancelNotice(
+            trx,
+            { transport: channel.name, webUrl },
+            bet,
+            current.user_id,
+            current.transport,
+            now,
+            current.push_subscription_id,
+          );
         }
       }
     });

@@ -5,14 +5,19 @@ import type { ChatAddress } from './chat-links.js';
 
 export type QueuedNotice = Omit<NewNotification, 'status' | 'attempts' | 'next_attempt_at' | 'created_at'>;
 
-/** Queues notices (one statement); a second notice of the same kind for the same recipient and bet is ignored. */
+/**
+ * Queues notices (one statement); a second notice of the same kind for the same recipient and bet is ignored.
+ * The conflict names no index: the once-per-notice index is partial since
+ * push rows have their own per device (migration 0031), and PostgreSQL matches
+ * a named target only with the index's predicate.
+ */
 export async function enqueueNotifications(db: Db, notices: QueuedNotice[], now: number): Promise<void> {
   // Chunks keep each statement under SQLite's bound-parameter limit.
   for (let i = 0; i < notices.length; i += 500) {
     await db
       .insertInto('notifications')
       .values(notices.slice(i, i + 500).map((n) => ({ ...n, status: 'pending' as const, next_attempt_at: now, created_at: now })))
-      .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind', 'transport']).doNothing())
+      .onConflict((oc) => oc.doNothing())
       .execute();
   }
 }
@@ -82,7 +87,7 @@ export async function enqueueForLinkedFollowers(
             .where('users.deleted_at', 'is', null),
         ),
     )
-    .onConflict((oc) => oc.columns(['bet_id', 'user_id', 'kind', 'transport']).doNothing())
+    .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
@@ -108,7 +113,7 @@ export async function sentOpeningRecipients(db: Db, betId: number): Promise<Arra
   return rows.flatMap((r) => (r.user_id === null ? [] : [{ userId: Number(r.user_id), transport: r.transport }]));
 }
 
-/** Drops what is still queued for a user's chat (after unlinking), replies to the chat and email excepted. */
+/** Drops what is still queued for a user's chat (after unlinking), replies to the chat, email and push excepted. */
 export async function dropPendingOfUser(db: Db, userId: number): Promise<void> {
   await db
     .updateTable('notifications')
@@ -116,7 +121,7 @@ export async function dropPendingOfUser(db: Db, userId: number): Promise<void> {
     .where('user_id', '=', userId)
     .where('status', '=', 'pending')
     .where('kind', '!=', 'chat_reply')
-    .where('transport', '!=', 'email')
+    .where('transport', 'not in', ['email', 'push'])
     .execute();
 }
 

@@ -46,6 +46,9 @@ scheme answer 401 without a valid session.
   hash. POST /bet/{bet_id}/thesis/report (once per user; counts only from verified accounts with a ranked bet).
   Write a thesis only with the user's own words, on their explicit instruction; report only on their explicit instruction.
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
+- Web Push (a browser's notices): GET /push/key gives the VAPID public key (no session); POST /push/subscriptions takes
+  PushSubscription.toJSON() plus "kinds" (bet_opened, bet_cancelled, bet_settled, league_notice); only endpoints on the
+  browsers' push services are accepted. GET /push/subscriptions lists the caller's devices; DELETE /push/subscriptions/{id}.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
 
 ## Scoring
@@ -61,7 +64,7 @@ scheme answer 401 without a valid session.
 ## Rules for automated clients
 
 - Perform account creation, login, opening or closing bets (tail and fade included), following, billing
-  messaging-link and price-alert actions only on explicit instruction of the human user.
+  messaging-link, price-alert and push-subscription actions only on explicit instruction of the human user.
 - Never ask for the cookie value.
 - Never call the payment provider's or the messaging service's notification endpoints.
 - Do not handle payment card data.

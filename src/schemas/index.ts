@@ -15,6 +15,7 @@ import * as rankings from './rankings.js';
 import * as record from './record.js';
 import * as stats from './stats.js';
 import * as payments from './payments.js';
+import * as push from './push.js';
 import * as social from './social.js';
 import * as users from './users.js';
 
@@ -98,4 +99,9 @@ export const sharedSchemas: TSchema[] = [
   alerts.CreateAlertRequestSchema,
   alerts.AlertSchema,
   alerts.AlertListSchema,
+  push.PushKeyResponseSchema,
+  push.PushKindSchema,
+  push.PushSubscriptionRequestSchema,
+  push.PushDeviceSchema,
+  push.PushDeviceListSchema,
 ];

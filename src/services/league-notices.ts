@@ -18,6 +18,7 @@ import {
 } from '../repositories/leagues.js';
 import { findLinkOfUser } from '../repositories/chat-links.js';
 import { enqueueNotification } from '../repositories/notifications.js';
+import { enqueuePush } from '../repositories/push.js';
 import { addUserNotice } from '../repositories/user-notices.js';
 import { currentBoard, type LeagueBoardDeps, settleLeague } from './league-boards.js';
 
@@ -31,6 +32,7 @@ type Kind = 'league_started' | 'league_standing' | 'league_final';
 async function notify(ctx: LeagueNoticeDeps, trx: Db, userId: number, kind: Kind, text: string, league: LeagueRow): Promise<void> {
   const now = ctx.clock.now();
   await addUserNotice(trx, { userId, kind, text, link: `leagues/${league.id}` }, now);
+  await enqueuePush(trx, { userId }, { kind: 'league_notice', text: `${text}\n${ctx.config.webUrl}leagues/${league.id}`, betId: null }, now);
   const link = await findLinkOfUser(trx, userId, ctx.chatTransport.name);
   if (link) {
     await enqueueNotification(

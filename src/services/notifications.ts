@@ -22,6 +22,7 @@ import {
   listUserNotices,
   type NoticeRecord,
 } from '../repositories/user-notices.js';
+import { enqueuePush, sentPushOpenings } from '../repositories/push.js';
 import { findUserById } from '../repositories/users.js';
 import type { NoticeReadState, Notification } from '../schemas/chat.js';
 import type { BetEvent } from './events.js';
@@ -47,8 +48,14 @@ export async function enqueueCancelNotice(
   followerId: number,
   channel: ChatTransportName,
   now: number,
+  /** The device that got the opening, on the push channel. */
+  deviceId: number | null = null,
 ): Promise<void> {
   const text = () => ownerName(trx, bet).then((owner) => cancelledText(owner, bet, s.webUrl));
+  if (channel === 'push') {
+    if (deviceId !== null) await enqueuePush(trx, { deviceId }, { kind: 'bet_cancelled', text: await text(), betId: bet.id }, now);
+    return;
+  }
   if (channel === 'email') {
     const to = await emailNoticeAddress(trx, followerId, 'each');
     if (to) await enqueueMail(trx, { userId: followerId, to, kind: 'bet_cancelled', text: await text(), betId: bet.id }, now);
@@ -68,17 +75,23 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
   if (e.kind === 'opened') {
     const text = openedText(e.ownerName ?? (await ownerName(trx, bet)), bet, s.webUrl);
     await enqueueForLinkedFollowers(trx, { followedId: bet.user_id, transport: s.transport, kind: 'bet_opened', text, betId: bet.id }, at);
+    await enqueuePush(trx, { followersOf: bet.user_id }, { kind: 'bet_opened', text, betId: bet.id }, at);
   } else if (e.kind === 'cancelled') {
     // A queued opening notice is dropped with nothing to take back; the
     // delivered ones get a cancellation. An opening notice in flight right now
     // is settled by the worker when it records the send (see jobs/outbox.ts).
     await dropPendingOpenings(trx, bet.id);
     for (const r of await sentOpeningRecipients(trx, bet.id)) {
-      await enqueueCancelNotice(trx, s, bet, r.userId, r.transport, at);
+      if (r.transport !== 'push') await enqueueCancelNotice(trx, s, bet, r.userId, r.transport, at);
+    }
+    // Push openings went per device: the cancellation goes to each device that got one.
+    for (const r of await sentPushOpenings(trx, bet.id)) {
+      await enqueueCancelNotice(trx, s, bet, r.userId, 'push', at, r.deviceId);
     }
   } else if (e.kind === 'settled') {
     // The owner's own result: a stored notice in the app, and a message in a linked chat.
     await addUserNotice(trx, { userId: bet.user_id, kind: 'bet_settled', text: settledSummary(bet), link: `bet/${bet.id}` }, at);
+    await enqueuePush(trx, { userId: bet.user_id }, { kind: 'bet_settled', text: settledText(bet, s.webUrl), betId: bet.id }, at);
     const link = await findLinkOfUser(trx, bet.user_id, s.transport);
     if (!link) return;
     await enqueueNotification(

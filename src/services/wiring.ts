@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import { deleteAlertsOf } from '../repositories/alerts.js';
 import { forgetEmailOf } from '../repositories/email.js';
 import { forgetTheses } from '../repositories/theses.js';
+import { forgetDevicesOf } from '../repositories/push.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
 import { historyPlaceHandler } from './history.js';
 import { leagueTalliesHandler } from './league-tallies.js';
@@ -41,6 +42,7 @@ export function wireServices(ctx: AppContext): void {
   events.inTransaction('accountDeleted', (trx, { userId }) => forgetEmailOf(trx, userId));
   events.inTransaction('accountDeleted', (trx, { userId }) => deleteAlertsOf(trx, userId));
   events.inTransaction('accountDeleted', (trx, { userId }) => forgetTheses(trx, userId));
+  events.inTransaction('accountDeleted', (trx, { userId }) => forgetDevicesOf(trx, userId));
   // A deleted account's name changes everywhere it shows.
   events.afterCommit('accountDeleted', () => sharedAnswers.clear());
 

@@ -93,6 +93,7 @@ const ID_OPERATIONS: Record<string, { ownerOnly: boolean; why: string }> = {
   'POST /pay/local/portal/switch': { ownerOnly: false, why: "price_id names a public plan; it switches the caller's own subscription" },
   'GET /instruments/{symbol}': { ownerOnly: false, why: 'market data, no user' },
   'GET /instruments/{symbol}/consensus': { ownerOnly: false, why: 'counts and summed weights of holders, no user named' },
+  'DELETE /push/subscriptions/{id}': { ownerOnly: true, why: "removes one of the caller's own push devices" },
   // The sweep names A's private league: it exists for its members only (docs/leagues.md), so B and
   // an anonymous client get 404 from every path, reads included, never a 403 that says it exists.
   // (A public league's page, board, feed and proof are readable by anyone, by design.)
@@ -139,7 +140,8 @@ forEachDialect('hostile clients', (dialect) => {
   let b: TestUser;
   const prices = new FakePriceProvider();
   /** A's objects, which B tries to reach. */
-  const mine = { openBet: 0, closedBet: 0, checkout: '', code: '', league: 0, inviteCode: '', alert: 0 };
+  const mine = { openBet: 0, closedBet: 0, checkout: '', code: '', league: 0, inviteCode: '', alert: 0, device: 0 };
+  const deviceEndpoint = `https://fcm.googleapis.com/fcm/send/${uniqueName('dev')}`;
   const leagueName = 'Alice private league';
 
   before(async () => {
@@ -182,7 +184,12 @@ forEachDialect('hostile clients', (dialect) => {
     mine.league = created.json().id;
     mine.inviteCode = created.json().invite_code;
     mine.alert = (await as(a, 'POST', '/alerts', { ticker: 'AAPL', kind: 'above', value: 1000 })).json().id;
-    assert.ok(mine.openBet && mine.closedBet && mine.checkout && mine.code && mine.league && mine.inviteCode && mine.alert);
+    const keys = {
+      p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString('base64url'),
+      auth: Buffer.alloc(16, 2).toString('base64url'),
+    };
+    mine.device = (await as(a, 'POST', '/push/subscriptions', { endpoint: deviceEndpoint, keys })).json().id;
+    assert.ok(mine.openBet && mine.closedBet && mine.checkout && mine.code && mine.league && mine.inviteCode && mine.alert && mine.device);
   });
   after(() => t.close());
 
@@ -193,8 +200,8 @@ forEachDialect('hostile clients', (dialect) => {
       user_id: a.id,
       ticker: 'AAPL',
       symbol: 'AAPL',
-      // {id} is A's private league under /leagues, A's checkout under the local provider's pages.
-      id: op.path.startsWith('/leagues/') ? mine.league : mine.checkout,
+      // {id} is A's private league under /leagues, A's push device under /push, A's checkout under the local provider's pages.
+      id: op.path.startsWith('/leagues/') ? mine.league : op.path.startsWith('/push/') ? mine.device : mine.checkout,
       code: mine.code,
       alert_id: mine.alert,
       date: '2026-03-01',
@@ -222,6 +229,7 @@ forEachDialect('hostile clients', (dialect) => {
     assert.ok(!res.body.toLowerCase().includes(a.email.toLowerCase()), `${where} shows A's email`);
     assert.doesNotMatch(res.body, /\$argon2/, `${where} shows a password hash`);
     assert.ok(!res.body.includes(a.cookie.split('=')[1]!), `${where} shows A's session`);
+    assert.ok(!res.body.includes(deviceEndpoint), `${where} shows A's push endpoint`);
     // Public data about users carries no private field (the API document names them as schemas, plans carry their extras).
     if (!op.auth && !NOT_USER_DATA.has(op.key) && String(res.headers['content-type']).includes('json')) assertNoPrivateFields(res.json(), where);
   }
@@ -243,6 +251,8 @@ forEachDialect('hostile clients', (dialect) => {
     assert.deepEqual(members, [{ user_id: a.id }]);
     const alerts = await t.ctx.db.selectFrom('price_alerts').select(['id', 'user_id']).where('user_id', '=', a.id).execute();
     assert.deepEqual(alerts, [{ id: mine.alert, user_id: a.id }]);
+    const devices = await t.ctx.db.selectFrom('push_subscriptions').select(['id', 'endpoint']).where('user_id', '=', a.id).execute();
+    assert.deepEqual(devices, [{ id: mine.device, endpoint: deviceEndpoint }]);
     assert.equal((await t.app.inject({ method: 'GET', url: '/me', headers: { cookie: a.cookie } })).statusCode, 200);
   }
 

@@ -92,6 +92,15 @@ const router = createBrowserRouter(
   { basename: new URL(import.meta.env.BASE_URL, document.baseURI).pathname.replace(/\/$/, '') },
 );
 
+// The installable app's service worker (web/public/sw.js): the app's shell and
+// static files offline, and Web Push notices. Registered after the page has
+// loaded, so it never competes with the first visit's own requests.
+if (import.meta.env.PROD && 'serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    navigator.serviceWorker.register(new URL('sw.js', document.baseURI)).catch(() => undefined);
+  });
+}
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>

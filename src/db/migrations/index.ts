@@ -25,6 +25,7 @@ import * as m0026 from './0026_commitment_backfill.js';
 import * as m0028 from './0028_price_alerts.js';
 import * as m0029 from './0029_theses.js';
 import * as m0030 from './0030_consensus.js';
+import * as m0031 from './0031_push.js';
 import * as m0033 from './0033_history_positions.js';
 
 export const migrations: Record<string, Migration> = {
@@ -52,5 +53,6 @@ export const migrations: Record<string, Migration> = {
   '0028_price_alerts': m0028,
   '0029_theses': m0029,
   '0030_consensus': m0030,
+  '0031_push': m0031,
   '0033_history_positions': m0033,
 };

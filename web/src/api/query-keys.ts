@@ -55,6 +55,7 @@ export const queryKeys = {
   notifications: { page: (offset: number) => ['notifications', offset] as const, unread: ['notifications-unread'] as const },
   myEmail: ['my-email'] as const,
   noticeSettings: ['notice-settings'] as const,
+  pushDevices: ['push-devices'] as const,
   emailLink: (kind: 'verify' | 'confirm', token: string) => ['email-link', kind, token] as const,
   leagues: { all: ['leagues'] as const, page: (me: number | null, offset: number) => ['leagues', me, offset] as const },
   /** One league as the caller sees it (membership, invite code); `league.of(id)` is every caller's. */

@@ -1247,6 +1247,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/push/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The deployment's VAPID public key, to subscribe a browser to Web Push */
+        get: operations["getPushKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's devices that receive push notices, with the kinds each receives */
+        get: operations["listPushSubscriptions"];
+        put?: never;
+        /**
+         * Register this device's Web Push subscription and the notice kinds it receives
+         * @description The body is PushSubscription.toJSON() with an optional `kinds`. Only endpoints on the browsers' push services are accepted (400 otherwise). The same endpoint again updates its keys and kinds (200); a new device is 201. At most 20 devices per account (403 LIMIT_REACHED).
+         */
+        post: operations["createPushSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop push notices to one of your devices */
+        delete: operations["deletePushSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rankings": {
         parameters: {
             query?: never;
@@ -2257,6 +2312,44 @@ export interface components {
             /** Format: int64 */
             id: number;
             username: string;
+        };
+        PushDevice: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description The device's push endpoint (a capability URL: only its owner sees it) */
+            endpoint: string;
+            /** Format: int64 */
+            id: number;
+            /** @description The notice kinds this device receives */
+            kinds: components["schemas"]["PushKind"][];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PushDeviceList: {
+            devices: components["schemas"]["PushDevice"][];
+        };
+        PushKeyResponse: {
+            /** @description The deployment's VAPID public key (base64url), the applicationServerKey of PushManager.subscribe */
+            public_key: string;
+        };
+        /**
+         * @description A notice kind a device may receive, as the chat and email channels carry them: bet_opened / bet_cancelled (a trader you follow), bet_settled (your own bet's result), league_notice (your leagues' start, daily standing and result)
+         * @enum {string}
+         */
+        PushKind: "bet_opened" | "bet_cancelled" | "bet_settled" | "league_notice";
+        PushSubscriptionRequest: {
+            /** @description PushSubscription.endpoint: an https URL on a browser's push service (Chrome, Firefox, Safari, Edge); any other host is refused */
+            endpoint: string;
+            /** @description As PushSubscription.toJSON() gives it; ignored */
+            expirationTime?: number | null;
+            keys: {
+                /** @description The authentication secret, base64url (16 bytes) */
+                auth: string;
+                /** @description The device's P-256 public key, base64url (65 bytes) */
+                p256dh: string;
+            };
+            /** @description The notice kinds this device receives; all of them when absent */
+            kinds?: components["schemas"]["PushKind"][];
         };
         RankingRow: {
             /** Format: int64 */
@@ -5638,6 +5731,134 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPushKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPushSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDeviceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createPushSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDevice"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDevice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["LimitReached"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deletePushSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getRankings: {

@@ -1,11 +1,12 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api, ApiError, call, errorMessage } from '../api/client';
 import { useInvalidate, useMe, useMyEmail, useNoticeSettings } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
 import { EmailField, FormError, NewPasswordFields, PasswordField } from '../components/form-fields';
 import { ErrorState, Loading } from '../components/status';
+import { currentSubscription, PUSH_KIND_LABELS, type PushKind, pushSupported, subscribeThisDevice } from '../lib/push';
 import { MIN_PASSWORD } from '../lib/sign-up';
 
 export function SettingsPage() {
@@ -19,6 +20,7 @@ export function SettingsPage() {
       </p>
       <EmailCard />
       <NoticeSettingsCard />
+      <PushCard />
       <ExportCard />
       <PasswordCard />
       <DeleteCard />
@@ -375,6 +377,121 @@ function DeleteCard() {
             </button>
           </div>
         </form>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Push notices on this device: the browser's subscription, sent to the
+ * service with the kinds chosen here. Each device chooses its own kinds;
+ * the other devices are listed so one can be removed from anywhere.
+ */
+function PushCard() {
+  const queryClient = useQueryClient();
+  const devices = useQuery({ queryKey: queryKeys.pushDevices, queryFn: () => call(api.GET('/push/subscriptions')) });
+  const [endpoint, setEndpoint] = useState<string | null | undefined>(undefined);
+  const [draft, setDraft] = useState<PushKind[] | null>(null);
+  const supported = pushSupported();
+  useEffect(() => {
+    if (!supported) return;
+    let live = true;
+    void currentSubscription().then(
+      (s) => live && setEndpoint(s?.endpoint ?? null),
+      () => live && setEndpoint(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [supported]);
+  const here = devices.data?.devices.find((d) => d.endpoint === endpoint) ?? null;
+  const others = devices.data?.devices.filter((d) => d !== here) ?? [];
+  const kinds = draft ?? here?.kinds ?? PUSH_KIND_LABELS.map(([k]) => k);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.pushDevices });
+  const save = useMutation({
+    mutationFn: async (chosen: PushKind[]) => {
+      const { public_key } = await call(api.GET('/push/key'));
+      const sub = await subscribeThisDevice(public_key);
+      setEndpoint(sub.endpoint ?? null);
+      return call(
+        api.POST('/push/subscriptions', {
+          body: { endpoint: sub.endpoint ?? '', keys: { p256dh: sub.keys?.p256dh ?? '', auth: sub.keys?.auth ?? '' }, kinds: chosen },
+        }),
+      );
+    },
+    onSuccess: () => {
+      setDraft(null);
+      void refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: async (id: number) => {
+      await call(api.DELETE('/push/subscriptions/{id}', { params: { path: { id } } }));
+      if (here && id === here.id) {
+        const sub = await currentSubscription();
+        await sub?.unsubscribe();
+        setEndpoint(null);
+      }
+    },
+    onSuccess: () => void refresh(),
+  });
+  const toggle = (kind: PushKind) => setDraft(kinds.includes(kind) ? kinds.filter((k) => k !== kind) : [...kinds, kind]);
+  return (
+    <section className="card" aria-labelledby="push-heading">
+      <h2 id="push-heading">Notices on this device</h2>
+      <p className="muted">Push notices reach this phone or computer even when the app is closed. Choose what each device gets.</p>
+      {!supported && (
+        <p className="alert alert-info">This browser cannot receive push notices. On an iPhone, add the app to the home screen first.</p>
+      )}
+      {devices.isPending && <Loading />}
+      {devices.isError && <ErrorState error={devices.error} retry={() => void devices.refetch()} />}
+      {supported && devices.data && (
+        <form
+          className="narrow-form"
+          aria-label="Notices on this device"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate(kinds);
+          }}
+        >
+          <p data-testid="push-state">{here ? 'This device receives push notices.' : 'Push notices are off on this device.'}</p>
+          <fieldset className="push-kinds">
+            <legend className="sr-only">Which notices</legend>
+            {PUSH_KIND_LABELS.map(([kind, label]) => (
+              <label key={kind} className="push-kind">
+                <input type="checkbox" name="push-kinds" value={kind} checked={kinds.includes(kind)} onChange={() => toggle(kind)} /> {label}
+              </label>
+            ))}
+          </fieldset>
+          {save.error && <FormError>{errorMessage(save.error)}</FormError>}
+          <div className="actions">
+            <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+              {here ? 'Save for this device' : 'Turn on for this device'}
+            </button>
+            {here && (
+              <button type="button" className="btn" disabled={remove.isPending} onClick={() => remove.mutate(here.id)}>
+                Turn off on this device
+              </button>
+            )}
+          </div>
+        </form>
+      )}
+      {others.length > 0 && (
+        <>
+          <h3>Other devices</h3>
+          <ul className="list" data-testid="push-devices">
+            {others.map((d) => (
+              <li key={d.id} className="list-row">
+                <span>
+                  {new URL(d.endpoint).hostname}, since {new Date(d.created_at).toLocaleDateString()}
+                </span>
+                <button type="button" className="btn" disabled={remove.isPending} onClick={() => remove.mutate(d.id)}>
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </section>
   );
