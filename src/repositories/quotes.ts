@@ -42,3 +42,16 @@ export async function pruneQuotes(db: Db, before: number): Promise<number> {
   const result = await db.deleteFrom('quotes').where('published_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The quotes of `ticker` published after `after` (exclusive) up to `until` (inclusive), in order of instant. */
+export async function quotesBetween(db: Db, ticker: string, after: number, until: number): Promise<StoredQuote[]> {
+  const rows = await db
+    .selectFrom('quotes')
+    .select(['price', 'published_at'])
+    .where('ticker', '=', ticker)
+    .where('published_at', '>', after)
+    .where('published_at', '<=', until)
+    .orderBy('published_at')
+    .execute();
+  return rows.map((r) => ({ price: Number(r.price), at: Number(r.published_at) }));
+}

@@ -36,6 +36,8 @@ export const sharedSchemas: TSchema[] = [
   bets.TickerPriceResponseSchema,
   bets.PriceHistoryResponseSchema,
   bets.BetDetailSchema,
+  bets.SetExitsRequestSchema,
+  bets.BetExitsSchema,
   social.FeedItemSchema,
   social.FollowRequestSchema,
   social.FollowSuccessResponseSchema,

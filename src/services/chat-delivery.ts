@@ -8,7 +8,7 @@ import { deleteLinkOfChat, findLinkOfUser } from '../repositories/chat-links.js'
 import { dropPendingOfChat } from '../repositories/notifications.js';
 import type { ProviderStatus } from './provider-status.js';
 
-const BET_NOTICES = new Set(['bet_opened', 'bet_cancelled', 'bet_settled']);
+const BET_NOTICES = new Set(['bet_opened', 'bet_cancelled', 'bet_settled', 'bet_exit']);
 
 export class ChatChannel implements OutboxChannel {
   readonly name: ChatTransport['name'];

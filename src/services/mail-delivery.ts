@@ -47,6 +47,7 @@ export class MailChannel implements OutboxChannel {
     switch (row.kind) {
       case 'bet_opened':
       case 'bet_cancelled':
+      case 'bet_exit':
         return userId !== null && (await emailNoticeAddress(db, userId, 'each')) === to;
       case 'email_digest':
         return userId !== null && (await emailNoticeAddress(db, userId, 'digest')) === to;

@@ -22,6 +22,7 @@ import * as m0022 from './0022_committed_prices.js';
 import * as m0023 from './0023_ranked_aggregates.js';
 import * as m0024 from './0024_league_scoring_version.js';
 import * as m0026 from './0026_commitment_backfill.js';
+import * as m0027 from './0027_exit_rules.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0023_ranked_aggregates': m0023,
   '0024_league_scoring_version': m0024,
   '0026_commitment_backfill': m0026,
+  '0027_exit_rules': m0027,
 };
