@@ -105,7 +105,13 @@ export function exitSummary(
 ): string {
   const gain = bet.percentage_gain ?? 0;
   const signed = `${gain >= 0 ? '+' : ''}${gain.toFixed(2)}%`;
-  const when = bet.closed_at === null ? '' : ` of ${new Date(bet.closed_at).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}`;
+  const when =
+    bet.closed_at === null
+      ? ''
+      : ` of ${new Date(bet.closed_at)
+          .toISOString()
+          .replace('T', ' ')
+          .replace(/\.\d+Z$/, ' UTC')}`;
   return (
     `Your ${bet.direction} ${bet.ticker} bet was closed by its ${EXIT_NAMES[bet.close_reason ?? ''] ?? 'exit rule'} at ` +
     `${price(bet.exit_price ?? bet.entry_price)} (entry ${price(bet.entry_price)}): ${signed}. ` +

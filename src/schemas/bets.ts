@@ -69,7 +69,8 @@ function TakeProfit() {
   return Type.Number({
     minimum: TAKE_PROFIT_MIN,
     maximum: TAKE_PROFIT_MAX,
-    description: 'Take-profit: percent of gain from entry (0.01 to 10000; below 100 on a SHORT bet); the bet closes at the first published quote at or above it',
+    description:
+      'Take-profit: percent of gain from entry (0.01 to 10000; below 100 on a SHORT bet); the bet closes at the first published quote at or above it',
   });
 }
 

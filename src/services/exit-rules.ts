@@ -101,7 +101,10 @@ export function exitRulesWatcher(ctx: ExitDeps): QuoteWatcher {
       let fired = 0;
       let failure: unknown = null;
       for (const rule of rules) {
-        const crossing = firstCrossing({ ...rule, direction: rule.bet.direction, entry_price: rule.bet.entry_price, settle_at: rule.bet.settle_at }, quotes);
+        const crossing = firstCrossing(
+          { ...rule, direction: rule.bet.direction, entry_price: rule.bet.entry_price, settle_at: rule.bet.settle_at },
+          quotes,
+        );
         if (!crossing) continue;
         try {
           const closed = await closeAtQuote(ctx, rule.bet, crossing.reason, crossing.quote, (trx, bet) =>

@@ -114,7 +114,10 @@ forEachDialect('exit rules', (dialect) => {
     assert.equal(closed?.close_reason, 'take_profit');
     assert.equal(closed?.event_at, new Date(firedAt).toISOString());
     const lb = (await app.inject({ method: 'GET', url: '/leaderboard' })).json();
-    assert.ok(lb.some((r: { id: number }) => r.id === u.id), 'on the leaderboard as any CLOSED bet');
+    assert.ok(
+      lb.some((r: { id: number }) => r.id === u.id),
+      'on the leaderboard as any CLOSED bet',
+    );
     assert.equal((await getExits(u, id)).json().live, false, 'a finished bet keeps its levels, no longer live');
   });
 
@@ -258,25 +261,50 @@ forEachDialect('exit rules', (dialect) => {
         const body = res.json() as { error: unknown };
         assert.equal(typeof body.error, 'string');
       };
-      for (const body of [{ stop_loss: 0 }, { stop_loss: -100 }, { stop_loss: 5 }, { take_profit: 0 }, { take_profit: 10_001 }, { take_profit: -1 }]) {
+      for (const body of [
+        { stop_loss: 0 },
+        { stop_loss: -100 },
+        { stop_loss: 5 },
+        { take_profit: 0 },
+        { take_profit: 10_001 },
+        { take_profit: -1 },
+      ]) {
         isError(await open(u, { ticker: 'AAPL', direction: 'LONG', ...body }), 400);
       }
       isError(await open(u, { ticker: 'AAPL', direction: 'LONG', trailing_stop: 3 }), 400);
       isError(await open(u, { ticker: 'AAPL', direction: 'SHORT', take_profit: 100 }), 400);
       const spec = await openId(u, { ticker: 'AAPL', direction: 'LONG' });
       assert.deepEqual(
-        { ...(await getExits(u, spec)).json(), set_at: null },
+        (await getExits(u, spec)).json(),
         { bet_id: spec, stop_loss: null, take_profit: null, stop_loss_price: null, take_profit_price: null, set_at: null, live: false },
         'a SPEC opening has no levels',
       );
-      for (const body of [{}, { stop_loss: -99.5 }, { take_profit: 'ten' }, { take_profit: 10, other: 1 }]) isError(await putExits(u, spec, body), 400);
-      isError(await putExits(u, spec, { take_profit: 150 }).then(async () => putExits(u, (await openId(u, { ticker: 'AAPL', direction: 'SHORT' })), { take_profit: 150 })), 400);
+      for (const body of [{}, { stop_loss: -99.5 }, { take_profit: 'ten' }, { take_profit: 10, other: 1 }])
+        isError(await putExits(u, spec, body), 400);
+      const short = await openId(u, { ticker: 'AAPL', direction: 'SHORT' });
+      isError(await putExits(u, short, { take_profit: 150 }), 400);
+      // An Idempotency-Key like the other writes: the repeat answers the first answer, changing nothing.
+      const keyed = () =>
+        app.inject({
+          method: 'PUT',
+          url: `/bet/${short}/exits`,
+          payload: { take_profit: 50 },
+          headers: { cookie: u.cookie, 'idempotency-key': `exits-${short}` },
+        });
+      const first = await keyed();
+      assert.equal(first.statusCode, 200, first.body);
+      clock.advance(S);
+      assert.deepEqual((await keyed()).json(), first.json());
+      assert.equal((await getExits(u, short)).json().set_at, first.json().set_at);
       isError(await putExits(v, spec, { take_profit: 10 }), 404);
       isError(await getExits(v, spec), 404);
       isError(await putExits(u, 999_999_999, { take_profit: 10 }), 404);
       isError(await putExits(u, 'abc', { take_profit: 10 }), 400);
       clock.advance(STEP);
-      assert.equal((await app.inject({ method: 'POST', url: '/bet/close', payload: { bet_id: spec }, headers: { cookie: u.cookie } })).statusCode, 200);
+      assert.equal(
+        (await app.inject({ method: 'POST', url: '/bet/close', payload: { bet_id: spec }, headers: { cookie: u.cookie } })).statusCode,
+        200,
+      );
       const closed = await putExits(u, spec, { take_profit: 10 });
       isError(closed, 400);
       assert.equal((closed.json() as { error: string }).error, 'Bet is not open');
