@@ -28,6 +28,10 @@ scheme answer 401 without a valid session.
   summing ranked gains only: a bet still open when its 5-minute cancel window ended counts from its price at that instant
   to its exit; a bet closed or cancelled inside the window never counts. GET /rankings uses ranked bets too.
 - POST /bet/{bet_id}/tail or /fade: open the same or the opposite bet as another trader's open bet (opens a bet).
+- Exits: POST /bet/open also takes "stop_loss" (-99 to -0.01) and "take_profit" (0.01 to 10000), percent of gain from
+  entry; PUT /bet/{bet_id}/exits {"stop_loss"?, "take_profit"?} sets or changes them on an open bet of the caller's
+  (null removes one), GET /bet/{bet_id}/exits shows them with the price each corresponds to. The bet closes at the first
+  published quote at or beyond a level (not at the level: a gap fills at the quote); close_reason stop_loss/take_profit.
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
 - Errors are JSON: {"error": "..."}; limits answer 403 {"error": "LIMIT_REACHED", "message", "limit"}.
 
