@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router-dom';
 import { rangeCovering } from '../api/charts';
 import { useBet, useMe } from '../api/queries';
+import { BetExitsPanel, closeReasonLine } from '../components/bet-exits';
 import { BetRecord } from '../components/bet-record';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { PriceChart } from '../components/price-chart';
@@ -103,6 +104,11 @@ export function BetPage() {
           </div>
         )}
       </div>
+      {closeReasonLine(b.close_reason) && (
+        <p className="small" data-testid="close-reason">
+          {closeReasonLine(b.close_reason)}
+        </p>
+      )}
       {reason && (
         <p className="small" data-testid="unranked-reason">
           {reason} <Link to="/scoring">How scoring works</Link>
@@ -121,9 +127,12 @@ export function BetPage() {
       {me.data && !own && b.status === 'OPEN' && <TailFade betId={b.id} ticker={b.ticker} />}
       {!me.isPending && !me.data && <VisitorPrompt betId={b.id} open={b.status === 'OPEN'} />}
       {own && b.status === 'OPEN' && (
-        <p>
-          This is your bet: <Link to="/portfolio">manage it in your portfolio</Link>.
-        </p>
+        <>
+          <BetExitsPanel betId={b.id} direction={b.direction} entry={b.entry_price} />
+          <p>
+            This is your bet: <Link to="/portfolio">manage it in your portfolio</Link>.
+          </p>
+        </>
       )}
       <BetRecord betId={b.id} userId={b.user.id} username={b.user.username} />
     </>

@@ -6,6 +6,7 @@ import { api, ApiError, callWrite, type Direction } from '../api/client';
 import type { Instrument, searchInstruments } from '../api/instruments';
 import { useInstrumentChart, useInstruments, useInvalidate } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
+import { ExitFields, GAP_NOTE, parseLevel, STOP_LOSS, TAKE_PROFIT } from '../components/bet-exits';
 import { Field } from '../components/field';
 import { PriceChartView } from '../components/price-chart';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
@@ -165,26 +166,37 @@ function TickerPanel({ ticker }: { ticker: string }) {
         error={snapshot.isError && snapshot.error instanceof ApiError && snapshot.error.status === 401 ? snapshot.error : null}
         retry={() => void snapshot.refetch()}
       />
-      {quote && <OpenBetForm ticker={ticker} />}
+      {quote && <OpenBetForm ticker={ticker} price={quote.price} />}
     </section>
   );
 }
 
-function OpenBetForm({ ticker }: { ticker: string }) {
+function OpenBetForm({ ticker, price }: { ticker: string; price: number }) {
   const invalidate = useInvalidate();
   const [direction, setDirection] = useState<Direction>('LONG');
   const [targetDate, setTargetDate] = useState('');
+  const [stopLoss, setStopLoss] = useState('');
+  const [takeProfit, setTakeProfit] = useState('');
+  const sl = parseLevel(stopLoss, STOP_LOSS);
+  const tp = parseLevel(takeProfit, TAKE_PROFIT);
   const today = todayUtc();
   const keys = useActionKeys();
   const open = useMutation({
-    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string }) =>
+    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string; stop_loss?: number; take_profit?: number }) =>
       callWrite(keys.keyFor(['open', body]), (header) => api.POST('/bet/open', { params: { header }, body })),
     onSettled: (_data, _error, body) => keys.settled(['open', body]),
     onSuccess: () => invalidate(queryKeys.portfolio),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    open.mutate({ ticker, direction, ...(targetDate ? { target_date: targetDate } : {}) });
+    if (sl === undefined || tp === undefined) return;
+    open.mutate({
+      ticker,
+      direction,
+      ...(targetDate ? { target_date: targetDate } : {}),
+      ...(sl !== null ? { stop_loss: sl } : {}),
+      ...(tp !== null ? { take_profit: tp } : {}),
+    });
   };
   return (
     <form className="bet-form" onSubmit={submit} aria-label={`Open a bet on ${ticker}`}>
@@ -206,7 +218,20 @@ function OpenBetForm({ ticker }: { ticker: string }) {
         onChange={(e) => setTargetDate(e.target.value)}
         hint="Settled automatically after that day's market close. Past dates are not allowed."
       />
-      <button type="submit" className="btn btn-primary" disabled={open.isPending || (targetDate !== '' && targetDate < today)}>
+      <ExitFields
+        direction={direction}
+        entry={price}
+        stopLoss={stopLoss}
+        takeProfit={takeProfit}
+        onStopLoss={setStopLoss}
+        onTakeProfit={setTakeProfit}
+      />
+      {(sl != null || tp != null) && <p className="small muted">{GAP_NOTE}</p>}
+      <button
+        type="submit"
+        className="btn btn-primary"
+        disabled={open.isPending || (targetDate !== '' && targetDate < today) || sl === undefined || tp === undefined}
+      >
         {open.isPending ? 'Opening…' : `Open ${direction} on ${ticker}`}
       </button>
       {open.isError && <LimitMessage error={open.error} />}
