@@ -32,16 +32,27 @@ export function parseLevel(text: string, bounds: { min: number; max: number }): 
 
 export const GAP_NOTE = 'Closes at the first published quote at or beyond the level, not at the level: after a gap, beyond it.';
 
-function levelHint(direction: Direction, entry: number | null, level: number | null | undefined, bounds: { min: number; max: number }): string {
+function levelHint(
+  direction: Direction,
+  entry: number | null,
+  level: number | null | undefined,
+  bounds: { min: number; max: number },
+  basis: string,
+): string {
   if (level === undefined) return `From ${bounds.min} to ${bounds.max} (percent of gain from entry).`;
   if (level === null || entry === null) return `Optional, ${bounds.min} to ${bounds.max} % of gain from entry.`;
-  return `≈ ${formatPrice(levelPrice(direction, entry, level))} at today's price.`;
+  return `≈ ${formatPrice(levelPrice(direction, entry, level))} ${basis}.`;
 }
 
-/** The two level fields, shared by the bet form and the panel. `entry` is the price the levels are read against. */
+/**
+ * The two level fields, shared by the bet form and the panel. `entry` is the
+ * price the levels are read against: today's quote in the form (the entry is
+ * the quote at opening), the entry price on an open bet; `basis` says which.
+ */
 export function ExitFields({
   direction,
   entry,
+  basis,
   stopLoss,
   takeProfit,
   onStopLoss,
@@ -49,6 +60,7 @@ export function ExitFields({
 }: {
   direction: Direction;
   entry: number | null;
+  basis: string;
   stopLoss: string;
   takeProfit: string;
   onStopLoss: (v: string) => void;
@@ -69,7 +81,7 @@ export function ExitFields({
         value={stopLoss}
         onChange={(e) => onStopLoss(e.target.value)}
         error={sl === undefined ? `Between ${STOP_LOSS.min} and ${STOP_LOSS.max}` : null}
-        hint={<span data-testid="stop-loss-price">{levelHint(direction, entry, sl, STOP_LOSS)}</span>}
+        hint={<span data-testid="stop-loss-price">{levelHint(direction, entry, sl, STOP_LOSS, basis)}</span>}
       />
       <Field
         label="Take-profit % (optional)"
@@ -82,7 +94,7 @@ export function ExitFields({
         value={takeProfit}
         onChange={(e) => onTakeProfit(e.target.value)}
         error={tp === undefined ? `Between ${TAKE_PROFIT.min} and ${TAKE_PROFIT.max}` : null}
-        hint={<span data-testid="take-profit-price">{levelHint(direction, entry, tp, TAKE_PROFIT)}</span>}
+        hint={<span data-testid="take-profit-price">{levelHint(direction, entry, tp, TAKE_PROFIT, basis)}</span>}
       />
     </div>
   );
@@ -143,6 +155,7 @@ function ExitsForm({ exits, direction, entry }: { exits: BetExits; direction: Di
         <ExitFields
           direction={direction}
           entry={entry}
+          basis={`from the entry at ${formatPrice(entry)}`}
           stopLoss={stopLoss}
           takeProfit={takeProfit}
           onStopLoss={setStopLoss}

@@ -221,6 +221,7 @@ function OpenBetForm({ ticker, price }: { ticker: string; price: number }) {
       <ExitFields
         direction={direction}
         entry={price}
+        basis="at today's price"
         stopLoss={stopLoss}
         takeProfit={takeProfit}
         onStopLoss={setStopLoss}
