@@ -173,6 +173,17 @@ forEachDialect('exit rules', (dialect) => {
     const u = await registerAndLogin(app);
     const fan = await registerAndLogin(app);
     await follow({ ctx: app.ctx, clock } as never, fan, u);
+    // The owner has a linked chat and wants each notice by email (a verified address).
+    const now = clock.now();
+    await database.db
+      .insertInto('chat_links')
+      .values({ user_id: u.id, transport: app.ctx.chatTransport.name, chat_id: '4242', linked_at: now })
+      .execute();
+    await database.db.insertInto('email_verified').values({ user_id: u.id, email: u.email, verified_at: now }).execute();
+    await database.db
+      .insertInto('notice_settings')
+      .values({ user_id: u.id, email_notices: 'each', digest_hour: 8, time_zone: 'UTC', next_digest_at: null, digest_since: null, updated_at: now })
+      .execute();
     prices.set('ETH-USD', 3000);
     const id = await openId(u, { ticker: 'ETH-USD', direction: 'LONG', stop_loss: -10 });
     clock.advance(STEP);
@@ -191,6 +202,21 @@ forEachDialect('exit rules', (dialect) => {
     assert.equal(exitNotices.length, 1);
     assert.match(exitNotices[0].text, /closed by its stop-loss at 2,600 \(entry 3,000\): -13\.33%/);
     assert.equal(exitNotices[0].link, `bet/${id}`);
+    const outbox = await database.db
+      .selectFrom('notifications')
+      .select(['user_id', 'transport', 'kind', 'text'])
+      .where('bet_id', '=', id)
+      .where('kind', '=', 'bet_exit')
+      .execute();
+    assert.deepEqual(
+      outbox.map((r) => [Number(r.user_id), r.transport]).sort(),
+      [
+        [u.id, app.ctx.chatTransport.name],
+        [u.id, 'email'],
+      ].sort(),
+      'the chat and the email, once each',
+    );
+    assert.ok(outbox.every((r) => r.text.includes(`/bet/${id}`)));
     const fanNotices = (await app.inject({ method: 'GET', url: '/notifications', headers: { cookie: fan.cookie } })).json();
     assert.deepEqual(
       fanNotices.filter((n: { bet_id: number | null }) => n.bet_id === id).map((n: { kind: string }) => n.kind),
