@@ -18,7 +18,7 @@ import { priceTriggersJob } from '../../src/jobs/price-triggers.js';
 import { findBetById } from '../../src/repositories/bets.js';
 import { exitRulesWatcher } from '../../src/services/exit-rules.js';
 import { registerAndLogin, type TestUser } from '../helpers/app.js';
-import { forEachDialect, openTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { forEachDialect, migrateTestDatabaseTo, openTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { follow } from '../helpers/messaging.js';
 import { FakePriceProvider } from '../helpers/prices.js';
 
@@ -337,5 +337,40 @@ forEachDialect('exit rules', (dialect) => {
       const closeReason = (await app.inject({ method: 'GET', url: `/bet/${spec}` })).json().close_reason;
       assert.equal(closeReason, 'manual');
     });
+  });
+
+  test('migration 0027 goes down and up again: the exit_rules table', async () => {
+    const db = await openTestDatabase(dialect, { migrated: true });
+    try {
+      // Whether the table is there: a query of it answers, or fails.
+      const present = () =>
+        db.db
+          .selectFrom('exit_rules')
+          .select('bet_id')
+          .limit(1)
+          .execute()
+          .then(
+            () => true,
+            () => false,
+          );
+      await db.migrate(); // PostgreSQL's test schema starts empty (the app migrates it when built)
+      assert.equal(await present(), true);
+      await migrateTestDatabaseTo(db, '0026_commitment_backfill');
+      assert.equal(await present(), false, 'down drops it');
+      assert.equal(
+        await db.db
+          .selectFrom('bets')
+          .select('id')
+          .limit(1)
+          .execute()
+          .then(() => true),
+        true,
+        'the bets stay',
+      );
+      await migrateTestDatabaseTo(db, '0027_exit_rules');
+      assert.equal(await present(), true, 'up again');
+    } finally {
+      await db.close();
+    }
   });
 });
