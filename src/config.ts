@@ -87,6 +87,8 @@ export interface Config {
     finnhubApiKey: string | null;
     finnhubApiUrl: string;
     cacheTtlMs: number;
+    /** Finnhub quotes the trigger engine may ask for a minute, for instruments with live exit rules (docs/exits.md); 30 when absent. */
+    triggerQuotesPerMinute?: number;
     timeoutMs: number;
   };
   stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
@@ -435,6 +437,8 @@ export function loadConfig(env: Env = process.env): Config {
       finnhubApiKey,
       finnhubApiUrl: (str(env, 'FINNHUB_API_URL') ?? 'https://finnhub.io/api/v1').replace(/\/$/, ''),
       cacheTtlMs: int(env, 'PRICE_CACHE_MS', 5000, 0, 3_600_000),
+      // Half of Finnhub's free 60 calls a minute: the rest is left to the users' own requests.
+      triggerQuotesPerMinute: int(env, 'PRICE_TRIGGER_QUOTES_PER_MINUTE', 30, 1, 100_000),
       timeoutMs: int(env, 'PRICE_TIMEOUT_MS', 3000, 100, 60_000),
     },
     stripe: {

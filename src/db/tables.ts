@@ -54,7 +54,7 @@ export interface BetsTable {
   closed_at: number | null;
   /** Time of the latest event (open, close, cancel): orders the feed. */
   last_event_at: number;
-  /** 'user' | 'settlement' | 'cancel' once no longer OPEN. */
+  /** 'user' | 'settlement' | 'cancel' | 'stop_loss' | 'take_profit' once no longer OPEN (the API and the record name the first two manual and target_date). */
   close_reason: string | null;
   /** Tail/fade provenance: the bet this one copied or opposed. */
   source_bet_id: number | null;
@@ -82,6 +82,16 @@ export interface DataJobsTable {
 }
 
 /** Every quote the service published: a committed price or a settlement price is looked up here. */
+/** A bet's exit levels (migration 0027, docs/exits.md): percent of gain from entry; live while the bet is OPEN. */
+export interface ExitRulesTable {
+  bet_id: number;
+  ticker: string;
+  stop_loss: number | null;
+  take_profit: number | null;
+  /** The last change: quotes published after it (exclusive) are checked against the levels. */
+  set_at: number;
+}
+
 export interface QuotesTable {
   ticker: string;
   published_at: number;
@@ -397,6 +407,7 @@ export interface Database {
   settings: SettingsTable;
   bets: BetsTable;
   quotes: QuotesTable;
+  exit_rules: ExitRulesTable;
   data_jobs: DataJobsTable;
   leaderboard: LeaderboardTable;
   ranked_leaderboard: RankedLeaderboardTable;

@@ -3,7 +3,15 @@ import type { Direction } from './bets.js';
 
 /** Mails that only the email channel carries (src/domain/mail.ts renders them). */
 export type MailKind = 'email_verify' | 'password_reset' | 'email_change' | 'address_changing' | 'password_changed' | 'email_digest';
-export type NotificationKind = 'bet_opened' | 'bet_cancelled' | 'bet_settled' | 'chat_reply' | 'league_notice' | 'price_alert' | MailKind;
+export type NotificationKind =
+  | 'bet_opened'
+  | 'bet_cancelled'
+  | 'bet_settled'
+  | 'bet_exit'
+  | 'chat_reply'
+  | 'league_notice'
+  | 'price_alert'
+  | MailKind;
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'dropped';
 /** Where deliveries go: the Telegram Bot API, the embedded log transport, email (SMTP or its log transport), or Web Push. */
 export type ChatTransportName = 'telegram' | 'log' | 'email' | 'push';
@@ -92,3 +100,33 @@ export const REPLIES = {
   notLinked: 'This chat is not linked to an account.',
   help: 'Send the code from the app to link this chat, or /stop to unlink it.',
 } as const;
+
+const EXIT_NAMES: Record<string, string> = { stop_loss: 'stop-loss', take_profit: 'take-profit' };
+
+/**
+ * The owner's notice of a close by an exit rule (docs/exits.md): the price is
+ * the first published quote at or beyond the level, dated, which after a gap,
+ * or after the service was down, is beyond the level.
+ */
+export function exitSummary(
+  bet: Omit<BetFacts, 'id'> & { exit_price: number | null; percentage_gain: number | null; close_reason: string | null; closed_at: number | null },
+): string {
+  const gain = bet.percentage_gain ?? 0;
+  const signed = `${gain >= 0 ? '+' : ''}${gain.toFixed(2)}%`;
+  const when =
+    bet.closed_at === null
+      ? ''
+      : ` of ${new Date(bet.closed_at)
+          .toISOString()
+          .replace('T', ' ')
+          .replace(/\.\d+Z$/, ' UTC')}`;
+  return (
+    `Your ${bet.direction} ${bet.ticker} bet was closed by its ${EXIT_NAMES[bet.close_reason ?? ''] ?? 'exit rule'} at ` +
+    `${price(bet.exit_price ?? bet.entry_price)} (entry ${price(bet.entry_price)}): ${signed}. ` +
+    `That is the first published quote${when} at or beyond the level, so after a gap it is beyond it.`
+  );
+}
+
+export function exitText(bet: Parameters<typeof exitSummary>[0] & { id: number }, webUrl: string): string {
+  return `${exitSummary(bet)}\n${betUrl(webUrl, bet.id)}`;
+}

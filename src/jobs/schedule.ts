@@ -11,6 +11,9 @@ import type { JobDefinition, JobLogger } from './periodic-job.js';
 import { settlementJob } from './settlement.js';
 import { commitmentBackfillJob } from './commitment-backfill.js';
 import { commitmentsJob, quotePruningJob } from './commitments.js';
+import { exitRulesWatcher } from '../services/exit-rules.js';
+import { priceAlertsWatcher } from '../services/price-alerts.js';
+import { priceTriggersJob } from './price-triggers.js';
 
 /** How many due digests one run queues (the job goes again at once while it finds that many). */
 const DIGESTS_PER_RUN = 50;
@@ -26,6 +29,8 @@ export function periodicJobs(ctx: AppContext, log: JobLogger): Array<JobDefiniti
   const jobs: Array<JobDefinition<unknown>> = [
     commitmentsJob(ctx, log),
     settlementJob(ctx, log),
+    // Exit rules (docs/exits.md) at every quote interval, on the instruments with a live rule only.
+    priceTriggersJob(ctx, [exitRulesWatcher(ctx), priceAlertsWatcher(ctx)], log),
     quotePruningJob(ctx),
     // Existing data (migration 0026): commits or marks the bets flagged then, recounts the aggregates once, then idles.
     commitmentBackfillJob(ctx, log),

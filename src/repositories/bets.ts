@@ -92,7 +92,7 @@ export interface BetExit {
   exit_price: number;
   percentage_gain: number;
   closed_at: number;
-  close_reason: 'user' | 'settlement' | 'cancel';
+  close_reason: 'user' | 'settlement' | 'cancel' | 'stop_loss' | 'take_profit';
   benchmark_exit?: number | null;
   /** Committed price to exit (docs/rankings.md); null for a bet that finished before its committed instant. */
   ranked_gain?: number | null;

@@ -44,15 +44,20 @@ export async function pruneQuotes(db: Db, before: number): Promise<number> {
 }
 
 /** Published quotes of `ticker` from `from` to `until` (both inclusive), oldest first, at most `limit`: what a trigger evaluates. */
-export async function quotesInRange(db: Db, ticker: string, from: number, until: number, limit: number): Promise<StoredQuote[]> {
-  const rows = await db
+export async function quotesInRange(db: Db, ticker: string, from: number, until: number, limit?: number): Promise<StoredQuote[]> {
+  let query = db
     .selectFrom('quotes')
     .select(['price', 'published_at'])
     .where('ticker', '=', ticker)
     .where('published_at', '>=', from)
     .where('published_at', '<=', until)
-    .orderBy('published_at')
-    .limit(limit)
-    .execute();
+    .orderBy('published_at');
+  if (limit !== undefined) query = query.limit(limit);
+  const rows = await query.execute();
   return rows.map((r) => ({ price: Number(r.price), at: Number(r.published_at) }));
+}
+
+/** The quotes of `ticker` published after `after` (exclusive; instants are whole milliseconds) up to `until` (inclusive), in order of instant. */
+export function quotesBetween(db: Db, ticker: string, after: number, until: number): Promise<StoredQuote[]> {
+  return quotesInRange(db, ticker, after + 1, until);
 }

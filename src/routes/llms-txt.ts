@@ -45,6 +45,10 @@ scheme answer 401 without a valid session.
   (shown, hidden, reported). POST /bet/{bet_id}/thesis/hide (the owner) stops serving its text; the record keeps its salted
   hash. POST /bet/{bet_id}/thesis/report (once per user; counts only from verified accounts with a ranked bet).
   Write a thesis only with the user's own words, on their explicit instruction; report only on their explicit instruction.
+- Exits: POST /bet/open also takes "stop_loss" (-99 to -0.01) and "take_profit" (0.01 to 10000), percent of gain from
+  entry; PUT /bet/{bet_id}/exits {"stop_loss"?, "take_profit"?} sets or changes them on an open bet of the caller's
+  (null removes one), GET /bet/{bet_id}/exits shows them with the price each corresponds to. The bet closes at the first
+  published quote at or beyond a level (not at the level: a gap fills at the quote); close_reason stop_loss/take_profit.
 - GET /chat/status, POST /chat/link-code, POST /chat/unlink: the messaging link; GET /notifications?limit&offset lists notices.
 - Web Push (a browser's notices): GET /push/key gives the VAPID public key (no session); POST /push/subscriptions takes
   PushSubscription.toJSON() plus "kinds" (bet_opened, bet_cancelled, bet_settled, league_notice); only endpoints on the

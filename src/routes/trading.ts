@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/types.js';
 import {
   BetDetailSchema,
+  BetExitsSchema,
   CancelBetResponseSchema,
   ClosedBetSchema,
   CloseBetRequestSchema,
@@ -14,6 +15,7 @@ import {
   OpenBetResponseSchema,
   PortfolioBetSchema,
   PriceHistoryResponseSchema,
+  SetExitsRequestSchema,
   TickerPriceResponseSchema,
   type TickerPriceResponse,
   ThesisActionResponseSchema,
@@ -21,6 +23,7 @@ import {
 import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, ref, Text } from '../schemas/common.js';
 import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, quoteSourceOf, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
+import { betExits, setExits } from '../services/exit-rules.js';
 import { leaderboard, rankedLeaderboard } from '../services/rankings.js';
 import { hideOwnThesis, reportThesis } from '../services/theses.js';
 import { sharedAnswerSender } from '../http/cache-control.js';
@@ -104,9 +107,11 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Open a bet at the current server price',
         description:
           'target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close ' +
-          'on or after it, crypto at 00:00 UTC after it. 403 LIMIT_REACHED at bet_capacity open bets; 503 with ' +
-          'Retry-After while the price provider is down. Optional thesis (DESIGN): at most 280 characters of plain text, ' +
-          'never editable, committed in the record as a salted hash (docs/theses.md).',
+          'on or after it, crypto at 00:00 UTC after it. Optional stop_loss and take_profit (percent of gain from entry) ' +
+          'close it at the first published quote at or beyond a level (docs/exits.md; PUT /bet/{bet_id}/exits changes ' +
+          'them). Optional thesis (DESIGN): at most 280 characters of plain text, never editable, committed in the record ' +
+          'as a salted hash (docs/theses.md). 403 LIMIT_REACHED at bet_capacity open bets; 503 with Retry-After while the ' +
+          'price provider is down.',
         body: ref(OpenBetRequestSchema),
         response: { 200: ref(OpenBetResponseSchema), ...errorResponses(400, 404, 413, 415, 503), 403: Limit403 },
       },
@@ -149,6 +154,45 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     }),
     async (request) => reportThesis(ctx, principalOf(request).userId, request.params.bet_id),
+  );
+
+  app.put(
+    '/bet/:bet_id/exits',
+    sessionRoute(app, {
+      limit: 'writes',
+      idempotent: true,
+      schema: {
+        tags: ['trading'],
+        operationId: 'setBetExits',
+        summary: "Set, change or remove an open bet's stop-loss and take-profit",
+        description:
+          'Levels are percent of gain from entry: stop_loss -99 to -0.01, take_profit 0.01 to 10000 (below 100 on a SHORT ' +
+          'bet, whose gain cannot reach 100 %). An absent field keeps its level, null removes it. The bet closes (close_reason ' +
+          'stop_loss or take_profit) at the first published quote after this change at or beyond a level: at that quote, ' +
+          'not at the level, so a gap fills where the price was (docs/exits.md). 404 for a missing bet or one of another ' +
+          'user; 400 for a bet no longer open or levels out of bounds.',
+        params: BetParams,
+        body: ref(SetExitsRequestSchema),
+        response: { 200: ref(BetExitsSchema), ...errorResponses(400, 403, 404, 413, 415) },
+      },
+    }),
+    async (request) => setExits(ctx, principalOf(request).userId, request.params.bet_id, request.body),
+  );
+
+  app.get(
+    '/bet/:bet_id/exits',
+    sessionRoute(app, {
+      limit: 'none',
+      schema: {
+        tags: ['trading'],
+        operationId: 'getBetExits',
+        summary: "One of the caller's bets' stop-loss and take-profit, with the price each corresponds to",
+        description: "Private to the bet's owner: 404 for a missing bet or one of another user. A finished bet shows the levels that stood.",
+        params: BetParams,
+        response: { 200: ref(BetExitsSchema), ...errorResponses(400, 404) },
+      },
+    }),
+    async (request) => betExits(ctx, principalOf(request).userId, request.params.bet_id),
   );
 
   app.post(

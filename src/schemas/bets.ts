@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Count, DateString, DateTime, Id, Nullable, ref, ServerText, StringEnum, Text, Ticker, Username } from './common.js';
 import { PublicUserSchema } from './users.js';
+import { STOP_LOSS_MAX, STOP_LOSS_MIN, TAKE_PROFIT_MAX, TAKE_PROFIT_MIN } from '../domain/exits.js';
 
 export const DirectionSchema = StringEnum(['LONG', 'SHORT']);
 export const BetStatusSchema = StringEnum(['OPEN', 'CLOSED', 'CANCELLED']);
@@ -59,11 +60,19 @@ export const thesisFields = {
 };
 
 /** SPEC allows additional properties; `status` is the one we add (DESIGN: history carries it). */
+/** Why a bet stopped being OPEN (DESIGN; the verifiable record names it alike). */
+export const CloseReasonSchema = StringEnum(['manual', 'cancel', 'target_date', 'stop_loss', 'take_profit'], {
+  description:
+    'manual: closed by its owner; cancel; target_date: settled at its target date; stop_loss / take_profit: closed by its exit rule at the first published quote at or beyond the level (docs/exits.md)',
+});
+
+/** SPEC allows additional properties; `status` and `close_reason` are the ones we add (DESIGN: history carries them). */
 export const ClosedBetSchema = Type.Object(
   {
     ...closedBetFields,
     status: Type.Optional(BetStatusSchema),
     ...thesisFields,
+    close_reason: Type.Optional(CloseReasonSchema),
   },
   { $id: 'ClosedBet', additionalProperties: true },
 );
@@ -74,6 +83,23 @@ export const LeaderboardUserSchema = Type.Object(
   { $id: 'LeaderboardUser', additionalProperties: false },
 );
 export type LeaderboardUser = Static<typeof LeaderboardUserSchema>;
+
+/** Exit levels (DESIGN, docs/exits.md): percent of gain from entry. */
+function StopLoss() {
+  return Type.Number({
+    minimum: STOP_LOSS_MIN,
+    maximum: STOP_LOSS_MAX,
+    description: 'Stop-loss: percent of gain from entry (-99 to -0.01); the bet closes at the first published quote at or below it',
+  });
+}
+function TakeProfit() {
+  return Type.Number({
+    minimum: TAKE_PROFIT_MIN,
+    maximum: TAKE_PROFIT_MAX,
+    description:
+      'Take-profit: percent of gain from entry (0.01 to 10000; below 100 on a SHORT bet); the bet closes at the first published quote at or above it',
+  });
+}
 
 export const OpenBetRequestSchema = Type.Object(
   {
@@ -89,6 +115,8 @@ export const OpenBetRequestSchema = Type.Object(
           'Why you take the bet, at most 280 characters of plain text (no control or text-direction characters); given at opening only, never editable',
       }),
     ),
+    stop_loss: Type.Optional(StopLoss()),
+    take_profit: Type.Optional(TakeProfit()),
   },
   { $id: 'OpenBetRequest', additionalProperties: false },
 );
@@ -172,7 +200,37 @@ export const BetDetailSchema = Type.Object(
       description: 'Why the bet can never be ranked (such as entry_not_quoted: generated data); null otherwise',
     }),
     ...thesisFields,
+    close_reason: Type.Union([CloseReasonSchema, Type.Null()], { description: 'Why the bet stopped being OPEN; null while OPEN' }),
   },
   { $id: 'BetDetail', additionalProperties: false },
 );
 export type BetDetail = Static<typeof BetDetailSchema>;
+
+/** PUT /bet/{bet_id}/exits: an absent field keeps its level, null removes it. */
+export const SetExitsRequestSchema = Type.Object(
+  {
+    stop_loss: Type.Optional(Nullable(StopLoss())),
+    take_profit: Type.Optional(Nullable(TakeProfit())),
+  },
+  { $id: 'SetExitsRequest', additionalProperties: false, minProperties: 1 },
+);
+export type SetExitsRequest = Static<typeof SetExitsRequestSchema>;
+
+/** A bet's exit levels as its owner sees them, with the price each corresponds to. */
+export const BetExitsSchema = Type.Object(
+  {
+    bet_id: Id(),
+    stop_loss: Type.Union([Type.Number(), Type.Null()], { description: 'Percent of gain from entry; null: none' }),
+    take_profit: Type.Union([Type.Number(), Type.Null()], { description: 'Percent of gain from entry; null: none' }),
+    stop_loss_price: Type.Union([Type.Number(), Type.Null()], {
+      description: 'The price at which the gain from entry is stop_loss; the close is at the first published quote at or beyond it, not at it',
+    }),
+    take_profit_price: Type.Union([Type.Number(), Type.Null()], {
+      description: 'The price at which the gain from entry is take_profit; the close is at the first published quote at or beyond it, not at it',
+    }),
+    set_at: Type.Union([DateTime(), Type.Null()], { description: 'The last change; quotes published after it are checked. Null without levels' }),
+    live: Type.Boolean({ description: 'Whether the levels are watched: the bet is OPEN and has a level' }),
+  },
+  { $id: 'BetExits', additionalProperties: false },
+);
+export type BetExits = Static<typeof BetExitsSchema>;

@@ -40,6 +40,8 @@ export const sharedSchemas: TSchema[] = [
   bets.PriceHistoryResponseSchema,
   bets.BetDetailSchema,
   bets.ThesisActionResponseSchema,
+  bets.SetExitsRequestSchema,
+  bets.BetExitsSchema,
   social.FeedItemSchema,
   social.FollowRequestSchema,
   social.FollowSuccessResponseSchema,

@@ -2,6 +2,7 @@
 // social part (feed, public profiles) and the single-bet page.
 import type { BetRow } from '../db/tables.js';
 import { cancelableUntil, isCancelable, percentageGain } from '../domain/bets.js';
+import { recordCloseReason } from '../domain/record.js';
 import type { ClosedBet, PortfolioBet } from '../schemas/bets.js';
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -27,7 +28,7 @@ export function toPortfolioBet(row: BetRow, mark: number | undefined, now: numbe
 
 export type StatusBet = ClosedBet & { status: BetRow['status'] };
 
-/** A CLOSED or CANCELLED bet (a cancelled one shows exit = entry, 0 %, at the cancel time). */
+/** A CLOSED or CANCELLED bet (a cancelled one shows exit = entry, 0 %, at the cancel time), with why it ended as the record names it. */
 export function toClosedBet(row: BetRow): StatusBet {
   if (row.closed_at === null || row.exit_price === null || row.percentage_gain === null) {
     throw new Error(`toClosedBet: bet ${row.id} is ${row.status}, not finished`);
@@ -42,6 +43,7 @@ export function toClosedBet(row: BetRow): StatusBet {
     exit_date: iso(row.closed_at),
     entry_date: iso(row.opened_at),
     status: row.status,
+    ...(row.close_reason === null ? {} : { close_reason: recordCloseReason(row.close_reason)! }),
   };
 }
 

@@ -15,7 +15,9 @@ import {
   settlementDue,
   targetDateProblem,
 } from '../domain/bets.js';
+import { type ExitReason, exitLevelsProblem, type Quote } from '../domain/exits.js';
 import { benchmarkOf } from '../domain/rankings.js';
+import { recordCloseReason } from '../domain/record.js';
 import { badRequest, cancelWindowExpired, internal, limitReached, notFound } from '../errors.js';
 import {
   commitOpenBet,
@@ -26,6 +28,7 @@ import {
   listFinishedBets,
   listOpenBets,
 } from '../repositories/bets.js';
+import { saveExitRule } from '../repositories/exit-rules.js';
 import { findUserById, lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { iso, type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
@@ -56,6 +59,7 @@ export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail>
     unranked_reason: bet.unranked_reason,
     // Shared by every caller (a public, cached answer): the thesis as others see it.
     ...(await thesisOf(ctx, bet.id, null)),
+    close_reason: recordCloseReason(bet.close_reason),
   };
 }
 
@@ -83,6 +87,10 @@ export async function openBet(
     const problem = targetDateProblem(targetDate, ctx.clock.now());
     if (problem) throw badRequest(problem);
   }
+  // Exit levels are optional (a SPEC client sends none and gets SPEC's behaviour); the schema holds their bounds.
+  const levels = { stop_loss: req.stop_loss ?? null, take_profit: req.take_profit ?? null };
+  const levelsProblem = exitLevelsProblem(req.direction, levels);
+  if (levelsProblem) throw badRequest(levelsProblem);
   // The benchmark's price (for alpha) is fetched beside the entry price, before the transaction; null on failure.
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return ctx.database.transaction(async (trx) => {
@@ -116,6 +124,8 @@ export async function openBet(
       throw limitReached(`You have ${open} open bets and your plan allows ${capacity}; close one or upgrade your plan`, capacity);
     }
     if (thesis) await storeThesis(trx, bet, thesis, now);
+    // Set at the opening instant: the quotes after it (the entry's own quote aside) are checked against the levels.
+    if (levels.stop_loss !== null || levels.take_profit !== null) await saveExitRule(trx, { bet_id: bet.id, ticker, ...levels, set_at: now });
     await ctx.events.emit(trx, 'betChanged', {
       kind: 'opened',
       bet,
@@ -228,7 +238,7 @@ async function closeAt(
   trx: Db,
   bet: BetRow,
   { price, benchmark }: ExitPrices,
-  reason: 'user' | 'settlement',
+  reason: 'user' | 'settlement' | ExitReason,
   exitAt: number,
   now: number,
 ): Promise<BetRow | undefined> {
@@ -243,8 +253,36 @@ async function closeAt(
     ranked_gain: exitAt >= committedInstant(bet.opened_at) ? rankedGain(bet, price) : null,
   });
   if (!closed) return undefined;
-  await ctx.events.emit(trx, 'betChanged', { kind: reason === 'user' ? 'closed' : 'settled', bet: closed, at: now });
+  // An exit rule's close is a close (SPEC's CLOSED, on the leaderboard); only the settlement is 'settled'.
+  await ctx.events.emit(trx, 'betChanged', { kind: reason === 'settlement' ? 'settled' : 'closed', bet: closed, at: now });
   return closed;
+}
+
+/**
+ * Closes an OPEN bet for an exit rule at a published quote: its price, dated
+ * its instant, through the same steps as a close by its owner (the commit due
+ * by that instant first, then closeAt, so one before the committed instant is
+ * not ranked). `stillMeets` re-checks the rule under the bet's lock, so a rule
+ * changed or removed since it was read does not fire. A bet another instance
+ * holds is left to it (skipLocked): the rule fires once. Undefined when nothing
+ * was closed. The quote is before the bet's settlement instant (the caller's
+ * check), so no settlement is due at it.
+ */
+export async function closeAtQuote(
+  ctx: BetDeps,
+  bet: BetRow,
+  reason: ExitReason,
+  quote: Quote,
+  stillMeets: (trx: Db, bet: BetRow) => Promise<boolean>,
+): Promise<BetRow | undefined> {
+  const [due, benchmark] = await Promise.all([dueQuotes(ctx, bet, quote.at), benchmarkQuoteAtOrAfter(ctx, bet.ticker, quote.at)]);
+  const now = ctx.clock.now();
+  return ctx.database.transaction(async (trx) => {
+    const locked = await ctx.database.lock(trx, 'bets', bet.id, { skipLocked: true });
+    if (locked?.status !== 'OPEN' || !(await stillMeets(trx, locked))) return undefined;
+    const row = (await applyDue(ctx, trx, locked, due, now)).bet ?? locked;
+    return closeAt(ctx, trx, row, { price: quote.price, benchmark }, reason, quote.at, now);
+  });
 }
 
 /** A bet whose settlement instant has passed is settled at it first (when its price can be had); the caller then answers it is not open. */

@@ -8,8 +8,8 @@ import { deleteLinkOfChat, findLinkOfUser } from '../repositories/chat-links.js'
 import { dropPendingOfChat } from '../repositories/notifications.js';
 import type { ProviderStatus } from './provider-status.js';
 
-// A user's own notices (bets, price alerts): only to the chat still linked.
-const BET_NOTICES = new Set(['bet_opened', 'bet_cancelled', 'bet_settled', 'price_alert']);
+// A user's own notices (bets, exits, price alerts): only to the chat still linked.
+const BET_NOTICES = new Set(['bet_opened', 'bet_cancelled', 'bet_settled', 'bet_exit', 'price_alert']);
 
 export class ChatChannel implements OutboxChannel {
   readonly name: ChatTransport['name'];

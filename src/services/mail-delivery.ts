@@ -48,6 +48,7 @@ export class MailChannel implements OutboxChannel {
       case 'bet_opened':
       case 'bet_cancelled':
       case 'price_alert':
+      case 'bet_exit':
         return userId !== null && (await emailNoticeAddress(db, userId, 'each')) === to;
       case 'email_digest':
         return userId !== null && (await emailNoticeAddress(db, userId, 'digest')) === to;

@@ -4,7 +4,16 @@
 // transaction (a betChanged handler), sent later by the outbox worker.
 import type { Db } from '../db/database.js';
 import type { BetRow, ChatTransportName } from '../db/tables.js';
-import { cancelledSummary, cancelledText, openedSummary, openedText, settledSummary, settledText } from '../domain/notifications.js';
+import {
+  cancelledSummary,
+  cancelledText,
+  exitSummary,
+  exitText,
+  openedSummary,
+  openedText,
+  settledSummary,
+  settledText,
+} from '../domain/notifications.js';
 import { findLinkOfUser } from '../repositories/chat-links.js';
 import { emailNoticeAddress } from '../repositories/notice-settings.js';
 import {
@@ -88,6 +97,21 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
     for (const r of await sentPushOpenings(trx, bet.id)) {
       await enqueueCancelNotice(trx, s, bet, r.userId, 'push', at, r.deviceId);
     }
+  } else if (e.kind === 'closed' && (bet.close_reason === 'stop_loss' || bet.close_reason === 'take_profit')) {
+    // An automatic close is told to its owner only (followers hear of openings and cancellations, SPEC part 6):
+    // in the app, in a linked chat, and by email when they want each notice so.
+    await addUserNotice(trx, { userId: bet.user_id, kind: 'bet_exit', text: exitSummary(bet), link: `bet/${bet.id}` }, at);
+    const link = await findLinkOfUser(trx, bet.user_id, s.transport);
+    const text = exitText(bet, s.webUrl);
+    if (link) {
+      await enqueueNotification(
+        trx,
+        { user_id: bet.user_id, transport: link.transport, chat_id: link.chat_id, kind: 'bet_exit', text, bet_id: bet.id },
+        at,
+      );
+    }
+    const to = await emailNoticeAddress(trx, bet.user_id, 'each');
+    if (to) await enqueueMail(trx, { userId: bet.user_id, to, kind: 'bet_exit', text, betId: bet.id }, at);
   } else if (e.kind === 'settled') {
     // The owner's own result: a stored notice in the app, and a message in a linked chat.
     await addUserNotice(trx, { userId: bet.user_id, kind: 'bet_settled', text: settledSummary(bet), link: `bet/${bet.id}` }, at);

@@ -4,6 +4,7 @@
 // instant; its notice is written in the firing's transaction (in the app, and
 // to the outbox for a linked chat and for email per the user's settings).
 import type { AppContext } from '../context.js';
+import type { QuoteWatcher } from '../jobs/price-triggers.js';
 import type { Db } from '../db/database.js';
 import { type AlertRule, firedText, readQuote } from '../domain/alerts.js';
 import { dailyChangeBase } from '../domain/instruments.js';
@@ -14,17 +15,6 @@ import { emailNoticeAddress } from '../repositories/notice-settings.js';
 import { enqueueMail, enqueueNotification } from '../repositories/notifications.js';
 import { quotesInRange, type StoredQuote } from '../repositories/quotes.js';
 import { addUserNotice } from '../repositories/user-notices.js';
-
-/**
- * The trigger engine's watcher contract, as src/jobs/price-triggers.ts
- * declares it (docs of the interface there). Declared here too so this
- * module stands alone; the two are the same shape.
- */
-export interface QuoteWatcher {
-  readonly name: string;
-  liveTickers(): Promise<string[]>;
-  evaluate(ticker: string, until: number): Promise<number>;
-}
 
 /** What the alerts' watcher uses of the context. */
 export type AlertDeps = Pick<AppContext, 'chatTransport' | 'clock' | 'config' | 'database' | 'db' | 'prices'>;

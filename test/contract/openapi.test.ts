@@ -357,6 +357,7 @@ describe('OpenAPI document', () => {
       'POST /bet/open',
       'POST /bet/close',
       'DELETE /bet/{bet_id}',
+      'PUT /bet/{bet_id}/exits',
       'POST /follow',
       'POST /bet/{bet_id}/tail',
       'POST /bet/{bet_id}/fade',

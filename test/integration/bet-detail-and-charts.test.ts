@@ -86,6 +86,7 @@ forEachDialect('price history and bet detail', (dialect) => {
         ranked_gain: null,
         ranked: 'pending',
         unranked_reason: null,
+        close_reason: null,
       });
       await fake.app.inject({ method: 'POST', url: '/bet/close', payload: { bet_id: id }, headers: { cookie: u.cookie } });
       prices.set('AAPL', 50);
@@ -96,6 +97,7 @@ forEachDialect('price history and bet detail', (dialect) => {
       assert.equal(closed.percentage_gain, 10);
       assert.equal(closed.ranked, 'early', 'closed 10 s after opening, inside its window');
       assert.equal(closed.ranked_gain, null);
+      assert.equal(closed.close_reason, 'manual', 'closed by its owner');
     } finally {
       prices.set('AAPL', 100);
     }

@@ -22,6 +22,7 @@ import * as m0022 from './0022_committed_prices.js';
 import * as m0023 from './0023_ranked_aggregates.js';
 import * as m0024 from './0024_league_scoring_version.js';
 import * as m0026 from './0026_commitment_backfill.js';
+import * as m0027 from './0027_exit_rules.js';
 import * as m0028 from './0028_price_alerts.js';
 import * as m0029 from './0029_theses.js';
 import * as m0030 from './0030_consensus.js';
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   '0023_ranked_aggregates': m0023,
   '0024_league_scoring_version': m0024,
   '0026_commitment_backfill': m0026,
+  '0027_exit_rules': m0027,
   '0028_price_alerts': m0028,
   '0029_theses': m0029,
   '0030_consensus': m0030,

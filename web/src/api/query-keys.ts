@@ -13,7 +13,12 @@ export const queryKeys = {
   userSearch: (term: string) => ['user-search', term] as const,
   profile: (userId: number, offset: number) => ['profile', userId, offset] as const,
   stats: { all: ['stats'] as const, of: (userId: number) => ['stats', userId] as const },
-  bet: { all: ['bet'] as const, one: (betId: number) => ['bet', betId] as const },
+  bet: {
+    all: ['bet'] as const,
+    one: (betId: number) => ['bet', betId] as const,
+    /** The owner's stop-loss and take-profit (GET /bet/{bet_id}/exits): under the bet, so what refreshes the bet refreshes them. */
+    exits: (betId: number) => ['bet', betId, 'exits'] as const,
+  },
   history: {
     all: ['history'] as const,
     page: (offset: number) => ['history', offset] as const,

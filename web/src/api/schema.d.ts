@@ -172,6 +172,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bet/{bet_id}/exits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the caller's bets' stop-loss and take-profit, with the price each corresponds to
+         * @description Private to the bet's owner: 404 for a missing bet or one of another user. A finished bet shows the levels that stood.
+         */
+        get: operations["getBetExits"];
+        /**
+         * Set, change or remove an open bet's stop-loss and take-profit
+         * @description Levels are percent of gain from entry: stop_loss -99 to -0.01, take_profit 0.01 to 10000 (below 100 on a SHORT bet, whose gain cannot reach 100 %). An absent field keeps its level, null removes it. The bet closes (close_reason stop_loss or take_profit) at the first published quote after this change at or beyond a level: at that quote, not at the level, so a gap fills where the price was (docs/exits.md). 404 for a missing bet or one of another user; 400 for a bet no longer open or levels out of bounds.
+         */
+        put: operations["setBetExits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/bet/{bet_id}/fade": {
         parameters: {
             query?: never;
@@ -283,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Open a bet at the current server price
-         * @description target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close on or after it, crypto at 00:00 UTC after it. 403 LIMIT_REACHED at bet_capacity open bets; 503 with Retry-After while the price provider is down. Optional thesis (DESIGN): at most 280 characters of plain text, never editable, committed in the record as a salted hash (docs/theses.md).
+         * @description target_date (UTC, today allowed) makes the bet settle automatically: stocks and ETFs at the first NYSE close on or after it, crypto at 00:00 UTC after it. Optional stop_loss and take_profit (percent of gain from entry) close it at the first published quote at or beyond a level (docs/exits.md; PUT /bet/{bet_id}/exits changes them). Optional thesis (DESIGN): at most 280 characters of plain text, never editable, committed in the record as a salted hash (docs/theses.md). 403 LIMIT_REACHED at bet_capacity open bets; 503 with Retry-After while the price provider is down.
          */
         post: operations["openBet"];
         delete?: never;
@@ -1522,6 +1546,8 @@ export interface components {
             }[];
         };
         BetDetail: {
+            /** @description Why the bet stopped being OPEN; null while OPEN */
+            close_reason: ("manual" | "cancel" | "target_date" | "stop_loss" | "take_profit") | null;
             /**
              * Format: date-time
              * @description The committed instant: opened_at + 5 minutes, the end of the cancel window
@@ -1563,6 +1589,22 @@ export interface components {
             /** @description Why the bet can never be ranked (such as entry_not_quoted: generated data); null otherwise */
             unranked_reason: string | null;
             user: components["schemas"]["PublicUser"];
+        };
+        BetExits: {
+            /** Format: int64 */
+            bet_id: number;
+            /** @description Whether the levels are watched: the bet is OPEN and has a level */
+            live: boolean;
+            /** @description The last change; quotes published after it are checked. Null without levels */
+            set_at: string | null;
+            /** @description Percent of gain from entry; null: none */
+            stop_loss: number | null;
+            /** @description The price at which the gain from entry is stop_loss; the close is at the first published quote at or beyond it, not at it */
+            stop_loss_price: number | null;
+            /** @description Percent of gain from entry; null: none */
+            take_profit: number | null;
+            /** @description The price at which the gain from entry is take_profit; the close is at the first published quote at or beyond it, not at it */
+            take_profit_price: number | null;
         };
         CancelBetResponse: {
             /** Format: int64 */
@@ -1609,6 +1651,11 @@ export interface components {
             ticker: string;
         };
         ClosedBet: {
+            /**
+             * @description manual: closed by its owner; cancel; target_date: settled at its target date; stop_loss / take_profit: closed by its exit rule at the first published quote at or beyond the level (docs/exits.md)
+             * @enum {string}
+             */
+            close_reason?: "manual" | "cancel" | "target_date" | "stop_loss" | "take_profit";
             /** @enum {string} */
             direction: "LONG" | "SHORT";
             /** Format: date-time */
@@ -2248,6 +2295,10 @@ export interface components {
         OpenBetRequest: {
             /** @enum {string} */
             direction: "LONG" | "SHORT";
+            /** @description Stop-loss: percent of gain from entry (-99 to -0.01); the bet closes at the first published quote at or below it */
+            stop_loss?: number;
+            /** @description Take-profit: percent of gain from entry (0.01 to 10000; below 100 on a SHORT bet); the bet closes at the first published quote at or above it */
+            take_profit?: number;
             /** Format: date */
             target_date?: string;
             /** @description Why you take the bet, at most 280 characters of plain text (no control or text-direction characters); given at opening only, never editable */
@@ -2433,6 +2484,10 @@ export interface components {
             new_password: string;
             /** @description The token from the emailed link */
             token: string;
+        };
+        SetExitsRequest: {
+            stop_loss?: number | null;
+            take_profit?: number | null;
         };
         StandingWindow: {
             /**
@@ -3216,6 +3271,74 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CancelWindowClosed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBetExits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bet_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BetExits"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setBetExits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to repeat: the same key with the same method, path and body, from the same user within 24 hours, answers as the first time did (2xx or 4xx) without doing the work again; while the first is still running, 409 with Retry-After; with another request, 422. A 5xx frees the key. Use a fresh random value (a UUID) per user action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                bet_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetExitsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BetExits"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             413: components["responses"]["PayloadTooLarge"];

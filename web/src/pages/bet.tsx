@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router-dom';
 import { rangeCovering } from '../api/charts';
 import { useBet, useMe } from '../api/queries';
+import { BetExitsPanel, closeReasonLine } from '../components/bet-exits';
 import { BetRecord } from '../components/bet-record';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { PriceChart } from '../components/price-chart';
@@ -105,6 +106,11 @@ export function BetPage() {
         )}
       </div>
       <ThesisView bet={b} own={own} signedIn={me.data !== undefined && me.data !== null} actions />
+      {closeReasonLine(b.close_reason) && (
+        <p className="small" data-testid="close-reason">
+          {closeReasonLine(b.close_reason)}
+        </p>
+      )}
       {reason && (
         <p className="small" data-testid="unranked-reason">
           {reason} <Link to="/scoring">How scoring works</Link>
@@ -123,9 +129,12 @@ export function BetPage() {
       {me.data && !own && b.status === 'OPEN' && <TailFade betId={b.id} ticker={b.ticker} />}
       {!me.isPending && !me.data && <VisitorPrompt betId={b.id} open={b.status === 'OPEN'} />}
       {own && b.status === 'OPEN' && (
-        <p>
-          This is your bet: <Link to="/portfolio">manage it in your portfolio</Link>.
-        </p>
+        <>
+          <BetExitsPanel betId={b.id} direction={b.direction} entry={b.entry_price} />
+          <p>
+            This is your bet: <Link to="/portfolio">manage it in your portfolio</Link>.
+          </p>
+        </>
       )}
       <BetRecord betId={b.id} userId={b.user.id} username={b.user.username} />
     </>

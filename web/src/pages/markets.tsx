@@ -6,6 +6,7 @@ import { api, ApiError, callWrite, type Direction } from '../api/client';
 import type { Instrument, searchInstruments } from '../api/instruments';
 import { useInstrumentChart, useInstruments, useInvalidate } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
+import { ExitFields, GAP_NOTE, parseLevel, STOP_LOSS, TAKE_PROFIT } from '../components/bet-exits';
 import { Field } from '../components/field';
 import { InstrumentConsensus } from '../components/instrument-consensus';
 import { PriceChartView } from '../components/price-chart';
@@ -179,22 +180,26 @@ function TickerPanel({ ticker }: { ticker: string }) {
         retry={() => void snapshot.refetch()}
       />
       <VisitorGate ticker={ticker} hasQuote={quote !== null}>
-        {quote && <OpenBetForm ticker={ticker} />}
+        {quote && <OpenBetForm ticker={ticker} price={quote.price} />}
       </VisitorGate>
       {instrument && <InstrumentConsensus symbol={ticker} />}
     </section>
   );
 }
 
-function OpenBetForm({ ticker }: { ticker: string }) {
+function OpenBetForm({ ticker, price }: { ticker: string; price: number }) {
   const invalidate = useInvalidate();
   const [direction, setDirection] = useState<Direction>('LONG');
   const [targetDate, setTargetDate] = useState('');
   const [thesis, setThesis] = useState('');
+  const [stopLoss, setStopLoss] = useState('');
+  const [takeProfit, setTakeProfit] = useState('');
+  const sl = parseLevel(stopLoss, STOP_LOSS);
+  const tp = parseLevel(takeProfit, TAKE_PROFIT);
   const today = todayUtc();
   const keys = useActionKeys();
   const open = useMutation({
-    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string; thesis?: string }) =>
+    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string; thesis?: string; stop_loss?: number; take_profit?: number }) =>
       callWrite(keys.keyFor(['open', body]), (header) => api.POST('/bet/open', { params: { header }, body })),
     onSettled: (_data, _error, body) => keys.settled(['open', body]),
     onSuccess: () => {
@@ -204,7 +209,15 @@ function OpenBetForm({ ticker }: { ticker: string }) {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    open.mutate({ ticker, direction, ...(targetDate ? { target_date: targetDate } : {}), ...(thesis.trim() ? { thesis } : {}) });
+    if (sl === undefined || tp === undefined) return;
+    open.mutate({
+      ticker,
+      direction,
+      ...(targetDate ? { target_date: targetDate } : {}),
+      ...(thesis.trim() ? { thesis } : {}),
+      ...(sl !== null ? { stop_loss: sl } : {}),
+      ...(tp !== null ? { take_profit: tp } : {}),
+    });
   };
   return (
     <form className="bet-form" onSubmit={submit} aria-label={`Open a bet on ${ticker}`}>
@@ -226,11 +239,23 @@ function OpenBetForm({ ticker }: { ticker: string }) {
         onChange={(e) => setTargetDate(e.target.value)}
         hint="Settled automatically after that day's market close. Past dates are not allowed."
       />
+      <ExitFields
+        direction={direction}
+        entry={price}
+        basis="at today's price"
+        stopLoss={stopLoss}
+        takeProfit={takeProfit}
+        onStopLoss={setStopLoss}
+        onTakeProfit={setTakeProfit}
+      />
+      {(sl != null || tp != null) && <p className="small muted">{GAP_NOTE}</p>}
       <ThesisField value={thesis} onChange={setThesis} />
       <button
         type="submit"
         className="btn btn-primary"
-        disabled={open.isPending || (targetDate !== '' && targetDate < today) || thesisChars(thesis) > THESIS_MAX}
+        disabled={
+          open.isPending || (targetDate !== '' && targetDate < today) || sl === undefined || tp === undefined || thesisChars(thesis) > THESIS_MAX
+        }
       >
         {open.isPending ? 'Opening…' : `Open ${direction} on ${ticker}`}
       </button>
