@@ -5,6 +5,8 @@
 // instant, told in the app, the chat and by email; two evaluations fire once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { PeriodicJob } from '../../src/jobs/periodic-job.js';
+import { periodicJobs } from '../../src/jobs/schedule.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { upsertLink } from '../../src/repositories/chat-links.js';
 import { appendQuote } from '../../src/repositories/quotes.js';
@@ -14,6 +16,7 @@ import { forEachDialect } from '../helpers/db.js';
 import { FakePriceProvider } from '../helpers/prices.js';
 
 const MINUTE = 60_000;
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 forEachDialect('price alerts', (dialect) => {
   let t: TestApp;
@@ -404,5 +407,23 @@ forEachDialect('price alerts on the simulated market', (dialect) => {
       assert.equal(fired.fired_price, shown.price);
       assert.equal(rows.find((a: { id: number }) => a.id === beyond.id).status, 'active', `${ticker}: not beyond the change`);
     }
+  });
+
+  test('the scheduled trigger engine runs the alerts: a pass publishes the quote in force and fires an alert it meets', async () => {
+    const u = await registerAndLogin(t.app, 'ae');
+    const { price } = await t.ctx.prices.quote('MSFT');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/alerts',
+      headers: { cookie: u.cookie },
+      payload: { ticker: 'MSFT', kind: 'below', value: price * 2 },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const engine = periodicJobs(t.ctx, quiet).find((j) => j.name === 'price triggers');
+    assert.ok(engine, 'the engine is scheduled');
+    t.clock.advance(t.ctx.config.prices.cacheTtlMs + 1);
+    await new PeriodicJob(engine).runOnce();
+    const alert = (await t.app.inject({ method: 'GET', url: '/alerts', headers: { cookie: u.cookie } })).json().alerts[0];
+    assert.equal(alert.status, 'fired', JSON.stringify(alert));
   });
 });
