@@ -5,7 +5,7 @@
 // host, address, port, scheme or credentials in the URL.
 
 /** Notice kinds a device may choose: the ones the chat and email channels carry for a user. */
-export const PUSH_KINDS = ['bet_opened', 'bet_cancelled', 'bet_settled', 'league_notice'] as const;
+export const PUSH_KINDS = ['bet_opened', 'bet_cancelled', 'bet_settled', 'bet_exit', 'price_alert', 'league_notice'] as const;
 export type PushKind = (typeof PUSH_KINDS)[number];
 
 /** Devices one account may register; a new one beyond it is refused. */

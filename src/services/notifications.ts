@@ -99,10 +99,11 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
     }
   } else if (e.kind === 'closed' && (bet.close_reason === 'stop_loss' || bet.close_reason === 'take_profit')) {
     // An automatic close is told to its owner only (followers hear of openings and cancellations, SPEC part 6):
-    // in the app, in a linked chat, and by email when they want each notice so.
+    // in the app, in a linked chat, on the devices that chose it, and by email when they want each notice so.
     await addUserNotice(trx, { userId: bet.user_id, kind: 'bet_exit', text: exitSummary(bet), link: `bet/${bet.id}` }, at);
     const link = await findLinkOfUser(trx, bet.user_id, s.transport);
     const text = exitText(bet, s.webUrl);
+    await enqueuePush(trx, { userId: bet.user_id }, { kind: 'bet_exit', text, betId: bet.id }, at);
     if (link) {
       await enqueueNotification(
         trx,

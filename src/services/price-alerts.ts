@@ -13,6 +13,7 @@ import { type AlertRow, claimFiring, liveAlertsOn, liveAlertTickers, markChecked
 import { findLinkOfUser } from '../repositories/chat-links.js';
 import { emailNoticeAddress } from '../repositories/notice-settings.js';
 import { enqueueMail, enqueueNotification } from '../repositories/notifications.js';
+import { enqueuePush } from '../repositories/push.js';
 import { quotesInRange, type StoredQuote } from '../repositories/quotes.js';
 import { addUserNotice } from '../repositories/user-notices.js';
 
@@ -130,12 +131,13 @@ async function fire(ctx: AlertDeps, alert: AlertRow, hit: Hit): Promise<boolean>
   });
 }
 
-/** In the app always; to a linked chat; by email when the user wants each notice by email. */
+/** In the app always; to a linked chat; to the devices that chose price alerts; by email when the user wants each notice by email. */
 async function tellOwner(ctx: AlertDeps, trx: Db, alert: AlertRow, text: string): Promise<void> {
   const now = ctx.clock.now();
   const userId = alert.user_id;
   await addUserNotice(trx, { userId, kind: 'price_alert', text, link: ALERTS_PAGE }, now);
   const withAddress = `${text}\n${ctx.config.webUrl}${ALERTS_PAGE}`;
+  await enqueuePush(trx, { userId }, { kind: 'price_alert', text: withAddress, betId: null }, now);
   const link = await findLinkOfUser(trx, userId, ctx.chatTransport.name);
   if (link) {
     await enqueueNotification(

@@ -132,8 +132,12 @@ test('the image runs as a non-root user, in production, on every address, port 3
   assert.equal(cmd.length, 1);
   const [node, main] = execForm(cmd[0]!);
   assert.equal(node, 'node');
+  // npm start checks the build (scripts/start.mjs), then imports dist/main.js in its own process; the image, built, runs it directly.
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.ok(pkg.scripts.start?.includes(main!), `${main} is what npm start runs (${pkg.scripts.start})`);
+  assert.equal(main, 'dist/main.js');
+  const start = /^node (\S+)$/.exec(pkg.scripts.start ?? '')?.[1];
+  assert.ok(start, `npm start runs one file with node (${pkg.scripts.start})`);
+  assert.match(fs.readFileSync(path.join(root, start), 'utf8'), /await import\('\.\.\/dist\/main\.js'\)/, `${start} runs ${main}`);
 });
 
 /** Runs the image's HEALTHCHECK command as the container would, against `port`. */

@@ -69,6 +69,7 @@ forEachDialect('activity feed', (dialect) => {
       exit_date: iso(t0 + 5 * MIN),
       entry_date: iso(t0),
       status: 'CLOSED',
+      close_reason: 'manual',
       user_id: a,
       username: aName,
     });

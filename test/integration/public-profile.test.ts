@@ -77,8 +77,10 @@ forEachDialect('public profiles', (dialect) => {
       exit_date: iso(p.now - 100 * MIN),
       entry_date: iso(p.now - 120 * MIN),
       status: 'CLOSED',
+      close_reason: 'manual',
     });
     assert.equal(body.history[1].status, 'CANCELLED');
+    assert.equal(body.history[1].close_reason, 'cancel');
     assert.equal(body.history[1].exit_price, 90);
     assert.equal(body.history[1].percentage_gain, 0);
     assertNoPrivateFields(body);

@@ -4,7 +4,11 @@
 // the VAPID signature and decrypts each payload (test/helpers/fake-push.ts).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { saveExitRule } from '../../src/repositories/exit-rules.js';
 import { claimDue } from '../../src/repositories/outbox.js';
+import { appendQuote } from '../../src/repositories/quotes.js';
+import { exitRulesWatcher } from '../../src/services/exit-rules.js';
+import { evaluateAlerts } from '../../src/services/price-alerts.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 import { FakePushService, type FakeSubscription } from '../helpers/fake-push.js';
@@ -109,7 +113,7 @@ forEachDialect('web push', (dialect) => {
     const sub = push.subscribe();
     const first = await subscribe(u, sub);
     assert.equal(first.statusCode, 201);
-    assert.deepEqual(first.json().kinds, ['bet_cancelled', 'bet_opened', 'bet_settled', 'league_notice']);
+    assert.deepEqual(first.json().kinds, ['bet_cancelled', 'bet_exit', 'bet_opened', 'bet_settled', 'league_notice', 'price_alert']);
     const again = await subscribe(u, { ...sub, kinds: ['bet_settled'] });
     assert.equal(again.statusCode, 200);
     assert.equal(again.json().id, first.json().id);
@@ -166,6 +170,41 @@ forEachDialect('web push', (dialect) => {
     assert.equal(settled.length, 1);
     assert.equal(settled[0]!.payload.kind, 'bet_settled');
     assert.match(String(settled[0]!.payload.body), /\+10\.00%/);
+  });
+
+  test("an automatic close by an exit rule and a fired price alert reach the owner's devices that chose them", async () => {
+    const owner = await registerAndLogin(t.app, 'pushex');
+    const phone = push.subscribe();
+    await register(owner, phone, ['bet_exit', 'price_alert']);
+    const other = push.subscribe();
+    await register(owner, other, ['bet_settled']);
+
+    const bet = await insertOpenBet(t, owner.id, 'AAPL');
+    await saveExitRule(t.ctx.db, { bet_id: bet.id, ticker: 'AAPL', stop_loss: null, take_profit: 5, set_at: t.clock.now() });
+    t.clock.advance(60_000);
+    await appendQuote(t.ctx.db, 'AAPL', { price: bet.entry_price * 1.2, at: t.clock.now() });
+    assert.equal(await exitRulesWatcher(t.ctx).evaluate('AAPL', t.clock.now()), 1);
+
+    const alert = await t.app.inject({
+      method: 'POST',
+      url: '/alerts',
+      headers: { cookie: owner.cookie },
+      payload: { ticker: 'MSFT', kind: 'above', value: 1 },
+    });
+    assert.equal(alert.statusCode, 201, alert.body);
+    t.clock.advance(60_000);
+    await appendQuote(t.ctx.db, 'MSFT', { price: 2, at: t.clock.now() });
+    assert.equal(await evaluateAlerts(t.ctx, 'MSFT', t.clock.now()), 1);
+
+    await t.ctx.outbox.runOnce('push');
+    assert.deepEqual(
+      push
+        .messagesTo(phone.endpoint)
+        .map((m) => m.payload.kind)
+        .sort(),
+      ['bet_exit', 'price_alert'],
+    );
+    assert.equal(push.messagesTo(other.endpoint).length, 0, 'the other device chose neither');
   });
 
   test('a failed send is retried with back-off; 404 or 410 drops the device and what was queued for it', async () => {

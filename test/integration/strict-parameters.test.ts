@@ -132,6 +132,7 @@ describe('integers in the URL and unknown query parameters', () => {
       'POST /leagues/join': { code: 'ABCDEF12' },
       'PATCH /leagues/{id}': { name: 'Renamed' },
       'POST /alerts': { ticker: 'AAPL', kind: 'above', value: 1000 },
+      'PUT /bet/{bet_id}/exits': { take_profit: 10 },
       'POST /push/subscriptions': { endpoint: 'https://fcm.googleapis.com/fcm/send/strict', keys: { p256dh: 'p', auth: 'a' } },
     };
     let checked = 0;

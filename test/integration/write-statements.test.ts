@@ -51,7 +51,9 @@ forEachDialect('statements of a write', (dialect) => {
       betId = res.json().bet_id;
     });
     const lock = dialect === 'postgres' ? 1 : 0;
-    assert.equal(work.length, 5, work.join('\n'));
+    // the user [locked], the insert, chain head, chain entry, followers' chats and mail, followers' push devices
+    assert.equal(work.length, 6, work.join('\n'));
+    assert.equal(work.filter((s) => /^insert into "notifications"/i.test(s)).length, 2, 'chats and mail in one statement, push devices in one');
     assert.equal(work.filter((s) => /for no key update/i.test(s)).length, lock, 'one user-row lock, not two');
     assert.equal(work.filter((s) => /^insert into "bets"/i.test(s) && /count\(\*\)/i.test(s)).length, 1, 'the capacity check is in the insert');
     assert.deepEqual(

@@ -81,6 +81,8 @@ const ID_OPERATIONS: Record<string, { ownerOnly: boolean; why: string }> = {
   'GET /bet/{bet_id}': { ownerOnly: false, why: 'bets are public, like profiles' },
   'POST /bet/{bet_id}/tail': { ownerOnly: false, why: 'opens a bet of the caller copying a public bet' },
   'POST /bet/{bet_id}/fade': { ownerOnly: false, why: 'opens a bet of the caller opposing a public bet' },
+  'PUT /bet/{bet_id}/exits': { ownerOnly: true, why: "sets the caller's own bet's exits; another user's bet is 404 as a missing one" },
+  'GET /bet/{bet_id}/exits': { ownerOnly: true, why: "an open bet's exits are private to its owner" },
   'POST /bet/{bet_id}/thesis/hide': { ownerOnly: false, why: 'bets are public; anyone but the owner is refused (403) and nothing changes' },
   'POST /bet/{bet_id}/thesis/report': { ownerOnly: false, why: "a report on another user's public bet, counted once per reporter" },
   'GET /user/{user_id}/public': { ownerOnly: false, why: 'public profile' },

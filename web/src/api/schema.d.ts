@@ -2387,7 +2387,7 @@ export interface components {
          * @description A notice kind a device may receive, as the chat and email channels carry them: bet_opened / bet_cancelled (a trader you follow), bet_settled (your own bet's result), league_notice (your leagues' start, daily standing and result)
          * @enum {string}
          */
-        PushKind: "bet_opened" | "bet_cancelled" | "bet_settled" | "league_notice";
+        PushKind: "bet_opened" | "bet_cancelled" | "bet_settled" | "bet_exit" | "price_alert" | "league_notice";
         PushSubscriptionRequest: {
             /** @description PushSubscription.endpoint: an https URL on a browser's push service (Chrome, Firefox, Safari, Edge); any other host is refused */
             endpoint: string;

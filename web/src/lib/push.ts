@@ -6,6 +6,8 @@ export const PUSH_KIND_LABELS = [
   ['bet_opened', 'A trader you follow opens a bet'],
   ['bet_cancelled', 'A trader you follow cancels a bet'],
   ['bet_settled', 'Your own bet is settled'],
+  ['bet_exit', 'Your stop-loss or take-profit closes a bet'],
+  ['price_alert', 'One of your price alerts fires'],
   ['league_notice', 'Your leagues: start, daily standing, result'],
 ] as const;
 export type PushKind = (typeof PUSH_KIND_LABELS)[number][0];
