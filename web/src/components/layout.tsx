@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Suspense, useEffect, useState } from 'react';
+import { type MouseEvent, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api, call, type User } from '../api/client';
 import { useFollowing, useMe, usePortfolio, useUnreadNotices } from '../api/queries';
@@ -52,16 +52,22 @@ export function Layout() {
   const { pathname } = useLocation();
   const [menuAt, setMenuAt] = useState<string | null>(null);
   const menuOpen = menuAt === pathname;
+  const menuButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!menuOpen) return;
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMenuAt(null);
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setMenuAt(null);
+      // The link that had the focus is hidden with the menu: the focus goes back to the button that opened it.
+      menuButton.current?.focus();
+    };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [menuOpen]);
 
   return (
     <div className="shell">
-      <a className="skip-link" href="#main">
+      <a className="skip-link" href="#main" onClick={skipToContent}>
         Skip to content
       </a>
       <header className="topbar" data-menu={menuOpen ? 'open' : 'closed'}>
@@ -69,6 +75,7 @@ export function Layout() {
           Paper Bets
         </Link>
         <button
+          ref={menuButton}
           type="button"
           className="btn btn-small menu-button"
           aria-expanded={menuOpen}
@@ -125,6 +132,19 @@ export function Layout() {
       </main>
     </div>
   );
+}
+
+/**
+ * "#main" resolves against the page's <base href> (the app's root), so the
+ * browser would leave the page for the front door: the link moves the focus
+ * to the content itself, staying on the page.
+ */
+function skipToContent(e: MouseEvent<HTMLAnchorElement>) {
+  const main = document.getElementById('main');
+  if (!main) return;
+  e.preventDefault();
+  main.focus();
+  main.scrollIntoView();
 }
 
 /** The unread notices beside "Notices" in the navigation. */

@@ -143,7 +143,8 @@ function TickerPanel({ ticker }: { ticker: string }) {
           {ticker}
           {instrument && <span className="muted"> {instrument.name}</span>}
         </h2>
-        <div className="price-big num" data-testid="ticker-price" aria-live="polite">
+        {/* Not a live region: the price refreshes every 15 s, and a screen reader would read it out each time. */}
+        <div className="price-big num" data-testid="ticker-price">
           {quote ? formatPrice(quote.price) : snapshot.isPending ? '…' : '—'}
         </div>
       </div>
