@@ -1,0 +1,404 @@
+// Issue 36 in Chromium against the real server, each at 1280×800 and 390×844:
+// the skip link stays on its page, Markets picks a whole row and brings its
+// chart into view, an unknown symbol says so and offers the search, the bet
+// form states the settlement instant of each kind in the user's zone, Settings
+// drops an error once its value is corrected, the focus lands somewhere
+// sensible after Open, Close, Cancel, Keep it and Escape, button names start
+// with their visible words, the focus ring has 3:1 against what it is drawn
+// on, no live price, no aria-pressed on Follow, notice links named by bet, and
+// the server's own small pages have a main landmark, follow dark mode and ask
+// for no /favicon.ico. The harness runs axe-core on every page state (see
+// Guard); the first test shows that it fails on a violation.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { settlementHint } from '../../web/src/lib/settlement.js';
+import { axeViolations, BrowserSuite, PASSWORD, skipReason, VIEWPORTS } from './harness.js';
+
+if (skipReason) console.log(skipReason);
+
+const SIZES = ['desktop', 'phone390'] as const;
+
+/** What has the focus: its test id, id, or tag and text. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const e = document.activeElement as HTMLElement | null;
+    if (!e || e === document.body) return 'body';
+    return e.dataset.testid ? `testid:${e.dataset.testid}` : e.id ? `#${e.id}` : `${e.tagName.toLowerCase()}:${(e.textContent ?? '').trim()}`;
+  });
+
+/** A date `days` after today (UTC), 'YYYY-MM-DD'. */
+const dayAfter = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
+describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }, () => {
+  const suite = new BrowserSuite();
+  before(() => suite.start());
+  after(() => suite.stop());
+
+  test('the harness’s axe-core check fails on a violation: a button whose name does not start with its visible words', async () => {
+    await suite.withPage(async (page) => {
+      await page.goto('/app/login');
+      await page.getByRole('heading', { level: 1, name: 'Log in' }).waitFor();
+      assert.deepEqual(await axeViolations(page), []);
+      await page.evaluate(() => {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = 'Keep it';
+        b.setAttribute('aria-label', 'Keep bet 12 on AAPL open');
+        document.getElementById('main')?.append(b);
+      });
+      const found = await axeViolations(page);
+      assert.ok(
+        found.some((v) => v.startsWith('label-content-name-mismatch')),
+        found.join('\n'),
+      );
+      await page.evaluate(() => document.querySelector('#main > button:last-child')?.remove());
+    });
+  });
+
+  for (const size of SIZES) {
+    test(`${size}: Tab, Enter on "Skip to content" stays on the page and moves the focus to the content`, async () => {
+      await suite.withPage(
+        async (page) => {
+          for (const path of ['/app/leaderboard', '/app/login']) {
+            await page.goto(path);
+            await page.getByRole('heading', { level: 1 }).waitFor();
+            await page.keyboard.press('Tab');
+            assert.equal(await focused(page), 'a:Skip to content');
+            await page.keyboard.press('Enter');
+            await page.waitForFunction(() => document.activeElement?.id === 'main');
+            assert.equal(new URL(page.url()).pathname, path);
+            // The next Tab starts inside the content, not in the navigation.
+            await page.keyboard.press('Tab');
+            assert.ok(await page.evaluate(() => document.getElementById('main')?.contains(document.activeElement)), 'Tab after the skip is in main');
+          }
+        },
+        { viewport: size },
+      );
+    });
+
+    test(`${size}: Markets: a tap anywhere on a row picks it and brings its chart into view; the form states each kind's settlement instant in the user's zone; Open leaves the focus on its outcome`, async () => {
+      const user = await suite.user(`mk${size.slice(0, 2)}`);
+      const zone = 'Asia/Tokyo';
+      const date = dayAfter(3);
+      await suite.withPage(
+        async (page, context, check) => {
+          await user.signIn(context);
+          await page.goto('/app/markets');
+          const list = page.getByTestId('instrument-list');
+          await page.getByLabel('Search by name or symbol').fill('bitcoin');
+          const row = list.locator('li').filter({ has: page.getByRole('button', { name: 'BTC-USD', exact: true }) });
+          // The name, far from the symbol's chip, is part of the tap target.
+          await row.locator('.instrument-name').click();
+          await page.waitForURL(/ticker=BTC-USD/);
+          const heading = page.locator('#ticker-heading');
+          await heading.waitFor();
+          await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
+          const box = await heading.boundingBox();
+          const height = VIEWPORTS[size].height;
+          assert.ok(box && box.y >= 0 && box.y + box.height <= height, `the chosen instrument's heading is in view: ${JSON.stringify(box)}`);
+          // The price refreshes every 15 s: not a live region.
+          assert.equal(await page.getByTestId('ticker-price').getAttribute('aria-live'), null);
+
+          const dateField = page.getByLabel('Target date (optional)');
+          const hint = page.locator('.bet-form .hint');
+          assert.match(await hint.innerText(), /00:00 UTC after its target date/);
+          assert.doesNotMatch(await hint.innerText(), /market close/);
+          await dateField.fill(date);
+          await hint.filter({ hasText: settlementHint('crypto', date, zone) }).waitFor();
+          assert.match(await hint.innerText(), /GMT\+9/);
+          await check('crypto with a target date');
+
+          await page.getByLabel('Search by name or symbol').fill('apple');
+          await list
+            .locator('li')
+            .filter({ has: page.getByRole('button', { name: 'AAPL', exact: true }) })
+            .locator('.num')
+            .click();
+          await page.waitForURL(/ticker=AAPL/);
+          await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
+          await page.getByLabel('Target date (optional)').fill(date);
+          await hint.filter({ hasText: settlementHint('stock', date, zone) }).waitFor();
+          assert.match(await hint.innerText(), /NYSE close/);
+
+          // Open: the outcome has the focus (the button was disabled while it worked).
+          await page.getByLabel('Target date (optional)').fill('');
+          await page.getByRole('button', { name: 'Open LONG on AAPL' }).click();
+          await page.getByText(/Bet #\d+ opened at/).waitFor();
+          await page.waitForFunction(() => (document.activeElement as HTMLElement | null)?.dataset.testid === 'open-result');
+        },
+        { viewport: size, timezoneId: zone },
+      );
+    });
+
+    test(`${size}: an unknown symbol says so, with no Retry and no empty chart, and offers the directory's search`, async () => {
+      const user = await suite.user(`un${size.slice(0, 2)}`);
+      await suite.withPage(
+        async (page, context) => {
+          await user.signIn(context);
+          await page.goto('/app/markets?ticker=ZZQX9');
+          const notice = page.getByTestId('unknown-symbol');
+          await notice.getByText('No instrument has the symbol ZZQX9').waitFor();
+          assert.equal(await page.getByRole('button', { name: 'Retry' }).count(), 0);
+          assert.equal(await page.locator('.chart-card').count(), 0);
+          await notice.getByRole('button', { name: 'Search the directory' }).click();
+          const box = page.getByLabel('Search by name or symbol');
+          assert.equal(await box.inputValue(), 'ZZQX9');
+          assert.equal(await box.evaluate((e) => e === document.activeElement), true);
+          await page.getByText('No instrument matches that name or symbol.').waitFor();
+        },
+        { viewport: size, expect: ['404 GET /instruments/ZZQX9'] },
+      );
+    });
+
+    test(`${size}: portfolio by keyboard: Escape dismisses the question and Keep it returns the focus to its button; after Cancel and Close the result has the focus; names start with the visible words`, async () => {
+      const user = await suite.user(`kb${size.slice(0, 2)}`);
+      for (const ticker of ['BTC-USD', 'ETH-USD', 'SOL-USD'])
+        assert.equal((await user.call('POST', '/bet/open', { ticker, direction: 'LONG' })).status, 200);
+      await suite.withPage(
+        async (page, context, check) => {
+          await user.signIn(context);
+          await page.goto('/app/portfolio');
+          const rows = page.getByTestId('portfolio-table').locator('tbody tr');
+          await rows.nth(2).waitFor();
+          const first = rows.first();
+          const close = first.getByRole('button', { name: /^Close bet \d+ on [A-Z-]+$/ });
+          await close.focus();
+          await page.keyboard.press('Enter');
+          const keep = first.getByRole('button', { name: /^Keep it: bet \d+ on [A-Z-]+ stays open$/ });
+          await keep.waitFor();
+          assert.match(await focused(page), /^button:Keep it/);
+          await first.getByRole('button', { name: /^Yes, close bet \d+ on [A-Z-]+$/ }).waitFor();
+          await check('close asked');
+          await page.keyboard.press('Escape');
+          await first.getByTestId('confirm-close').waitFor({ state: 'detached' });
+          await page.waitForFunction(() => /^Close/.test(document.activeElement?.textContent ?? ''));
+
+          // Keep it, by keyboard: the focus goes back to the button that asked.
+          await page.keyboard.press('Enter');
+          await keep.waitFor();
+          await page.keyboard.press('Enter');
+          await page.waitForFunction(() => /^Close/.test(document.activeElement?.textContent ?? ''));
+
+          // Cancel → yes: the result banner has the focus.
+          const cancel = rows.nth(1).getByRole('button', { name: /^Cancel \d+:\d\d left to cancel bet \d+ on [A-Z-]+$/ });
+          await cancel.focus();
+          await page.keyboard.press('Enter');
+          await rows.nth(1).getByTestId('confirm-cancel').waitFor();
+          await check('cancel asked');
+          await page.keyboard.press('Shift+Tab');
+          assert.match(await focused(page), /^button:Yes, cancel/);
+          await page.keyboard.press('Enter');
+          await page.getByTestId('bet-result').getByText(/Bet #\d+ cancelled/).waitFor();
+          await page.waitForFunction(() => (document.activeElement as HTMLElement | null)?.dataset.testid === 'bet-result');
+
+          // Close → yes: the same.
+          await rows.nth(1).waitFor({ state: 'detached' });
+          await first.getByRole('button', { name: /^Close bet/ }).focus();
+          await page.keyboard.press('Enter');
+          await page.keyboard.press('Shift+Tab');
+          await page.keyboard.press('Enter');
+          await page.getByTestId('bet-result').getByText(/^Closed [A-Z-]+ at/).waitFor();
+          await page.waitForFunction(() => (document.activeElement as HTMLElement | null)?.dataset.testid === 'bet-result');
+        },
+        { viewport: size },
+      );
+    });
+
+    test(`${size}: Settings drops "Password is incorrect" once the current password is corrected`, async () => {
+      const user = await suite.user(`st${size.slice(0, 2)}`);
+      await suite.withPage(
+        async (page, context, check) => {
+          await user.signIn(context);
+          await page.goto('/app/settings');
+          const card = page.getByRole('region', { name: 'Change password' });
+          const current = card.getByLabel('Current password');
+          await current.fill('not the password at all');
+          await card.getByLabel('New password', { exact: true }).fill('another long passphrase here');
+          await card.getByLabel('New password again').fill('another long passphrase here');
+          await card.getByRole('button', { name: 'Change password' }).click();
+          const error = card.locator('.field', { has: current }).locator('.field-error');
+          await error.waitFor();
+          assert.equal(await current.getAttribute('aria-invalid'), 'true');
+          await check('wrong current password');
+          await current.fill(PASSWORD);
+          await error.waitFor({ state: 'detached' });
+          assert.equal(await current.getAttribute('aria-invalid'), null);
+          await card.getByRole('button', { name: 'Change password' }).click();
+          await card.getByTestId('password-changed').waitFor();
+          assert.equal(await card.locator('.field-error').count(), 0);
+        },
+        { viewport: size, expect: ['403 POST /me/password'] },
+      );
+    });
+
+    test(`${size}: Follow names its action without aria-pressed; notice links are named by their bet`, async () => {
+      const trader = await suite.user(`tr${size.slice(0, 2)}`);
+      const reader = await suite.user(`rd${size.slice(0, 2)}`);
+      await suite.withPage(
+        async (page, context) => {
+          await reader.signIn(context);
+          await page.goto(`/app/user/${trader.id}`);
+          const follow = page.getByRole('button', { name: `Follow ${trader.username}`, exact: true });
+          await follow.waitFor();
+          assert.equal(await follow.getAttribute('aria-pressed'), null);
+          await follow.click();
+          const unfollow = page.getByRole('button', { name: `Unfollow ${trader.username}`, exact: true });
+          await unfollow.waitFor();
+          assert.equal(await unfollow.getAttribute('aria-pressed'), null);
+
+          const ids: number[] = [];
+          for (const ticker of ['AAPL', 'MSFT', 'NVDA'])
+            ids.push(((await trader.call('POST', '/bet/open', { ticker, direction: 'LONG' })).json as { bet_id: number }).bet_id);
+          await page.goto('/app/notifications');
+          const links = page.getByTestId('notices').getByRole('link');
+          await links.nth(2).waitFor();
+          const names = await links.evaluateAll((as) => as.map((a) => a.textContent ?? ''));
+          assert.deepEqual(names, ids.reverse().map((id) => `See the bet #${id}`));
+        },
+        { viewport: size },
+      );
+    });
+
+    test(`${size}: the phone menu gives the focus back to its button on Escape; the front door's own links do not lose it`, async () => {
+      const user = await suite.user(`mn${size.slice(0, 2)}`);
+      await suite.withPage(
+        async (page, context, check) => {
+          await user.signIn(context);
+          await page.goto('/app/history');
+          await page.getByRole('heading', { level: 1, name: 'History' }).waitFor();
+          const menu = page.getByRole('button', { name: 'Menu' });
+          if (size === 'desktop') {
+            // No menu at this size: the links are in the bar, and Escape there moves nothing.
+            assert.equal(await menu.isVisible(), false);
+            const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Portfolio' });
+            await link.focus();
+            await page.keyboard.press('Escape');
+            assert.equal(await focused(page), 'a:Portfolio');
+            return;
+          }
+          await menu.focus();
+          await page.keyboard.press('Enter');
+          assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+          await page.keyboard.press('Tab');
+          assert.match(await focused(page), /^a:/);
+          await check('menu open');
+          await page.keyboard.press('Escape');
+          assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+          assert.equal(await focused(page), 'button:Menu');
+        },
+        { viewport: size },
+      );
+    });
+
+    test(`${size}: the server's own pages (chat link, payment portal) have a main landmark, follow dark mode and ask for no /favicon.ico`, async () => {
+      const user = await suite.user(`sv${size.slice(0, 2)}`);
+      const code = (await user.call('POST', '/chat/link-code')).json as { code: string };
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await suite.withPage(
+          async (page, context) => {
+            await user.signIn(context);
+            const asked: string[] = [];
+            page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+            for (const path of [`/chat/local/link/${encodeURIComponent(code.code)}`, '/chat/local/link/unknown-code', '/pay/local/portal']) {
+              await page.goto(path);
+              await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
+              const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+              const [r, g, b] = (bg.match(/\d+/g) ?? []).map(Number);
+              const light = (r + g + b) / 3 > 128;
+              assert.equal(light, colorScheme === 'light', `${path} in ${colorScheme}: background ${bg}`);
+            }
+            await page.waitForTimeout(300);
+            assert.deepEqual(
+              asked.filter((p) => p.includes('favicon')),
+              [],
+            );
+          },
+          { viewport: size, colorScheme, expect: ['404 GET /chat/local/link/unknown-code'] },
+        );
+      }
+    });
+
+    test(`${size}: the focus ring has at least 3:1 against the backgrounds it is drawn on, light and dark`, async () => {
+      const user = await suite.user(`fr${size.slice(0, 2)}`);
+      assert.equal((await user.call('POST', '/bet/open', { ticker: 'BTC-USD', direction: 'LONG' })).status, 200);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await suite.withPage(
+          async (page, context) => {
+            await page.goto('/app/login');
+            await page.getByRole('heading', { level: 1 }).waitFor();
+            const low = await ringContrasts(page, 30);
+            await user.signIn(context);
+            for (const path of ['/app/portfolio', '/app/markets?ticker=AAPL', '/app/settings', '/app/leaderboard']) {
+              await page.goto(path);
+              await page.getByRole('heading', { level: 1 }).waitFor();
+              await page.waitForTimeout(500);
+              low.push(...(await ringContrasts(page, 40)));
+            }
+            assert.deepEqual(low, [], `focus rings under 3:1 in ${colorScheme}`);
+          },
+          { viewport: size, colorScheme },
+        );
+      }
+    });
+  }
+});
+
+/**
+ * Tabs through up to `stops` elements of the page; for each, the contrast of
+ * its focus ring (outline) against the background just outside the element,
+ * where the ring is drawn (outline-offset puts a gap of that background
+ * between ring and element). Returns the rings under 3:1 (WCAG 1.4.11), and
+ * fails outright when a focused element shows no ring at all.
+ */
+async function ringContrasts(page: Page, stops: number): Promise<string[]> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  const low: string[] = [];
+  let seen = 0;
+  for (let i = 0; i < stops; i++) {
+    await page.keyboard.press('Tab');
+    const r = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return null;
+      const style = getComputedStyle(el);
+      const parse = (c: string): [number, number, number, number] => {
+        const m = c.match(/rgba?\(([^)]+)\)/);
+        if (!m) return [0, 0, 0, 0];
+        const [r, g, b, a = '1'] = m[1].split(/[ ,/]+/).filter(Boolean);
+        return [Number(r), Number(g), Number(b), Number(a)];
+      };
+      // The colour behind the ring: the ancestors' backgrounds, composited until one is opaque, over the page's canvas.
+      const layers: Array<[number, number, number, number]> = [];
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const c = parse(getComputedStyle(p).backgroundColor);
+        if (c[3] > 0) layers.push(c);
+        if (c[3] >= 1) break;
+      }
+      let under: [number, number, number] = matchMedia('(prefers-color-scheme: dark)').matches ? [0, 0, 0] : [255, 255, 255];
+      if (layers.length > 0 && layers[layers.length - 1][3] >= 1) under = layers.pop()?.slice(0, 3) as [number, number, number];
+      for (const [r, g, b, a] of layers.reverse()) under = [r * a + under[0] * (1 - a), g * a + under[1] * (1 - a), b * a + under[2] * (1 - a)];
+      const luminance = ([r, g, b]: number[]) => {
+        const f = (v: number) => {
+          const s = v / 255;
+          return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+        };
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      const ring = parse(style.outlineColor);
+      const [hi, lo] = [luminance(ring), luminance(under)].sort((a, b) => b - a);
+      return {
+        what: `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}"`,
+        drawn: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 2,
+        ratio: (hi + 0.05) / (lo + 0.05),
+        ring: style.outlineColor,
+        under: `rgb(${under.map(Math.round).join(', ')})`,
+      };
+    });
+    if (r === null) continue;
+    seen++;
+    assert.ok(r.drawn, `${r.what} shows no focus ring`);
+    if (r.ratio < 3) low.push(`${r.what}: ${r.ring} on ${r.under} is ${r.ratio.toFixed(2)}:1`);
+  }
+  assert.ok(seen > 3, `only ${seen} elements took the focus`);
+  return low;
+}
