@@ -281,7 +281,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       const first = rows.first();
       await first.getByRole('button', { name: /^Close bet/ }).click();
       await first.getByText(/^Close [A-Z-]+ at the current price\?$/).waitFor();
-      await first.getByRole('button', { name: /^Keep it: bet/ }).click();
+      await first.getByRole('button', { name: /^Keep it open: bet/ }).click();
       await first.getByRole('button', { name: /^Close bet/ }).waitFor();
       assert.equal(writes.length, 0);
 

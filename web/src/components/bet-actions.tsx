@@ -133,7 +133,7 @@ export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: R
         </button>
         <button ref={keep} type="button" className="btn btn-small" onClick={(e) => e.detail <= 1 && dismiss()}>
           Keep it
-          <span className="sr-only">:{subject} stays open</span>
+          <span className="sr-only"> open:{subject}</span>
         </button>
       </div>
     );
