@@ -19,12 +19,13 @@ const NAV = [
 ];
 
 /** Open bets used / bet_capacity and follows used / follow_capacity. */
-export function Capacities({ user }: { user: User }) {
+/** `label` names the region: a page that shows them again (after a plan change) names its own copy apart from the bar's. */
+export function Capacities({ user, label = 'Capacities' }: { user: User; label?: string }) {
   const portfolio = usePortfolio();
   const following = useFollowing();
   const used = (q: { data?: unknown[]; isError: boolean }) => (q.data ? String(q.data.length) : q.isError ? '?' : '…');
   return (
-    <section className="capacities" aria-label="Capacities">
+    <section className="capacities" aria-label={label}>
       <span data-testid="bet-capacity">
         Open bets <strong className="num">{used(portfolio)}</strong>/<strong className="num">{user.bet_capacity}</strong>
       </span>
