@@ -61,6 +61,30 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
   });
 
   for (const size of SIZES) {
+    test(`${size}: the first visit (the front door) costs under 130 KiB of compressed JavaScript and CSS, without the chart library`, async () => {
+      await suite.withPage(
+        async (page) => {
+          const code: Array<{ path: string; bytes: Promise<number> }> = [];
+          page.on('requestfinished', (req) => {
+            const { pathname } = new URL(req.url());
+            if (/\.(js|css)$/.test(pathname)) code.push({ path: pathname, bytes: req.sizes().then((s) => s.responseBodySize) });
+          });
+          await page.goto('/app/');
+          await page.getByRole('heading', { level: 1 }).waitFor();
+          await page.waitForLoadState('networkidle');
+          const sizes = await Promise.all(code.map(async (c) => ({ path: c.path, bytes: await c.bytes })));
+          const total = sizes.reduce((sum, c) => sum + c.bytes, 0);
+          assert.ok(sizes.length >= 2, `scripts and styles were measured: ${JSON.stringify(sizes)}`);
+          assert.ok(total < 130 * 1024, `first visit: ${(total / 1024).toFixed(1)} KiB (${sizes.map((c) => `${c.path} ${c.bytes}`).join(', ')})`);
+          assert.deepEqual(
+            sizes.filter((c) => /\/assets\/charts-/.test(c.path)),
+            [],
+          );
+        },
+        { viewport: size },
+      );
+    });
+
     test(`${size}: Tab, Enter on "Skip to content" stays on the page and moves the focus to the content`, async () => {
       await suite.withPage(
         async (page) => {
