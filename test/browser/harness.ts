@@ -66,7 +66,9 @@ function runAxe(page: Page): Promise<string[]> {
       rules: { 'label-content-name-mismatch': { enabled: true } },
       resultTypes: ['violations'],
     });
-    return (result.violations as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }>).map(
+    return (
+      result.violations as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }>
+    ).map(
       (v) =>
         `${v.id} (${v.impact}): ${v.help} at ${v.nodes
           .slice(0, 3)

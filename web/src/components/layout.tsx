@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type MouseEvent, Suspense, useEffect, useRef, useState } from 'react';
-import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { Link, Navigate, NavLink, Outlet, useHref, useLocation, useNavigate } from 'react-router-dom';
 import { api, call, type User } from '../api/client';
 import { useFollowing, useMe, usePortfolio, useUnreadNotices } from '../api/queries';
 import { usePageHeading } from '../lib/page-heading';
@@ -50,7 +50,9 @@ export function Layout() {
   const user = me.data ?? null;
   usePageHeading('main');
   // On a phone the navigation folds into one bar with a menu button (styles.css); a navigation folds it again.
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
+  // This page's own address with #main: a bare "#main" resolves against <base href>, the app's front door.
+  const skipHref = useHref({ pathname, search, hash: '#main' });
   const [menuAt, setMenuAt] = useState<string | null>(null);
   const menuOpen = menuAt === pathname;
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -68,7 +70,7 @@ export function Layout() {
 
   return (
     <div className="shell">
-      <a className="skip-link" href="#main" onClick={skipToContent}>
+      <a className="skip-link" href={skipHref} onClick={skipToContent}>
         Skip to content
       </a>
       <header className="topbar" data-menu={menuOpen ? 'open' : 'closed'}>
@@ -136,9 +138,8 @@ export function Layout() {
 }
 
 /**
- * "#main" resolves against the page's <base href> (the app's root), so the
- * browser would leave the page for the front door: the link moves the focus
- * to the content itself, staying on the page.
+ * The link moves the focus to the content itself, without a history entry;
+ * its address (this page's, with #main) is what a new tab or a copied link gets.
  */
 function skipToContent(e: MouseEvent<HTMLAnchorElement>) {
   const main = document.getElementById('main');

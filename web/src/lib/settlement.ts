@@ -31,7 +31,14 @@ export function settlementInstant(kind: InstrumentKind, targetDate: string): num
   return nyCloseOf(weekdayOnOrAfter(targetDate));
 }
 
-const DAY_AND_TIME: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' };
+const DAY_AND_TIME: Intl.DateTimeFormatOptions = {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+};
 
 /**
  * The form's sentence on settlement: with a date, the instant in the user's

@@ -259,15 +259,11 @@ function ExportCard() {
  * field, whether it still holds what was sent: an error about a value the user
  * has since corrected is not shown (it would say "incorrect" of a right one).
  */
-function splitError(
-  err: unknown,
-  passwordField: string,
-  otherField: string | null,
-  current: Record<string, boolean> = {},
-): Record<string, string> {
+function splitError(err: unknown, passwordField: string, otherField: string | null, current: Record<string, boolean> = {}): Record<string, string> {
   if (!err) return {};
   const message = errorMessage(err);
-  const field = err instanceof ApiError && err.status === 403 ? passwordField : err instanceof ApiError && err.status === 400 && otherField ? otherField : null;
+  const field =
+    err instanceof ApiError && err.status === 403 ? passwordField : err instanceof ApiError && err.status === 400 && otherField ? otherField : null;
   if (field === null) return { form: message };
   return current[field] === false ? {} : { [field]: message };
 }
