@@ -8,12 +8,13 @@
 // on, no live price, no aria-pressed on Follow, notice links named by bet, and
 // the server's own small pages have a main landmark, follow dark mode and ask
 // for no /favicon.ico. The harness runs axe-core on every page state (see
-// Guard); the first test shows that it fails on a violation.
+// Guard); the first test shows that it fails on a violation. In the long tier:
+// its 21 flows take over two minutes, and `npm test` has none to spare.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { settlementHint } from '../../web/src/lib/settlement.js';
-import { axeViolations, BrowserSuite, PASSWORD, skipReason, VIEWPORTS } from './harness.js';
+import { axeViolations, BrowserSuite, PASSWORD, skipReason, VIEWPORTS } from '../browser/harness.js';
 
 if (skipReason) console.log(skipReason);
 
