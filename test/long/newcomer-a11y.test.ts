@@ -62,6 +62,99 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
   });
 
   for (const size of SIZES) {
+    test(`${size}: by keyboard alone: sign up, open two bets, close one, cancel the other, follow a trader, log out; no mouse event`, async () => {
+      const trader = await suite.user(`kt${size.slice(0, 2)}`);
+      const username = suite.uniqueName(`kw${size.slice(0, 2)}`);
+      await suite.withPage(
+        async (page) => {
+          // Any pointer event in any page of the walk fails it: the page records them, and they are read at the end.
+          await page.addInitScript(() => {
+            for (const type of ['mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart'])
+              window.addEventListener(
+                type,
+                (e) => e.isTrusted && sessionStorage.setItem('pointer-events', `${sessionStorage.getItem('pointer-events') ?? ''} ${type}`),
+                true,
+              );
+          });
+          const nav = async (label: string) => {
+            if (size !== 'desktop') {
+              await tabTo(page, 'button', /^Menu$/);
+              await page.keyboard.press('Enter');
+            }
+            await tabTo(page, 'nav a', new RegExp(`^${label}`));
+            await page.keyboard.press('Enter');
+            await page.getByRole('heading', { level: 1, name: label }).waitFor();
+          };
+
+          await page.goto('/app/register');
+          await page.getByRole('heading', { level: 1 }).waitFor();
+          await tabTo(page, 'input', /^Username/);
+          await page.keyboard.type(username);
+          await tabTo(page, 'input', /^Email/);
+          await page.keyboard.type(`${username}@example.test`);
+          await tabTo(page, 'input', /^Password/);
+          await page.keyboard.type('a perfectly long passphrase here');
+          await page.keyboard.press('Enter');
+          await page.waitForURL((u) => !u.pathname.endsWith('/register'));
+
+          await nav('Markets');
+          for (const [query, ticker] of [
+            ['BTC-USD', 'BTC-USD'],
+            ['ETH-USD', 'ETH-USD'],
+          ]) {
+            await tabTo(page, 'input[type=search]');
+            await page.keyboard.press('Control+A');
+            await page.keyboard.type(query);
+            await page.getByTestId('instrument-list').getByRole('button', { name: ticker, exact: true }).waitFor();
+            await page.keyboard.press('Enter');
+            await page.waitForURL(new RegExp(`ticker=${ticker}`));
+            await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
+            await tabTo(page, 'button', new RegExp(`^Open LONG on ${ticker}$`));
+            await page.keyboard.press('Enter');
+            await page.getByText(/Bet #\d+ opened at/).waitFor();
+          }
+
+          await nav('Portfolio');
+          const rows = page.getByTestId('portfolio-table').locator('tbody tr');
+          await rows.nth(1).waitFor();
+          await tabTo(page, 'button', /^Close bet/);
+          await page.keyboard.press('Enter');
+          await tabTo(page, 'button', /^Yes, close/, { back: true, limit: 3 });
+          await page.keyboard.press('Enter');
+          await page
+            .getByTestId('bet-result')
+            .getByText(/^Closed [A-Z-]+ at/)
+            .waitFor();
+          await rows.nth(1).waitFor({ state: 'detached' });
+          await tabTo(page, 'button', /^Cancel /);
+          await page.keyboard.press('Enter');
+          await tabTo(page, 'button', /^Yes, cancel/, { back: true, limit: 3 });
+          await page.keyboard.press('Enter');
+          await page
+            .getByTestId('bet-result')
+            .getByText(/Bet #\d+ cancelled/)
+            .waitFor();
+
+          // A trader's page by its address (typed, as in the address bar), then Follow by keyboard.
+          await page.goto(`/app/user/${trader.id}`);
+          await page.getByRole('heading', { level: 1, name: trader.username }).waitFor();
+          await tabTo(page, 'button', new RegExp(`^Follow ${trader.username}$`));
+          await page.keyboard.press('Enter');
+          await page.getByRole('button', { name: `Unfollow ${trader.username}`, exact: true }).waitFor();
+
+          if (size !== 'desktop') {
+            await tabTo(page, 'button', /^Menu$/);
+            await page.keyboard.press('Enter');
+          }
+          await tabTo(page, 'button', /^Log out$/);
+          await page.keyboard.press('Enter');
+          await page.waitForURL(/\/app\/login$/);
+          assert.equal(await page.evaluate(() => sessionStorage.getItem('pointer-events')), null);
+        },
+        { viewport: size },
+      );
+    });
+
     test(`${size}: the first visit (the front door) costs under 130 KiB of compressed JavaScript and CSS, without the chart library`, async () => {
       await suite.withPage(
         async (page) => {
@@ -134,11 +227,11 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
 
           const dateField = page.getByLabel('Target date (optional)');
           const hint = page.locator('.bet-form .hint');
-          assert.match(await hint.innerText(), /00:00 UTC after its target date/);
-          assert.doesNotMatch(await hint.innerText(), /market close/);
+          assert.match((await hint.textContent()) ?? '', /00:00 UTC after its target date/);
+          assert.doesNotMatch((await hint.textContent()) ?? '', /market close/);
           await dateField.fill(date);
           await hint.filter({ hasText: settlementHint('crypto', date, zone) }).waitFor();
-          assert.match(await hint.innerText(), /GMT\+9/);
+          assert.match((await hint.textContent()) ?? '', /GMT\+9/);
           await check('crypto with a target date');
 
           await page.getByLabel('Search by name or symbol').fill('apple');
@@ -152,7 +245,7 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
           await page.getByLabel('Target date (optional)').fill(date);
           await hint.filter({ hasText: settlementHint('stock', date, zone) }).waitFor();
-          assert.match(await hint.innerText(), /NYSE close/);
+          assert.match((await hint.textContent()) ?? '', /NYSE close/);
 
           // Open: the outcome has the focus (the button was disabled while it worked).
           await page.getByLabel('Target date (optional)').fill('');
@@ -386,6 +479,27 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
     });
   }
 });
+
+/**
+ * Presses Tab (Shift+Tab with `back`) until the focused element matches the
+ * selector and its accessible text the pattern; fails after `limit` presses.
+ */
+async function tabTo(page: Page, selector: string, text: RegExp = /.*/, { back = false, limit = 120 } = {}): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    const hit = await page.evaluate(
+      ([sel, source, flags]) => {
+        const el = document.activeElement as HTMLElement | null;
+        if (!el?.matches(sel)) return false;
+        const label = el.getAttribute('aria-label') ?? ((el as HTMLInputElement).labels?.[0]?.textContent || el.textContent || '');
+        return new RegExp(source, flags).test(label.replace(/\s+/g, ' ').trim());
+      },
+      [selector, text.source, text.flags] as const,
+    );
+    if (hit) return;
+  }
+  assert.fail(`no ${selector} named ${text} within ${limit} Tab presses on ${page.url()}`);
+}
 
 /**
  * Tabs through up to `stops` elements of the page; for each, the contrast of
