@@ -2,9 +2,11 @@
 // a fresh SQLite file, Debian's Chromium through playwright-core, and a guard
 // that records every uncaught page error, failed request, 5xx answer, 4xx
 // answer the flow did not declare, request to a route the server does not
-// have, and (at phone size) a page wider than the screen.
+// have, any WCAG 2.2 AA or best-practice violation axe-core finds in a page
+// state the test visits, and (at phone size) a page wider than the screen.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +27,70 @@ export const MAX_USERNAME = 30;
 export const VIEWPORTS = {
   desktop: { width: 1280, height: 800 },
   phone: { width: 375, height: 812 },
+  /** The phone issue 36 was tried on. */
+  phone390: { width: 390, height: 844 },
 } as const;
+
+/**
+ * What axe-core checks in every page state: WCAG 2.0, 2.1 and 2.2 at levels A
+ * and AA, axe's best practices, and label-content-name-mismatch (WCAG 2.5.3,
+ * off by default in axe: a name that does not start with the visible words).
+ */
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's violations in the page as it is now, one line each (rule, impact,
+ * and the first few elements). The script goes in through the debugging
+ * protocol, which the page's Content-Security-Policy does not govern.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(`window.axe || (0, eval)(${JSON.stringify(AXE_SOURCE)}); 0`);
+  // One run at a time in a page: a test's own call may meet the harness's check of the same state, which ends soon.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await runAxe(page);
+    } catch (err) {
+      if (attempt >= 50 || !/Axe is already running/.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+function runAxe(page: Page): Promise<string[]> {
+  return page.evaluate(async (tags) => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above, untyped in the page
+    const axe = (window as any).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: tags },
+      rules: { 'label-content-name-mismatch': { enabled: true } },
+      resultTypes: ['violations'],
+    });
+    return (
+      result.violations as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }>
+    ).map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} at ${v.nodes
+          .slice(0, 3)
+          .map((n) => `${n.target.join(' ')}${n.failureSummary ? ` [${n.failureSummary.replace(/\s+/g, ' ').slice(0, 200)}]` : ''}`)
+          .join('; ')}`,
+    );
+  }, AXE_TAGS);
+}
+
+/** Waits (a few seconds at most) until the page has drawn: a heading, and nothing "Loading…". */
+async function quiet(page: Page): Promise<void> {
+  await page
+    .waitForFunction(
+      () =>
+        document.readyState === 'complete' &&
+        document.querySelector('h1') !== null &&
+        ![...document.querySelectorAll('[role=status]')].some((e) => e.textContent?.startsWith('Loading')),
+      undefined,
+      { timeout: 5_000 },
+    )
+    .catch(() => undefined);
+}
 
 export const skipReason = fs.existsSync(CHROMIUM)
   ? false
@@ -169,6 +234,8 @@ export class Guard {
   readonly problems: string[] = [];
   private readonly pending: Promise<void>[] = [];
   private readonly expected: ExpectedAnswer[];
+  /** The accessibility checks of each page, one after another (axe runs one at a time in a page). */
+  private readonly axeRuns = new Map<Page, Promise<void>>();
 
   constructor(expected: ExpectedAnswer[] = []) {
     this.expected = [...ALWAYS_EXPECTED, ...expected];
@@ -178,7 +245,46 @@ export class Guard {
     return this.expected.some((e) => (typeof e === 'string' ? e === answer : e.test(answer)));
   }
 
+  /**
+   * Checks the page as it is now with axe-core (AXE_TAGS); a violation is a
+   * problem. Pages that are not the service's own (another origin) are not checked.
+   */
+  checkAccessibility(page: Page, origin: string, label = ''): Promise<void> {
+    const run = (this.axeRuns.get(page) ?? Promise.resolve()).then(async () => {
+      if (page.isClosed()) return;
+      const url = page.url();
+      if (!url.startsWith(origin)) return;
+      let found: string[];
+      try {
+        found = await axeViolations(page);
+      } catch (err) {
+        // The page navigated or closed while axe ran: the next page state gets its own check.
+        if (page.isClosed() || /context was destroyed|Target .*closed|navigat/i.test(String(err))) return;
+        throw err;
+      }
+      for (const v of found) this.problems.push(`accessibility${label ? ` (${label})` : ''} ${new URL(url).pathname}: ${v}`);
+    });
+    this.axeRuns.set(
+      page,
+      run.catch((err) => {
+        this.problems.push(`accessibility check failed: ${String(err)}`);
+      }),
+    );
+    return this.axeRuns.get(page) as Promise<void>;
+  }
+
   watch(page: Page): Page {
+    // Every page state a navigation reaches (a load, or a move inside the app) is checked once it has drawn.
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame()) return;
+      const origin = new URL(frame.url()).origin;
+      const previous = this.axeRuns.get(page) ?? Promise.resolve();
+      this.axeRuns.set(
+        page,
+        previous.then(() => quiet(page).catch(() => undefined)),
+      );
+      void this.checkAccessibility(page, origin);
+    });
     page.on('pageerror', (err) => this.problems.push(`uncaught page error: ${err.message}`));
     page.on('requestfailed', (req) => {
       const reason = req.failure()?.errorText ?? 'unknown';
@@ -211,22 +317,22 @@ export class Guard {
     return page;
   }
 
-  /** Waits for the checks of 404 bodies still under way (call before the page's context closes). */
+  /** Waits for the checks of 404 bodies and accessibility still under way (call before the page's context closes). */
   async settle(): Promise<void> {
-    await Promise.race([Promise.all(this.pending), new Promise((r) => setTimeout(r, 5_000))]);
+    await Promise.race([Promise.all([...this.pending, ...this.axeRuns.values()]), new Promise((r) => setTimeout(r, 30_000))]);
   }
 }
 
 export async function newPage(
   browser: Browser,
   guard: Guard,
-  opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; baseURL: string },
+  opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; baseURL: string; timezoneId?: string },
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     viewport: VIEWPORTS[opts.viewport ?? 'desktop'],
     colorScheme: opts.colorScheme ?? 'light',
     baseURL: opts.baseURL,
-    timezoneId: 'UTC',
+    timezoneId: opts.timezoneId ?? 'UTC',
     locale: 'en-US',
   });
   // Generous: CI runs two test groups at once on two cores, and a page's first
@@ -359,22 +465,26 @@ export class BrowserSuite {
 
   /**
    * A fresh context and page; afterwards nothing may have gone wrong in it
-   * (see Guard), and a phone-sized page must not scroll sideways. `expect`
-   * names the 4xx answers the flow provokes on purpose.
+   * (see Guard, axe-core's checks included), and a phone-sized page must not
+   * scroll sideways. `expect` names the 4xx answers the flow provokes on purpose.
    */
   async withPage(
-    fn: (page: Page, context: BrowserContext) => Promise<void>,
-    opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; expect?: ExpectedAnswer[] } = {},
+    fn: (page: Page, context: BrowserContext, check: (label: string) => Promise<void>) => Promise<void>,
+    opts: { viewport?: keyof typeof VIEWPORTS; colorScheme?: 'light' | 'dark'; expect?: ExpectedAnswer[]; timezoneId?: string } = {},
   ): Promise<void> {
     const guard = new Guard(opts.expect);
     const { context, page } = await newPage(this.browser, guard, {
       baseURL: this.server.baseUrl,
       viewport: opts.viewport,
       colorScheme: opts.colorScheme,
+      timezoneId: opts.timezoneId,
     });
     try {
-      await fn(page, context);
-      if (opts.viewport === 'phone' && !page.isClosed()) await assertNoSidewaysScroll(page, page.url());
+      // `check` runs axe-core on a state reached without a navigation (a question asked, a menu open).
+      await fn(page, context, (label) => guard.checkAccessibility(page, this.server.baseUrl, label));
+      if (opts.viewport?.startsWith('phone') && !page.isClosed()) await assertNoSidewaysScroll(page, page.url());
+      // The state the flow ended in (a question asked, a banner shown) is a page state too.
+      if (!page.isClosed()) await guard.checkAccessibility(page, this.server.baseUrl, 'final state');
     } finally {
       await guard.settle();
       await context.close();

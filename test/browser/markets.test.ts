@@ -44,6 +44,7 @@ describe('Markets page in Chromium (injected clock)', { skip: skipReason }, () =
       await fn(page);
       const width = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(width <= 0, `the page scrolls sideways by ${width} px`);
+      await guard.checkAccessibility(page, baseUrl, 'final state');
       await guard.settle();
       assert.deepEqual(guard.problems, []);
     } finally {

@@ -281,14 +281,14 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       const first = rows.first();
       await first.getByRole('button', { name: /^Close bet/ }).click();
       await first.getByText(/^Close [A-Z-]+ at the current price\?$/).waitFor();
-      await first.getByRole('button', { name: /^Keep bet/ }).click();
+      await first.getByRole('button', { name: /^Keep it open: bet/ }).click();
       await first.getByRole('button', { name: /^Close bet/ }).waitFor();
       assert.equal(writes.length, 0);
 
       // Cancel asks too; yes cancels.
       const cancelRow = rows.nth(1);
       const cancelled = await cancelRow.getByRole('link').first().innerText();
-      await cancelRow.getByRole('button', { name: /^Cancel bet/ }).click();
+      await cancelRow.getByRole('button', { name: /^Cancel .* left to cancel bet/ }).click();
       await cancelRow.getByRole('button', { name: /^Yes, cancel bet/ }).click();
       const banner = page.getByTestId('bet-result');
       await banner.getByText(/Bet #\d+ cancelled/).waitFor();

@@ -62,6 +62,7 @@ describe('plan changes in Chromium (local provider, injected clock)', { skip: sk
       // Back in the app, the capacities are still the plan's.
       await page.getByRole('link', { name: 'Back to the app' }).click();
       await page.getByTestId('bet-capacity').first().waitFor();
+      await guard.checkAccessibility(page, server.baseUrl, 'final state');
       await guard.settle();
       assert.deepEqual(guard.problems, []);
     } finally {

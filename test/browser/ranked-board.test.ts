@@ -97,6 +97,7 @@ describe('issue 33 item 8 in Chromium: what the web app leads with (injected clo
       await opts.as?.signIn(context);
       await fn(page, context);
       if (opts.viewport === 'phone') await assertNoSidewaysScroll(page, page.url());
+      await guard.checkAccessibility(page, server.baseUrl, 'final state');
       await guard.settle();
     } finally {
       await context.close();

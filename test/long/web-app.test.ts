@@ -100,7 +100,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       const shortRow = rows.filter({ hasText: 'SHORT' });
       await shortRow.getByText(target).waitFor();
       // The cancel button counts down to cancelable_until.
-      const cancel = shortRow.getByRole('button', { name: /^Cancel bet/ });
+      const cancel = shortRow.getByRole('button', { name: /^Cancel .* left to cancel bet/ });
       assert.match(await cancel.innerText(), /Cancel\s+[0-5]:[0-5]\d/);
 
       await cancel.click();

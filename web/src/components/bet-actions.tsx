@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { type MouseEvent, useEffect, useRef, useState } from 'react';
+import { type KeyboardEvent, type MouseEvent, useEffect, useRef, useState } from 'react';
 import { api, callWrite, type PortfolioBet } from '../api/client';
 import { useInvalidate } from '../api/queries';
 import { afterBetChange } from '../api/query-keys';
@@ -42,11 +42,20 @@ export function useBetMutations() {
   return { close, cancel, result };
 }
 
-/** The one result banner of the bet actions (the latest outcome only). */
+/**
+ * The one result banner of the bet actions (the latest outcome only). Each
+ * new outcome takes the focus: the button that asked for it has just gone
+ * (its row closed) or gone quiet, and the focus would otherwise fall to the
+ * page's body, where Tab starts again from the top.
+ */
 export function BetResultBanner({ result }: { result: BetResult | null }) {
+  const banner = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (result !== null) banner.current?.focus({ preventScroll: false });
+  }, [result]);
   if (result === null) return null;
   return (
-    <div data-testid="bet-result">
+    <div data-testid="bet-result" ref={banner} tabIndex={-1}>
       {result.kind === 'error' ? (
         <ErrorState error={result.error} />
       ) : (
@@ -76,6 +85,9 @@ export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: R
   const now = useNow();
   const [asking, setAsking] = useState<Asking>(null);
   const keep = useRef<HTMLButtonElement>(null);
+  const openers = { close: useRef<HTMLButtonElement>(null), cancel: useRef<HTMLButtonElement>(null) };
+  // The question just dismissed: its button takes the focus back once it is drawn again.
+  const [returnTo, setReturnTo] = useState<Asking>(null);
   const left = bet.cancelable_until ? Date.parse(bet.cancelable_until) - now : 0;
   const busy =
     (mutations.close.isPending && mutations.close.variables === bet.id) || (mutations.cancel.isPending && mutations.cancel.variables === bet.id);
@@ -84,6 +96,17 @@ export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: R
   useEffect(() => {
     if (question !== null) keep.current?.focus();
   }, [question]);
+  useEffect(() => {
+    if (question !== null || returnTo === null) return;
+    // Cancel's button is gone once its window has closed: Close is the one left.
+    (openers[returnTo].current ?? openers.close.current)?.focus();
+    setReturnTo(null);
+  });
+
+  const dismiss = () => {
+    setReturnTo(question);
+    setAsking(null);
+  };
 
   if (question !== null) {
     const confirm = (e: MouseEvent) => {
@@ -92,25 +115,25 @@ export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: R
       if (question === 'close') mutations.close.mutate(bet.id);
       else mutations.cancel.mutate(bet.id);
     };
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      // Escape answers "keep it", as it dismisses any other question; the phone menu must not see it too.
+      e.stopPropagation();
+      dismiss();
+    };
+    const subject = ` bet ${bet.id} on ${bet.ticker}`;
     return (
-      <div className="actions confirm" data-testid={`confirm-${question}`}>
+      // biome-ignore lint/a11y/noStaticElementInteractions: Escape from either button inside answers the question; the buttons are the controls
+      <div className="actions confirm" data-testid={`confirm-${question}`} onKeyDown={onKeyDown}>
         <span className="confirm-text">{question === 'close' ? `Close ${bet.ticker} at the current price?` : `Cancel this ${bet.ticker} bet?`}</span>
-        <button
-          type="button"
-          className={`btn btn-small ${question === 'close' ? 'btn-primary' : 'btn-danger'}`}
-          onClick={confirm}
-          aria-label={`Yes, ${question} bet ${bet.id} on ${bet.ticker}`}
-        >
+        {/* Each name starts with the button's visible words (WCAG 2.5.3), then says which bet. */}
+        <button type="button" className={`btn btn-small ${question === 'close' ? 'btn-primary' : 'btn-danger'}`} onClick={confirm}>
           Yes, {question}
+          <span className="sr-only">{subject}</span>
         </button>
-        <button
-          ref={keep}
-          type="button"
-          className="btn btn-small"
-          onClick={(e) => e.detail <= 1 && setAsking(null)}
-          aria-label={`Keep bet ${bet.id} on ${bet.ticker} open`}
-        >
+        <button ref={keep} type="button" className="btn btn-small" onClick={(e) => e.detail <= 1 && dismiss()}>
           Keep it
+          <span className="sr-only"> open:{subject}</span>
         </button>
       </div>
     );
@@ -118,24 +141,20 @@ export function BetActions({ bet, mutations }: { bet: PortfolioBet; mutations: R
   return (
     <div className="actions">
       {left > 0 && (
-        <button
-          type="button"
-          className="btn btn-small"
-          disabled={busy}
-          onClick={() => setAsking('cancel')}
-          aria-label={`Cancel bet ${bet.id} on ${bet.ticker}, ${formatCountdown(left)} left`}
-        >
+        <button ref={openers.cancel} type="button" className="btn btn-small" disabled={busy} onClick={() => setAsking('cancel')}>
           Cancel <span className="num countdown">{formatCountdown(left)}</span>
+          <span className="sr-only">
+            {' '}
+            left to cancel bet {bet.id} on {bet.ticker}
+          </span>
         </button>
       )}
-      <button
-        type="button"
-        className="btn btn-small btn-primary"
-        disabled={busy}
-        onClick={() => setAsking('close')}
-        aria-label={`Close bet ${bet.id} on ${bet.ticker}`}
-      >
+      <button ref={openers.close} type="button" className="btn btn-small btn-primary" disabled={busy} onClick={() => setAsking('close')}>
         Close
+        <span className="sr-only">
+          {' '}
+          bet {bet.id} on {bet.ticker}
+        </span>
       </button>
     </div>
   );

@@ -22,13 +22,13 @@ export function FollowButton({ userId, username }: { userId: number; username: s
         Follow
       </button>
     );
+  // The label says the action (Follow / Unfollow); aria-pressed on top of a label that flips would read as "Unfollow, pressed".
   return (
     <div className="follow">
       <button
         type="button"
         className={`btn btn-small ${isFollowing ? '' : 'btn-primary'}`}
         disabled={follow.isPending || following.isError}
-        aria-pressed={isFollowing}
         aria-label={`${isFollowing ? 'Unfollow' : 'Follow'} ${username}`}
         onClick={() => follow.mutate(isFollowing ? 'unfollow' : 'follow')}
       >

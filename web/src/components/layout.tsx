@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Suspense, useEffect, useState } from 'react';
+import { type MouseEvent, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api, call, type User } from '../api/client';
 import { useFollowing, useMe, usePortfolio, useUnreadNotices } from '../api/queries';
@@ -21,12 +21,13 @@ const NAV = [
 ];
 
 /** Open bets used / bet_capacity and follows used / follow_capacity. */
-export function Capacities({ user }: { user: User }) {
+/** `label` names the region: a page that shows them again (after a plan change) names its own copy apart from the bar's. */
+export function Capacities({ user, label = 'Capacities' }: { user: User; label?: string }) {
   const portfolio = usePortfolio();
   const following = useFollowing();
   const used = (q: { data?: unknown[]; isError: boolean }) => (q.data ? String(q.data.length) : q.isError ? '?' : '…');
   return (
-    <section className="capacities" aria-label="Capacities">
+    <section className="capacities" aria-label={label}>
       <span data-testid="bet-capacity">
         Open bets <strong className="num">{used(portfolio)}</strong>/<strong className="num">{user.bet_capacity}</strong>
       </span>
@@ -54,16 +55,23 @@ export function Layout() {
   const { pathname } = useLocation();
   const [menuAt, setMenuAt] = useState<string | null>(null);
   const menuOpen = menuAt === pathname;
+  const menuButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!menuOpen) return;
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMenuAt(null);
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setMenuAt(null);
+      // The link that had the focus is hidden with the menu: the focus goes back to the button that opened it.
+      menuButton.current?.focus();
+    };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [menuOpen]);
 
   return (
     <div className="shell">
-      <a className="skip-link" href="#main">
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is an in-page link ("#main", as assistive technology and axe recognise one); the click keeps it on this page */}
+      <a className="skip-link" href="#main" onClick={skipToContent}>
         Skip to content
       </a>
       <header className="topbar" data-menu={menuOpen ? 'open' : 'closed'}>
@@ -71,6 +79,7 @@ export function Layout() {
           Paper Bets
         </Link>
         <button
+          ref={menuButton}
           type="button"
           className="btn btn-small menu-button"
           aria-expanded={menuOpen}
@@ -127,6 +136,19 @@ export function Layout() {
       </main>
     </div>
   );
+}
+
+/**
+ * "#main" resolves against the page's <base href> (the app's root), so the
+ * browser would leave the page for the front door: the link moves the focus
+ * to the content itself instead, staying on the page.
+ */
+function skipToContent(e: MouseEvent<HTMLAnchorElement>) {
+  const main = document.getElementById('main');
+  if (!main) return;
+  e.preventDefault();
+  main.focus();
+  main.scrollIntoView();
 }
 
 /** The unread notices beside "Notices" in the navigation. */

@@ -1,5 +1,5 @@
 import { type UseQueryResult, useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { HistoryRange } from '../api/charts';
 import { api, ApiError, callWrite, type Direction } from '../api/client';
@@ -15,6 +15,7 @@ import { ErrorState, LimitMessage, Loading } from '../components/status';
 import { VisitorGate } from '../components/visitor-gate';
 import { useActionKeys } from '../lib/action-keys';
 import { formatDateTime, formatGain, formatPrice, gainClass, todayUtc } from '../lib/format';
+import { settlementHint } from '../lib/settlement';
 import { useDebounced } from '../lib/use-debounced';
 
 const TICKER = /^[A-Z0-9][A-Z0-9.-]{0,14}$/;
@@ -28,7 +29,20 @@ export function MarketsPage() {
   const q = useDebounced(input.trim(), 250);
   const results = useInstruments(q, LIST_SIZE);
 
-  const choose = (symbol: string) => setParams(input.trim() ? { ticker: symbol, q: input.trim() } : { ticker: symbol });
+  // A pick brings its chart and bet form into view (on a phone they are below the list); a link to ?ticker= does not scroll.
+  const [reveal, setReveal] = useState(false);
+  const choose = (symbol: string) => {
+    setReveal(true);
+    setParams(input.trim() ? { ticker: symbol, q: input.trim() } : { ticker: symbol });
+  };
+  const searchForm = useRef<HTMLFormElement>(null);
+  // An unknown symbol: search the directory with what was typed, from the search box.
+  const searchFor = (text: string) => {
+    setInput(text);
+    const box = searchForm.current?.querySelector('input');
+    box?.focus();
+    box?.scrollIntoView({ block: 'center' });
+  };
 
   // Enter picks the best match, or the text itself when it is a ticker the directory does not list.
   const submit = (e: FormEvent) => {
@@ -43,7 +57,7 @@ export function MarketsPage() {
     <>
       <h1>Markets</h1>
       <search>
-        <form className="inline-form" onSubmit={submit}>
+        <form className="inline-form" onSubmit={submit} ref={searchForm}>
           <Field
             label="Search by name or symbol"
             name="q"
@@ -61,7 +75,11 @@ export function MarketsPage() {
         </form>
       </search>
       <InstrumentList results={results} selected={ticker} onChoose={choose} />
-      {ticker ? <TickerPanel key={ticker} ticker={ticker} /> : <p className="muted">Pick an instrument to see its chart and open a bet.</p>}
+      {ticker ? (
+        <TickerPanel key={ticker} ticker={ticker} reveal={reveal} onSearch={searchFor} />
+      ) : (
+        <p className="muted">Pick an instrument to see its chart and open a bet.</p>
+      )}
     </>
   );
 }
@@ -83,10 +101,11 @@ function InstrumentList({
     <section aria-label="Instruments" className="card">
       <ul className="list" data-testid="instrument-list">
         {instruments.map((i) => (
-          <li key={i.symbol} className="list-row">
+          // The symbol's button covers the whole row (styles.css), so a tap anywhere on it picks the instrument.
+          <li key={i.symbol} className="list-row instrument-row">
             <button
               type="button"
-              className={`chip ${i.symbol === selected ? 'chip-active' : ''}`}
+              className={`chip instrument-pick ${i.symbol === selected ? 'chip-active' : ''}`}
               aria-current={i.symbol === selected ? 'true' : undefined}
               onClick={() => onChoose(i.symbol)}
             >
@@ -145,19 +164,38 @@ function MarketLine({ instrument }: { instrument: Instrument }) {
   );
 }
 
-function TickerPanel({ ticker }: { ticker: string }) {
+function TickerPanel({ ticker, reveal, onSearch }: { ticker: string; reveal: boolean; onSearch: (text: string) => void }) {
   const [range, setRange] = useState<HistoryRange>('1d');
   const snapshot = useInstrumentChart(ticker, range);
   const instrument = snapshot.data?.instrument;
   const quote = instrument?.quote ?? null;
+  const panel = useRef<HTMLElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when a pick mounts the panel (it is keyed by ticker)
+  useEffect(() => {
+    if (reveal) panel.current?.scrollIntoView({ block: 'start' });
+  }, []);
+  const unknown = snapshot.error instanceof ApiError && snapshot.error.status === 404;
+  if (unknown)
+    return (
+      <section className="card" aria-labelledby="ticker-heading" ref={panel}>
+        <h2 id="ticker-heading">{ticker}</h2>
+        <div className="alert alert-warn" data-testid="unknown-symbol">
+          <span>No instrument has the symbol {ticker}: the directory does not list it.</span>
+          <button type="button" className="btn btn-small" onClick={() => onSearch(ticker)}>
+            Search the directory
+          </button>
+        </div>
+      </section>
+    );
   return (
-    <section className="card" aria-labelledby="ticker-heading">
+    <section className="card" aria-labelledby="ticker-heading" ref={panel}>
       <div className="ticker-head">
         <h2 id="ticker-heading">
           {ticker}
           {instrument && <span className="muted"> {instrument.name}</span>}
         </h2>
-        <div className="price-big num" data-testid="ticker-price" aria-live="polite">
+        {/* Not a live region: the price refreshes every 15 s, and a screen reader would read it out each time. */}
+        <div className="price-big num" data-testid="ticker-price">
           {quote ? formatPrice(quote.price) : snapshot.isPending ? '…' : '—'}
         </div>
       </div>
@@ -180,14 +218,14 @@ function TickerPanel({ ticker }: { ticker: string }) {
         retry={() => void snapshot.refetch()}
       />
       <VisitorGate ticker={ticker} hasQuote={quote !== null}>
-        {quote && <OpenBetForm ticker={ticker} price={quote.price} />}
+        {quote && instrument && <OpenBetForm ticker={ticker} kind={instrument.kind} price={quote.price} />}
       </VisitorGate>
       {instrument && <InstrumentConsensus symbol={ticker} />}
     </section>
   );
 }
 
-function OpenBetForm({ ticker, price }: { ticker: string; price: number }) {
+function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument['kind']; price: number }) {
   const invalidate = useInvalidate();
   const [direction, setDirection] = useState<Direction>('LONG');
   const [targetDate, setTargetDate] = useState('');
@@ -207,6 +245,11 @@ function OpenBetForm({ ticker, price }: { ticker: string; price: number }) {
       invalidate(queryKeys.portfolio);
     },
   });
+  // The button is disabled while the bet opens, which drops the focus to the page's body: the outcome takes it.
+  const outcome = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (open.data !== undefined || open.error !== null) outcome.current?.focus();
+  }, [open.data, open.error]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (sl === undefined || tp === undefined) return;
@@ -237,7 +280,7 @@ function OpenBetForm({ ticker, price }: { ticker: string; price: number }) {
         min={today}
         value={targetDate}
         onChange={(e) => setTargetDate(e.target.value)}
-        hint="Settled automatically after that day's market close. Past dates are not allowed."
+        hint={settlementHint(kind, targetDate)}
       />
       <ExitFields
         direction={direction}
@@ -259,13 +302,15 @@ function OpenBetForm({ ticker, price }: { ticker: string; price: number }) {
       >
         {open.isPending ? 'Opening…' : `Open ${direction} on ${ticker}`}
       </button>
-      {open.isError && <LimitMessage error={open.error} />}
-      {open.isSuccess && (
-        <p className="alert alert-ok" role="status">
-          Bet #{open.data.bet_id} opened at <span className="num">{formatPrice(open.data.entry_price)}</span>.{' '}
-          <Link to="/portfolio">See it in your portfolio</Link>
-        </p>
-      )}
+      <div ref={outcome} tabIndex={-1} data-testid="open-result">
+        {open.isError && <LimitMessage error={open.error} />}
+        {open.isSuccess && (
+          <p className="alert alert-ok" role="status">
+            Bet #{open.data.bet_id} opened at <span className="num">{formatPrice(open.data.entry_price)}</span>.{' '}
+            <Link to="/portfolio">See it in your portfolio</Link>
+          </p>
+        )}
+      </div>
     </form>
   );
 }

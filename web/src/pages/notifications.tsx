@@ -85,6 +85,22 @@ function ChatLink() {
   );
 }
 
+/** A notice's link, named by what it opens: twenty links all named "See the bet" would be one name for twenty bets. */
+function NoticeLink({ link }: { link: string }) {
+  const bet = /^bet\/(\d+)$/.exec(link)?.[1];
+  return (
+    <Link to={`/${link}`}>
+      {bet ? (
+        <>
+          See the bet<span className="sr-only"> #{bet}</span>
+        </>
+      ) : (
+        'Open'
+      )}
+    </Link>
+  );
+}
+
 function NoticeList() {
   const queryClient = useQueryClient();
   const [offset, setOffset] = useOffset();
@@ -118,7 +134,7 @@ function NoticeList() {
                   </p>
                   <small className="muted">{formatDateTime(n.created_at)}</small>
                 </div>
-                {n.link !== null && <Link to={`/${n.link}`}>{n.link.startsWith('bet/') ? 'See the bet' : 'Open'}</Link>}
+                {n.link !== null && <NoticeLink link={n.link} />}
               </li>
             ))}
           </ul>

@@ -161,7 +161,7 @@ export function BillingReturnPage() {
           Your upgrade applies once the payment provider confirms it, usually within seconds. This page updates by itself.
         </p>
       )}
-      <Capacities user={me.data} />
+      <Capacities user={me.data} label="Your capacities now" />
       <p>
         <Link to="/portfolio">Go to your portfolio</Link>
       </p>

@@ -37,19 +37,27 @@ function EmailCard() {
   const [touched, setTouched] = useState(false);
   const resend = useMutation({ mutationFn: () => call(api.POST('/email/verify/resend')) });
   const change = useMutation({
-    mutationFn: () => call(api.POST('/me/email', { body: { new_email: newEmail.trim(), password } })),
+    mutationFn: (sent: { email: string; password: string }) =>
+      call(api.POST('/me/email', { body: { new_email: sent.email, password: sent.password } })),
     onSuccess: () => {
       setPassword('');
       setTouched(false);
       invalidate(queryKeys.myEmail);
     },
   });
-  const errors = splitError(change.error, 'password', 'email');
-  const conflict = change.error instanceof ApiError && change.error.status === 409 ? 'That email already has an account.' : null;
+  // The server's word is on what was sent: once a field is edited, its error no longer applies.
+  const errors = splitError(change.error, 'password', 'email', {
+    password: change.variables?.password === password,
+    email: change.variables?.email === newEmail.trim(),
+  });
+  const conflict =
+    change.error instanceof ApiError && change.error.status === 409 && change.variables?.email === newEmail.trim()
+      ? 'That email already has an account.'
+      : null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
-    if (newEmail.trim() !== '' && password !== '') change.mutate();
+    if (newEmail.trim() !== '' && password !== '') change.mutate({ email: newEmail.trim(), password });
   };
   return (
     <section className="card" aria-labelledby="email-heading">
@@ -250,13 +258,19 @@ function ExportCard() {
   );
 }
 
-/** Where an account-control error belongs: a wrong password is the password field's, the rest the other field's or the form's. */
-function splitError(err: unknown, passwordField: string, otherField: string | null): Record<string, string> {
+/**
+ * Where an account-control error belongs: a wrong password is the password
+ * field's, the rest the other field's or the form's. `current` says, per
+ * field, whether it still holds what was sent: an error about a value the user
+ * has since corrected is not shown (it would say "incorrect" of a right one).
+ */
+function splitError(err: unknown, passwordField: string, otherField: string | null, current: Record<string, boolean> = {}): Record<string, string> {
   if (!err) return {};
   const message = errorMessage(err);
-  if (err instanceof ApiError && err.status === 403) return { [passwordField]: message };
-  if (err instanceof ApiError && err.status === 400 && otherField) return { [otherField]: message };
-  return { form: message };
+  const field =
+    err instanceof ApiError && err.status === 403 ? passwordField : err instanceof ApiError && err.status === 400 && otherField ? otherField : null;
+  if (field === null) return { form: message };
+  return current[field] === false ? {} : { [field]: message };
 }
 
 function PasswordCard() {
@@ -265,7 +279,8 @@ function PasswordCard() {
   const [repeat, setRepeat] = useState('');
   const [touched, setTouched] = useState(false);
   const change = useMutation({
-    mutationFn: () => call(api.POST('/me/password', { body: { current_password: current, new_password: next } })),
+    mutationFn: (sent: { current: string; next: string }) =>
+      call(api.POST('/me/password', { body: { current_password: sent.current, new_password: sent.next } })),
     onSuccess: () => {
       setCurrent('');
       setNext('');
@@ -275,12 +290,15 @@ function PasswordCard() {
   });
   const short = next.length < MIN_PASSWORD;
   const differs = repeat !== next;
-  const errors = splitError(change.error, 'current', 'next');
+  const errors = splitError(change.error, 'current', 'next', {
+    current: change.variables?.current === current,
+    next: change.variables?.next === next,
+  });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
     if (short || differs || current === '') return;
-    change.mutate();
+    change.mutate({ current, next });
   };
   return (
     <section className="card" aria-labelledby="password-heading">
@@ -322,7 +340,7 @@ function DeleteCard() {
   const [confirming, setConfirming] = useState(false);
   const [password, setPassword] = useState('');
   const remove = useMutation({
-    mutationFn: () => call(api.DELETE('/me', { body: { password } })),
+    mutationFn: (sent: string) => call(api.DELETE('/me', { body: { password: sent } })),
     onSuccess: () => {
       // Leave the page that needs a session first, then forget everything of the account.
       navigate('/login?deleted=1', { replace: true });
@@ -330,10 +348,10 @@ function DeleteCard() {
       queryClient.setQueryData(queryKeys.me, null);
     },
   });
-  const errors = splitError(remove.error, 'password', null);
+  const errors = splitError(remove.error, 'password', null, { password: remove.variables === password });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (password !== '') remove.mutate();
+    if (password !== '') remove.mutate(password);
   };
   return (
     <section className="card card-danger" aria-labelledby="delete-heading">
