@@ -87,7 +87,7 @@ describe('installable app and push notices in Chromium', { skip: skipReason }, (
           const devices = (await fan.call('GET', '/push/subscriptions')).json as { devices: Array<{ endpoint: string; kinds: string[] }> };
           assert.equal(devices.devices.length, 1);
           assert.equal(devices.devices[0]!.endpoint, sub.endpoint);
-          assert.deepEqual(devices.devices[0]!.kinds, ['bet_cancelled', 'bet_opened', 'bet_settled']);
+          assert.deepEqual(devices.devices[0]!.kinds, ['bet_cancelled', 'bet_exit', 'bet_opened', 'bet_settled', 'price_alert']);
 
           // After a reload the page knows this device and its kinds.
           await page.reload();
