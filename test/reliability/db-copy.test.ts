@@ -101,7 +101,11 @@ describe('db:copy SQLite → PostgreSQL', { skip: PG_URL ? false : PG_SKIP }, ()
       assert.equal(rows.follows, 1);
       assert.equal(rows.leaderboard, 2);
       assert.equal(rows.sessions, 2);
-      assert.equal(rows.settings, 1, 'the JWT secret moves too, so sessions stay valid');
+      // The generated secrets move too: the JWT secret, so sessions stay valid; the Web Push keys, so devices stay subscribed.
+      const settings = (await target.db.selectFrom('settings').select('key').execute()).map((r) => r.key).sort();
+      assert.equal(rows.settings, settings.length);
+      assert.ok(settings.includes('jwt_secret'), settings.join(', '));
+      assert.ok(settings.some((k) => k.startsWith('vapid')), settings.join(', '));
       const names = result.tables.map((t) => t.name);
       assert.ok(names.indexOf('users') < names.indexOf('bets'));
 
