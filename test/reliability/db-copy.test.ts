@@ -105,7 +105,10 @@ describe('db:copy SQLite → PostgreSQL', { skip: PG_URL ? false : PG_SKIP }, ()
       const settings = (await target.db.selectFrom('settings').select('key').execute()).map((r) => r.key).sort();
       assert.equal(rows.settings, settings.length);
       assert.ok(settings.includes('jwt_secret'), settings.join(', '));
-      assert.ok(settings.some((k) => k.startsWith('vapid')), settings.join(', '));
+      assert.ok(
+        settings.some((k) => k.startsWith('vapid')),
+        settings.join(', '),
+      );
       const names = result.tables.map((t) => t.name);
       assert.ok(names.indexOf('users') < names.indexOf('bets'));
 
