@@ -78,7 +78,7 @@ function runAxe(page: Page): Promise<string[]> {
   }, AXE_TAGS);
 }
 
-/** Waits (a few seconds at most) until the page has drawn: a heading, and nothing "Loading…". */
+/** Waits (30 s at most, as long as any wait of the harness: a loaded machine is slow) until the page has drawn: a heading, and nothing "Loading…". */
 async function quiet(page: Page): Promise<void> {
   await page
     .waitForFunction(
@@ -87,7 +87,7 @@ async function quiet(page: Page): Promise<void> {
         document.querySelector('h1') !== null &&
         ![...document.querySelectorAll('[role=status]')].some((e) => e.textContent?.startsWith('Loading')),
       undefined,
-      { timeout: 5_000 },
+      { timeout: 30_000 },
     )
     .catch(() => undefined);
 }
@@ -257,6 +257,14 @@ export class Guard {
       let found: string[];
       try {
         found = await axeViolations(page);
+        // A state caught between two (a move inside the app drawn over the last page's heading, a table
+        // still showing the previous answer) is looked at again once the page has settled: what stays is a violation.
+        if (found.length > 0) {
+          await quiet(page);
+          await page.waitForTimeout(1_000);
+          if (page.url() !== url) return;
+          found = await axeViolations(page);
+        }
       } catch (err) {
         // The page navigated or closed while axe ran: the next page state gets its own check.
         if (page.isClosed() || /context was destroyed|Target .*closed|navigat/i.test(String(err))) return;

@@ -39,7 +39,7 @@ forEachDialect('bench --quick', (dialect) => {
 
       assert.ok(report.baseline.requestsPerSecond > 0);
       assert.ok(report.bareBaseline && report.bareBaseline.requestsPerSecond > 0, 'no hello world without logging');
-      assert.match(report.meta.service?.command ?? '', /^node .*dist\/main\.js$/);
+      assert.match(report.meta.service?.command ?? '', /^node .*scripts\/start\.mjs$/);
       assert.equal(report.meta.service?.env.NODE_ENV, 'production');
       for (const name of ['RATE_LIMITS', 'LOG_LEVEL', 'WORKERS']) assert.equal(report.meta.service?.env[name], undefined, name);
       assert.equal(report.meta.service?.env.JWT_SECRET, '[redacted]');

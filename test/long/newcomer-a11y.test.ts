@@ -226,7 +226,7 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           assert.equal(await page.getByTestId('ticker-price').getAttribute('aria-live'), null);
 
           const dateField = page.getByLabel('Target date (optional)');
-          const hint = page.locator('.bet-form .hint');
+          const hint = page.locator('.bet-form .hint').first();
           assert.match((await hint.textContent()) ?? '', /00:00 UTC after its target date/);
           assert.doesNotMatch((await hint.textContent()) ?? '', /market close/);
           await dateField.fill(date);
@@ -238,10 +238,11 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           // Tapped at the row's price, at its right end.
           const apple = list.locator('li').filter({ has: page.getByRole('button', { name: 'AAPL', exact: true }) });
           await apple.waitFor();
-          const appleBox = await apple.boundingBox();
-          assert.ok(appleBox);
-          await apple.click({ position: { x: appleBox.width - 8, y: appleBox.height / 2 } });
-          await page.waitForURL(/ticker=AAPL/);
+          // Tapped on the row's price (the row's end holds its own Alert link).
+          const priceBox = await apple.locator('.num').boundingBox();
+          assert.ok(priceBox);
+          await page.mouse.click(priceBox.x + priceBox.width / 2, priceBox.y + priceBox.height / 2);
+          await page.waitForURL(/markets\?.*ticker=AAPL/);
           await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
           await page.getByLabel('Target date (optional)').fill(date);
           await hint.filter({ hasText: settlementHint('stock', date, zone) }).waitFor();
