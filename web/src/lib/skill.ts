@@ -2,7 +2,7 @@
 // mean alpha and the margin for few or uneven trades (src/domain/rankings.ts:
 // skill = mean alpha − 1.645 × s / √n, s floored at 5 points). Pure, so Node
 // tests load it.
-import { formatPoints } from './format';
+import { formatPoints } from './format.js';
 
 /** src/domain/rankings.ts: ALPHA_SD_FLOOR and SKILL_Z. */
 const SD_FLOOR = 5;
