@@ -215,10 +215,12 @@ describe('issue 36 items 11 and 14 in Chromium: the game explained, a long histo
           const height = (await rows.first().boundingBox())?.height ?? 0;
           assert.ok(height > 0 && height < (size === 'desktop' ? 60 : 80), `a history row is ${height}px high`);
           if (size !== 'desktop') {
-            // Ticker and gain on one line, entry and exit on the next.
+            // Ticker and gain on one line; entry, exit and date on the next.
             const top = async (label: string) => (await rows.first().locator(`td[data-label="${label}"]`).boundingBox())?.y ?? -1;
             assert.ok(Math.abs((await top('Ticker')) - (await top('Gain'))) < 12, 'ticker and gain share the first line');
             assert.ok((await top('Entry')) > (await top('Ticker')) + 10, 'prices are on the second line');
+            assert.ok(Math.abs((await top('Exit')) - (await top('Entry'))) < 6, 'entry and exit share the second line');
+            assert.ok(Math.abs((await top('Closed')) - (await top('Entry'))) < 6, 'and so does the date: two lines in all');
           }
           await screenshot(page, `game-history-${size}`);
 
