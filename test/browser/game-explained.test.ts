@@ -115,6 +115,17 @@ describe('issue 36 items 11 and 14 in Chromium: the game explained, a long histo
           assert.match(await page.getByTestId('portfolio-total-note').innerText(), /No money is staked.*sum of\s+percentages, not a return/s);
           const cancel = page.getByTestId('hint-cancel-window');
           assert.match(await cancel.innerText(), /5 minutes after opening, a bet can be cancelled/);
+          if (size !== 'desktop') {
+            // An open bet on a phone: ticker and unrealized gain on one line, prices and date on the next, then its buttons.
+            const row = page.getByTestId('portfolio-table').locator('tbody tr').first();
+            const top = async (label: string) => (await row.locator(`td[data-label="${label}"]`).boundingBox())?.y ?? -1;
+            assert.ok(Math.abs((await top('Ticker')) - (await top('Unrealized'))) < 12, 'ticker and gain share the first line');
+            assert.ok(Math.abs((await top('Current')) - (await top('Entry'))) < 6, 'entry and current price share the second line');
+            assert.ok(Math.abs((await top('Opened')) - (await top('Entry'))) < 6, 'and so does the date');
+            assert.equal(await row.locator('td[data-label="Target"]').isVisible(), false, 'no target date: nothing shown for it on a phone');
+            const height = (await row.boundingBox())?.height ?? 0;
+            assert.ok(height > 0 && height < 130, `an open bet's row is ${height}px high`);
+          }
           await screenshot(page, `game-portfolio-${size}`);
           await dismiss(page, 'cancel-window');
 

@@ -59,7 +59,7 @@ export function PortfolioPage() {
         </Empty>
       )}
       {portfolio.data && portfolio.data.length > 0 && (
-        <table className="table responsive" data-testid="portfolio-table">
+        <table className="table responsive compact" data-testid="portfolio-table">
           <TableHead columns={PORTFOLIO_COLUMNS}>
             <th scope="col">Target</th>
             <th scope="col">Opened</th>
@@ -71,9 +71,13 @@ export function PortfolioPage() {
             {portfolio.data.map((bet) => (
               <tr key={bet.id} data-testid={`bet-row-${bet.id}`}>
                 <PortfolioCells bet={bet} />
-                <td data-label="Target">{bet.target_date ?? '—'}</td>
-                <td data-label="Opened">{formatDateTime(bet.entry_date)}</td>
-                <td data-label="">
+                <td data-label="Target" className={bet.target_date ? undefined : 'cell-none'}>
+                  {bet.target_date ?? '—'}
+                </td>
+                <td data-label="Opened" className="cell-when">
+                  {formatDateTime(bet.entry_date)}
+                </td>
+                <td data-label="" className="cell-actions">
                   <BetActions bet={bet} mutations={mutations} />
                 </td>
               </tr>

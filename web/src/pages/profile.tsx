@@ -50,7 +50,7 @@ function Profile({ userId }: { userId: number }) {
       {portfolio.length === 0 ? (
         <Empty>No open bets.</Empty>
       ) : (
-        <table className="table responsive" data-testid="profile-portfolio">
+        <table className="table responsive compact" data-testid="profile-portfolio">
           <TableHead columns={PORTFOLIO_COLUMNS} />
           <tbody>
             {portfolio.map((b) => (
