@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { ApiError } from './api/client';
 import { Layout, RequireAuth } from './components/layout';
+import { SignUpNotice } from './components/sign-up-notice';
 import { LoginPage, RegisterPage } from './pages/auth';
 import { HomePage } from './pages/home';
 import { NotFoundPage } from './pages/not-found';
@@ -52,38 +53,44 @@ const router = createBrowserRouter(
     {
       element: <Layout />,
       children: [
-        { index: true, element: <HomePage /> },
-        { path: 'login', element: <LoginPage /> },
-        { path: 'register', element: <RegisterPage /> },
-        { path: 'forgot-password', element: <ForgotPasswordPage /> },
-        { path: 'reset-password', element: <ResetPasswordPage /> },
-        { path: 'verify-email', element: <VerifyEmailPage /> },
-        { path: 'confirm-email', element: <ConfirmEmailPage /> },
-        { path: 'leaderboard', element: <LeaderboardPage /> },
-        { path: 'rankings', element: <RankingsPage /> },
-        { path: 'scoring', element: <ScoringPage /> },
-        { path: 'leagues', element: <LeaguesPage /> },
-        { path: 'leagues/join/:code', element: <LeagueJoinPage /> },
-        { path: 'leagues/:id', element: <LeaguePage /> },
-        { path: 'user/:id', element: <ProfilePage /> },
-        { path: 'bet/:id', element: <BetPage /> },
-        { path: 'plans', element: <PlansPage /> },
-        // Visitors look before they sign up: the directory and charts from the cached quotes (DESIGN), without the bet form.
-        { path: 'markets', element: <MarketsPage /> },
         {
-          element: <RequireAuth />,
+          // After sign-up, the page the new account opens on says where the verification link went.
+          element: <SignUpNotice />,
           children: [
-            { path: 'portfolio', element: <PortfolioPage /> },
-            { path: 'history', element: <HistoryPage /> },
-            { path: 'feed', element: <FeedPage /> },
-            { path: 'alerts', element: <AlertsPage /> },
-            { path: 'people', element: <PeoplePage /> },
-            { path: 'notifications', element: <NotificationsPage /> },
-            { path: 'settings', element: <SettingsPage /> },
-            { path: 'billing/*', element: <BillingReturnPage /> },
+            { index: true, element: <HomePage /> },
+            { path: 'login', element: <LoginPage /> },
+            { path: 'register', element: <RegisterPage /> },
+            { path: 'forgot-password', element: <ForgotPasswordPage /> },
+            { path: 'reset-password', element: <ResetPasswordPage /> },
+            { path: 'verify-email', element: <VerifyEmailPage /> },
+            { path: 'confirm-email', element: <ConfirmEmailPage /> },
+            { path: 'leaderboard', element: <LeaderboardPage /> },
+            { path: 'rankings', element: <RankingsPage /> },
+            { path: 'scoring', element: <ScoringPage /> },
+            { path: 'leagues', element: <LeaguesPage /> },
+            { path: 'leagues/join/:code', element: <LeagueJoinPage /> },
+            { path: 'leagues/:id', element: <LeaguePage /> },
+            { path: 'user/:id', element: <ProfilePage /> },
+            { path: 'bet/:id', element: <BetPage /> },
+            { path: 'plans', element: <PlansPage /> },
+            // Visitors look before they sign up: the directory and charts from the cached quotes (DESIGN), without the bet form.
+            { path: 'markets', element: <MarketsPage /> },
+            {
+              element: <RequireAuth />,
+              children: [
+                { path: 'portfolio', element: <PortfolioPage /> },
+                { path: 'history', element: <HistoryPage /> },
+                { path: 'feed', element: <FeedPage /> },
+                { path: 'alerts', element: <AlertsPage /> },
+                { path: 'people', element: <PeoplePage /> },
+                { path: 'notifications', element: <NotificationsPage /> },
+                { path: 'settings', element: <SettingsPage /> },
+                { path: 'billing/*', element: <BillingReturnPage /> },
+              ],
+            },
+            { path: '*', element: <NotFoundPage /> },
           ],
         },
-        { path: '*', element: <NotFoundPage /> },
       ],
     },
   ],

@@ -30,7 +30,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('push_subscription_kinds')
     .addColumn('subscription_id', ref, (c) => c.notNull().references('push_subscriptions.id').onDelete('cascade'))
-    .addColumn('kind', 'varchar(16)', (c) => c.notNull().check(sqlIn('kind', ['bet_opened', 'bet_cancelled', 'bet_settled', 'bet_exit', 'price_alert', 'league_notice'])))
+    .addColumn('kind', 'varchar(16)', (c) =>
+      c.notNull().check(sqlIn('kind', ['bet_opened', 'bet_cancelled', 'bet_settled', 'bet_exit', 'price_alert', 'league_notice'])),
+    )
     .addPrimaryKeyConstraint('push_subscription_kinds_pk', ['subscription_id', 'kind'])
     .execute();
   // Enqueueing for a notice kind looks devices up by kind.

@@ -5,6 +5,7 @@ import { ApiError, api, call } from '../api/client';
 import { useMe } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
 import { Field } from '../components/field';
+import { signedUpState } from '../components/sign-up-notice';
 import { EmailField, FormError, lengthHint, PASSPHRASE_TIP, PasswordField } from '../components/form-fields';
 import { fieldErrors } from '../lib/field-errors';
 import { MIN_PASSWORD, registerErrorField, type SignUpField, signUpProblems } from '../lib/sign-up';
@@ -40,7 +41,7 @@ export function LoginPage() {
       <h1>Log in</h1>
       {params.get('registered') && (
         <p className="alert alert-ok" role="status">
-          Account created. Log in to start.
+          <span>Account created.{params.get('email') ? ` We sent a verification link to ${params.get('email')}.` : ''} Log in to start.</span>
         </p>
       )}
       {params.get('deleted') && (
@@ -103,7 +104,7 @@ export function RegisterPage() {
       }
       queryClient.clear();
       queryClient.setQueryData(queryKeys.me, user);
-      navigate(safeNext(next), { replace: true });
+      navigate(safeNext(next), { replace: true, state: signedUpState(body.email) });
     },
   });
   const values = { username, email, password };

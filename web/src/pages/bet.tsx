@@ -6,6 +6,7 @@ import { BetRecord } from '../components/bet-record';
 import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { PriceChart } from '../components/price-chart';
 import { ErrorState, Loading } from '../components/status';
+import { TailFadeHint } from '../components/hint';
 import { TailFade } from '../components/tail-fade';
 import { ThesisView } from '../components/thesis';
 import { formatDateTime, formatPrice } from '../lib/format';
@@ -126,7 +127,12 @@ export function BetPage() {
           initialRange={rangeCovering(b.entry_date)}
         />
       )}
-      {me.data && !own && b.status === 'OPEN' && <TailFade betId={b.id} ticker={b.ticker} />}
+      {me.data && !own && b.status === 'OPEN' && (
+        <>
+          <TailFadeHint />
+          <TailFade betId={b.id} ticker={b.ticker} />
+        </>
+      )}
       {!me.isPending && !me.data && <VisitorPrompt betId={b.id} open={b.status === 'OPEN'} />}
       {own && b.status === 'OPEN' && (
         <>

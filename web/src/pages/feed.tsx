@@ -5,6 +5,7 @@ import { DirectionTag, Gain, StatusTag } from '../components/gain';
 import { Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { SuggestedTraders, TraderSearch } from '../components/trader-search';
+import { TailFadeHint } from '../components/hint';
 import { TailFade } from '../components/tail-fade';
 import { ThesisView } from '../components/thesis';
 import { formatDateTime, formatPrice } from '../lib/format';
@@ -36,6 +37,7 @@ function Feed() {
       )}
       {feed.data && feed.data.length > 0 && (
         <>
+          {feed.data.some((item) => item.status === 'OPEN') && <TailFadeHint />}
           <ul className="feed" data-testid="feed-list">
             {feed.data.map((item) => (
               <FeedEntry key={`${item.id}-${item.status}`} item={item} />

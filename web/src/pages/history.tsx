@@ -1,7 +1,7 @@
 import { Link } from 'react-router-dom';
 import { useHistory, useHistoryTotal, useMe, useStanding } from '../api/queries';
 import { Gain } from '../components/gain';
-import { HistoryTable, Pager } from '../components/history-table';
+import { FilteredHistory, Pager } from '../components/history-table';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { LEADERBOARD_PAGE, PAGE_SIZE, useOffset } from '../lib/paging';
 
@@ -58,7 +58,7 @@ export function HistoryPage() {
       )}
       {history.data && history.data.length > 0 && (
         <>
-          <HistoryTable bets={history.data} testId="history-table" own />
+          <FilteredHistory bets={history.data} testId="history-table" own />
           <Pager offset={offset} limit={PAGE_SIZE} total={total.data?.history_total ?? null} count={history.data.length} onChange={setOffset} />
         </>
       )}

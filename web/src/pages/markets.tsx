@@ -6,6 +6,7 @@ import { api, ApiError, callWrite, type Direction } from '../api/client';
 import type { Instrument, searchInstruments } from '../api/instruments';
 import { useInstrumentChart, useInstruments, useInvalidate } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
+import { Hint } from '../components/hint';
 import { ExitFields, GAP_NOTE, parseLevel, STOP_LOSS, TAKE_PROFIT } from '../components/bet-exits';
 import { Field } from '../components/field';
 import { InstrumentConsensus } from '../components/instrument-consensus';
@@ -264,6 +265,10 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
   };
   return (
     <form className="bet-form" onSubmit={submit} aria-label={`Open a bet on ${ticker}`}>
+      <Hint id="direction" title="LONG or SHORT?">
+        A LONG bet gains when the price rises, a SHORT bet when it falls. No money is staked: a bet's gain is the percentage move from its entry price
+        to its exit price, in its direction (a SHORT from 100 to 90 gains 10 %).
+      </Hint>
       <fieldset className="segmented">
         <legend>Direction</legend>
         {(['LONG', 'SHORT'] as const).map((d) => (

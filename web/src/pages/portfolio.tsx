@@ -2,6 +2,7 @@ import { Link } from 'react-router-dom';
 import { useMe, usePortfolio } from '../api/queries';
 import { BetActions, BetResultBanner, useBetMutations } from '../components/bet-actions';
 import { Gain } from '../components/gain';
+import { Hint } from '../components/hint';
 import { PORTFOLIO_COLUMNS, PortfolioCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { TableHead } from '../components/table-cells';
@@ -31,12 +32,24 @@ export function PortfolioPage() {
       )}
       <BetResultBanner result={mutations.result} />
       {portfolio.data && portfolio.data.length > 0 && (
-        <p className="card portfolio-total" data-testid="portfolio-total">
-          <span className="muted">Unrealized gain, {countOf(portfolio.data.length, 'open bet')}:</span>{' '}
-          <strong>
-            <Gain value={portfolio.data.reduce((sum, bet) => sum + bet.unrealized_gain, 0)} />
-          </strong>
-        </p>
+        <div className="card portfolio-total" data-testid="portfolio-total">
+          <p className="portfolio-sum">
+            <span className="muted">Unrealized gain, {countOf(portfolio.data.length, 'open bet')}:</span>{' '}
+            <strong>
+              <Gain value={portfolio.data.reduce((sum, bet) => sum + bet.unrealized_gain, 0)} />
+            </strong>
+          </p>
+          <p className="portfolio-note muted" data-testid="portfolio-total-note">
+            The sum of each open bet's percentage move from its entry price to the current price. No money is staked, so this is a sum of percentages,
+            not a return on an amount: two bets at +2 % and −1 % show +1 %.
+          </p>
+        </div>
+      )}
+      {portfolio.data && portfolio.data.length > 0 && (
+        <Hint id="cancel-window" title="The 5-minute cancel window.">
+          For 5 minutes after opening, a bet can be cancelled: it stays in your history at 0 % and never counts. After that it can only be closed, and
+          the ranked boards count its gain from the price at the moment the window ended, so a quick change of mind never scores.
+        </Hint>
       )}
       {portfolio.isPending && <Loading />}
       {portfolio.isError && <ErrorState error={portfolio.error} retry={() => void portfolio.refetch()} />}
@@ -46,7 +59,7 @@ export function PortfolioPage() {
         </Empty>
       )}
       {portfolio.data && portfolio.data.length > 0 && (
-        <table className="table responsive" data-testid="portfolio-table">
+        <table className="table responsive compact" data-testid="portfolio-table">
           <TableHead columns={PORTFOLIO_COLUMNS}>
             <th scope="col">Target</th>
             <th scope="col">Opened</th>
@@ -58,9 +71,13 @@ export function PortfolioPage() {
             {portfolio.data.map((bet) => (
               <tr key={bet.id} data-testid={`bet-row-${bet.id}`}>
                 <PortfolioCells bet={bet} />
-                <td data-label="Target">{bet.target_date ?? '—'}</td>
-                <td data-label="Opened">{formatDateTime(bet.entry_date)}</td>
-                <td data-label="">
+                <td data-label="Target" className={bet.target_date ? undefined : 'cell-none'}>
+                  {bet.target_date ?? '—'}
+                </td>
+                <td data-label="Opened" className="cell-when">
+                  {formatDateTime(bet.entry_date)}
+                </td>
+                <td data-label="" className="cell-actions">
                   <BetActions bet={bet} mutations={mutations} />
                 </td>
               </tr>

@@ -2,7 +2,7 @@ import { useParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
 import { useMe, useProfile, useUserRecord } from '../api/queries';
 import { FollowButton } from '../components/follow-button';
-import { HistoryTable, Pager } from '../components/history-table';
+import { FilteredHistory, Pager } from '../components/history-table';
 import { PORTFOLIO_COLUMNS, PortfolioCells } from '../components/portfolio-cells';
 import { Empty, ErrorState, Loading } from '../components/status';
 import { TableHead } from '../components/table-cells';
@@ -50,7 +50,7 @@ function Profile({ userId }: { userId: number }) {
       {portfolio.length === 0 ? (
         <Empty>No open bets.</Empty>
       ) : (
-        <table className="table responsive" data-testid="profile-portfolio">
+        <table className="table responsive compact" data-testid="profile-portfolio">
           <TableHead columns={PORTFOLIO_COLUMNS} />
           <tbody>
             {portfolio.map((b) => (
@@ -68,7 +68,7 @@ function Profile({ userId }: { userId: number }) {
         <Empty>No closed bets yet.</Empty>
       ) : (
         <>
-          <HistoryTable bets={history} />
+          <FilteredHistory bets={history} testId="profile-history" />
           <Pager offset={offset} limit={PAGE_SIZE} total={history_total} count={history.length} onChange={setOffset} />
         </>
       )}
