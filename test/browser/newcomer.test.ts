@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
 import { openDatabase } from '../../src/db/database.js';
 import { utcDate } from '../../src/domain/market-calendar.js';
-import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, screenshot, skipReason } from './harness.js';
+import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, navItem, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -241,7 +241,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       await titled(page, 'Log in · Paper Bets');
       assert.equal(await focusedHeading(page), 'Log in');
 
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leaderboard' }).click();
+      await (await navItem(page, 'Leaderboard')).click();
       await titled(page, 'Leaderboard · Paper Bets');
       assert.equal(await focusedHeading(page), 'Leaderboard');
 
@@ -346,7 +346,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       await page.goto('/app/history');
       await page.getByRole('heading', { level: 1, name: 'History' }).waitFor();
       assert.equal(await page.getByRole('button', { name: 'Menu' }).isVisible(), false);
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Portfolio' }).waitFor();
+      await (await navItem(page, 'Portfolio')).waitFor();
     });
   });
 
