@@ -149,6 +149,8 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         await page.getByText(`All ${me.bet_capacity} open-bet slots are in use`).waitFor();
         await page.goto('/app/markets?ticker=SPY');
         await page.getByRole('button', { name: 'Open LONG on SPY' }).click();
+        // Every slot holds a LONG SPY bet: the form asks first whether to open an identical one.
+        await page.getByRole('button', { name: /^Yes, open another/ }).click();
         const alert = page.getByRole('alert').filter({ hasText: `limit ${me.bet_capacity}` });
         await alert.getByRole('link', { name: /plans/ }).click();
         await page.waitForURL(/\/app\/plans$/);
@@ -201,6 +203,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await page.goto('/app/feed');
       const item = page.getByTestId('feed-list').locator('li', { hasText: leader.username });
       await item.getByRole('button', { name: /^Tail bet/ }).click();
+      await item.getByRole('button', { name: /^Yes, tail/ }).click();
       await item.getByText(/Opened bet #\d+ at/).waitFor();
       await page.goto('/app/portfolio');
       await page.getByTestId('portfolio-table').locator('tbody tr', { hasText: 'NVDA' }).filter({ hasText: 'SHORT' }).waitFor();

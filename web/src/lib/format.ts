@@ -6,6 +6,15 @@ export function formatPrice(n: number): string {
   return Math.abs(n) < 1 && n !== 0 ? smallPriceFormat.format(n) : priceFormat.format(n);
 }
 
+/**
+ * A price with its currency. Every instrument the service quotes is priced in
+ * US dollars: US-listed stocks and ETFs, and crypto as its -USD pair
+ * (DESIGN; docs/market.md), so the directory carries no currency of its own.
+ */
+export function formatQuote(n: number): string {
+  return `${formatPrice(n)} USD`;
+}
+
 export function formatGain(n: number): string {
   const sign = n > 0 ? '+' : n < 0 ? '−' : '';
   return `${sign}${priceFormat.format(Math.abs(n))}%`;

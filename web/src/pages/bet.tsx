@@ -126,7 +126,7 @@ export function BetPage() {
           initialRange={rangeCovering(b.entry_date)}
         />
       )}
-      {me.data && !own && b.status === 'OPEN' && <TailFade betId={b.id} ticker={b.ticker} />}
+      {me.data && !own && b.status === 'OPEN' && <TailFade betId={b.id} ticker={b.ticker} direction={b.direction} />}
       {!me.isPending && !me.data && <VisitorPrompt betId={b.id} open={b.status === 'OPEN'} />}
       {own && b.status === 'OPEN' && (
         <>

@@ -74,7 +74,7 @@ function FeedEntry({ item }: { item: FeedItem }) {
         <span className="muted">{formatDateTime(open ? item.entry_date : item.exit_date)}</span>
       </div>
       <ThesisView bet={item} />
-      {open && <TailFade betId={item.id} ticker={item.ticker} />}
+      {open && <TailFade betId={item.id} ticker={item.ticker} direction={item.direction} />}
     </li>
   );
 }
