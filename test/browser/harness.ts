@@ -354,7 +354,11 @@ export async function navItem(page: Page, name: string, role: 'link' | 'button' 
   const menu = page.getByRole('button', { name: 'Menu' });
   if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();
   if (await item.isVisible()) return item;
-  await page.locator('header.topbar .nav-group', { has: item }).locator('.nav-group-button').click();
+  // `has` is matched inside each group, so the inner locator starts from the page, not the header.
+  await page
+    .locator('header.topbar .nav-group', { has: page.getByRole(role, { name, exact: true }) })
+    .locator('.nav-group-button')
+    .click();
   await item.waitFor();
   return item;
 }

@@ -244,7 +244,8 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       const row = (u: ApiUser) => table.locator('tr', { has: page.getByRole('link', { name: u.username, exact: true }) });
       await row(steady).waitFor();
       await row(once).waitFor();
-      await page.getByRole('button', { name: '90 days', pressed: true }).waitFor();
+      // The same default window as the leaderboard's: all time.
+      await page.getByRole('button', { name: 'All time', pressed: true }).waitFor();
       assert.equal((await row(steady).locator('td[data-label=Trades]').innerText()).trim(), '3');
       await page.getByTestId('rank-none').waitFor();
 

@@ -1,8 +1,8 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type KeyboardEvent, type MouseEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { api, call, callWrite, type Direction } from '../api/client';
-import { useInvalidate, usePortfolio } from '../api/queries';
+import { api, callWrite, type Direction } from '../api/client';
+import { useInvalidate, usePortfolio, usePrice } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
 import { useActionKeys } from '../lib/action-keys';
 import { formatQuote } from '../lib/format';
@@ -31,13 +31,7 @@ export function TailFade({ betId, ticker, direction }: { betId: number; ticker: 
   const outcome = useRef<HTMLDivElement>(null);
   const portfolio = usePortfolio();
   // The price now, fetched when asked (the bet is opened at the quote of its own instant, as any other).
-  const quote = useQuery({
-    queryKey: ['price', ticker],
-    queryFn: () => call(api.GET('/price/{ticker}', { params: { path: { ticker } } })),
-    enabled: asking !== null,
-    staleTime: 0,
-    retry: false,
-  });
+  const quote = usePrice(ticker, asking !== null);
   const copy = useMutation({
     mutationFn: (mode: Mode) =>
       callWrite(keys.keyFor([mode, betId]), (header) => {
