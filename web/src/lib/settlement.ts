@@ -6,7 +6,7 @@
 // server's data), so a weekend date rolls on to Monday here and the form says
 // that a market holiday rolls it on too.
 
-import { formatInstant } from './format';
+import { formatInstant } from './format.js';
 
 const DAY_MS = 86_400_000;
 const NY_HOUR = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: 'numeric', hourCycle: 'h23' });
