@@ -354,9 +354,9 @@ export async function navItem(page: Page, name: string, role: 'link' | 'button' 
   const menu = page.getByRole('button', { name: 'Menu' });
   if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();
   if (await item.isVisible()) return item;
-  // `has` is matched inside each group, so the inner locator starts from the page, not the header.
+  // `has` is matched inside each group (so the inner locator starts from the page), and the closed group's items are hidden.
   await page
-    .locator('header.topbar .nav-group', { has: page.getByRole(role, { name, exact: true }) })
+    .locator('header.topbar .nav-group', { has: page.getByRole(role, { name, exact: true, includeHidden: true }) })
     .locator('.nav-group-button')
     .click();
   await item.waitFor();
