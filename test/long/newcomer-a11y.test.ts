@@ -76,9 +76,13 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
                 true,
               );
           });
-          const nav = async (label: string) => {
+          // `group`: on a wide screen the link is inside that navigation group, a disclosure button to open first.
+          const nav = async (label: string, group?: string) => {
             if (size !== 'desktop') {
               await tabTo(page, 'button', /^Menu$/);
+              await page.keyboard.press('Enter');
+            } else if (group) {
+              await tabTo(page, 'button', new RegExp(`^${group}$`));
               await page.keyboard.press('Enter');
             }
             await tabTo(page, 'nav a', new RegExp(`^${label}`));
@@ -114,7 +118,7 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
             await page.getByText(/Bet #\d+ opened at/).waitFor();
           }
 
-          await nav('Portfolio');
+          await nav('Portfolio', 'Trade');
           const rows = page.getByTestId('portfolio-table').locator('tbody tr');
           await rows.nth(1).waitFor();
           await tabTo(page, 'button', /^Close bet/);
