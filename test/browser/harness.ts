@@ -355,10 +355,20 @@ export async function navItem(page: Page, name: string, role: 'link' | 'button' 
   if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();
   if (await item.isVisible()) return item;
   // `has` is matched inside each group (so the inner locator starts from the page), and the closed group's items are hidden.
-  await page
+  const button = page
     .locator('header.topbar .nav-group', { has: page.getByRole(role, { name, exact: true, includeHidden: true }) })
-    .locator('.nav-group-button')
-    .click();
+    .locator('.nav-group-button');
+  // A page still drawing moves the focus to its heading, which closes an open group: open it again then.
+  for (let i = 0; i < 3; i++) {
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+    if (
+      await item.waitFor({ timeout: 2_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return item;
+  }
   await item.waitFor();
   return item;
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { BrowserSuite, MAX_USERNAME, screenshot, skipReason } from './harness.js';
+import { BrowserSuite, MAX_USERNAME, navItem, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -112,11 +112,11 @@ describe('issue 36 navigation in Chromium', { skip: skipReason }, () => {
     await suite.withPage(async (page) => {
       await page.goto('/app/markets');
       await page.getByRole('link', { name: 'Sign up' }).first().waitFor();
+      await page.getByTestId('instrument-list').waitFor();
       const bar = await page.locator('header.topbar').boundingBox();
       assert.ok(bar && bar.height < 70, `the visitor's top bar is one row: ${bar?.height}px`);
       assert.equal(await page.getByRole('button', { name: 'Trade' }).count(), 0);
-      await page.getByRole('button', { name: 'Community' }).click();
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leaderboard' }).click();
+      await (await navItem(page, 'Leaderboard')).click();
       await page.waitForURL(/\/app\/leaderboard$/);
     });
   });
