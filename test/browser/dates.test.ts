@@ -54,6 +54,8 @@ describe('issue 36 dates and units in Chromium', { skip: skipReason }, () => {
           const opened = (await row(stock.bet_id).locator('td[data-label=Opened]').textContent())?.trim() ?? '';
           assert.match(opened, ONE_FORMAT);
           assert.ok(await page.getByRole('columnheader', { name: 'Entry (USD)', includeHidden: true }).count());
+          // Each page's own accessibility check finishes before the next navigation.
+          await check('the portfolio');
 
           // The bet page: the same settlement, the target date, and the prices with their currency.
           await page.goto(`/app/bet/${stock.bet_id}`);
@@ -63,6 +65,7 @@ describe('issue 36 dates and units in Chromium', { skip: skipReason }, () => {
           await page.getByText(/^target date (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{4}$/).waitFor();
           const openedAt = page.locator('.stat', { hasText: 'Opened' }).locator('.stat-value');
           assert.match((await openedAt.textContent())?.trim() ?? '', ONE_FORMAT);
+          await check('the bet page');
 
           // The form: the settlement of the date typed, in the same words; the price in USD.
           await page.goto('/app/markets?ticker=AAPL');
@@ -77,7 +80,9 @@ describe('issue 36 dates and units in Chromium', { skip: skipReason }, () => {
 
           // The two boards open on the same window.
           await page.goto('/app/leaderboard');
+          await page.getByRole('heading', { level: 1, name: 'Leaderboard' }).waitFor();
           await page.getByRole('button', { name: 'All time', pressed: true }).waitFor();
+          await check('the leaderboard');
           await page.goto('/app/rankings');
           await page.getByRole('button', { name: 'All time', pressed: true }).waitFor();
           assert.equal(await page.getByRole('button', { name: '90 days', pressed: true }).count(), 0);
