@@ -234,7 +234,8 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           assert.equal(await page.getByTestId('ticker-price').getAttribute('aria-live'), null);
 
           const dateField = page.getByLabel('Target date (optional)');
-          const hint = page.locator('.bet-form .hint');
+          // The target date's own hint (the exit fields and the thesis have theirs too).
+          const hint = page.locator('.bet-form .field', { has: dateField }).locator('.hint');
           assert.match((await hint.textContent()) ?? '', /00:00 UTC after its target date/);
           assert.doesNotMatch((await hint.textContent()) ?? '', /market close/);
           await dateField.fill(date);
@@ -243,12 +244,14 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           await check('crypto with a target date');
 
           await page.getByLabel('Search by name or symbol').fill('apple');
-          // Tapped at the row's price, at its right end.
+          // Tapped at the row's price, near its right end (the row's Alert link, last, is a control of its own).
           const apple = list.locator('li').filter({ has: page.getByRole('button', { name: 'AAPL', exact: true }) });
           await apple.waitFor();
-          const appleBox = await apple.boundingBox();
-          assert.ok(appleBox);
-          await apple.click({ position: { x: appleBox.width - 8, y: appleBox.height / 2 } });
+          const price = apple.locator('.num.right');
+          const priceBox = await price.boundingBox();
+          assert.ok(priceBox);
+          // A tap at that point (the row's pick button lies over the price, so the price itself is not the target).
+          await page.mouse.click(priceBox.x + priceBox.width - 4, priceBox.y + priceBox.height / 2);
           await page.waitForURL(/ticker=AAPL/);
           await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
           await page.getByLabel('Target date (optional)').fill(date);
