@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiUser, BrowserSuite, navItem, PASSWORD, screenshot, skipReason } from '../browser/harness.js';
+import { settlementOf } from '../../web/src/lib/settlement.js';
 import { seedPages, walk } from '../browser/pages.js';
 
 if (skipReason) console.log(skipReason);
@@ -98,7 +99,11 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         .filter({ hasText: /Open bets 2\// })
         .waitFor();
       const shortRow = rows.filter({ hasText: 'SHORT' });
-      await shortRow.getByText(target).waitFor();
+      // The target date shows as when the bet settles, in the browser's zone (UTC here).
+      await shortRow
+        .getByTestId('settles')
+        .filter({ hasText: settlementOf('AAPL', target, 'UTC') })
+        .waitFor();
       // The cancel button counts down to cancelable_until.
       const cancel = shortRow.getByRole('button', { name: /^Cancel .* left to cancel bet/ });
       assert.match(await cancel.innerText(), /Cancel\s+[0-5]:[0-5]\d/);
