@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { freePort } from '../../bench/lib/server.js';
 import type { AppContext } from '../../src/context.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -349,6 +349,36 @@ export async function newPage(
   context.setDefaultTimeout(30_000);
   const page = guard.watch(await context.newPage());
   return { context, page };
+}
+
+/**
+ * An item of the top bar's navigation (a link, or the Log out button), made
+ * visible first: on a phone the Menu button opens the menu, on a wide screen
+ * the group that holds it (Trade, Community, Account) is opened.
+ */
+export async function navItem(page: Page, name: string, role: 'link' | 'button' = 'link'): Promise<Locator> {
+  const item = page.locator('header.topbar').getByRole(role, { name, exact: true });
+  if (await item.isVisible()) return item;
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();
+  if (await item.isVisible()) return item;
+  // `has` is matched inside each group (so the inner locator starts from the page), and the closed group's items are hidden.
+  const button = page
+    .locator('header.topbar .nav-group', { has: page.getByRole(role, { name, exact: true, includeHidden: true }) })
+    .locator('.nav-group-button');
+  // A page still drawing moves the focus to its heading, which closes an open group: open it again then.
+  for (let i = 0; i < 3; i++) {
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+    if (
+      await item.waitFor({ timeout: 2_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return item;
+  }
+  await item.waitFor();
+  return item;
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

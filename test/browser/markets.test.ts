@@ -73,15 +73,19 @@ describe('Markets page in Chromium (injected clock)', { skip: skipReason }, () =
       const body = await answer;
       const headline = page.getByTestId('ticker-price');
       await headline.filter({ hasText: /\d/ }).waitFor();
-      // Friday 27 November 2026's 16:00 New York close, shown in the browser's time zone (UTC here).
-      await page.getByTestId('market-closed').filter({ hasText: 'Market closed — price as of Nov 27, 2026, 9:00 PM' }).waitFor();
+      // Friday 27 November 2026's 16:00 New York close, shown in the browser's time zone (UTC here), in the app's one
+      // date format (the year only when it is not the browser's current one).
+      await page
+        .getByTestId('market-closed')
+        .filter({ hasText: /Market closed — price as of Fri 27 Nov( 2026)?, 9:00 PM UTC/ })
+        .waitFor();
       const last = body.points.at(-1);
       assert.ok(last);
       assert.equal(last.price, body.instrument.quote.price);
       assert.equal(await headline.textContent(), formatPrice(last.price));
       assert.match(
         (await page.getByTestId('chart-last-point').textContent()) ?? '',
-        new RegExp(`^Last point: ${formatPrice(last.price).replace('.', '\\.')} at Nov 27, 2026, 9:00 PM$`),
+        new RegExp(`^Last point: ${formatPrice(last.price).replace('.', '\\.')} at Fri 27 Nov( 2026)?, 9:00 PM UTC$`),
       );
       await screenshot(page, 'markets-closed-desktop');
     });
@@ -108,7 +112,7 @@ describe('Markets page in Chromium (injected clock)', { skip: skipReason }, () =
       const first = chartAnswer(page, 'SPY');
       await page.goto('/app/markets?ticker=SPY');
       await first;
-      await page.getByText('Market open · closes Nov 30, 2026, 9:00 PM').waitFor();
+      await page.getByText(/Market open · closes Mon 30 Nov( 2026)?, 9:00 PM UTC/).waitFor();
       assert.equal(await page.getByTestId('market-closed').count(), 0);
       const fiveDays = chartAnswer(page, 'SPY');
       await page.getByRole('button', { name: '5D' }).click();

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
 import { openDatabase } from '../../src/db/database.js';
 import { utcDate } from '../../src/domain/market-calendar.js';
-import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, screenshot, skipReason } from './harness.js';
+import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, navItem, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -39,7 +39,10 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
         await openLong.dblclick();
         await page.getByText(/Bet #\d+ opened at/).waitFor();
         // Two clicks in one task, before the page can disable the button: both reach the server, under one key.
+        // (A SHORT this time: a second LONG on AAPL would first ask whether to open an identical bet.)
         await openLong.waitFor({ state: 'visible' });
+        await page.getByLabel('Short (price goes down)').check();
+        await page.getByRole('button', { name: 'Open SHORT on AAPL' }).waitFor();
         await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('form.bet-form button[type=submit]')?.disabled);
         await page.evaluate(() => {
           const button = document.querySelector<HTMLButtonElement>('form.bet-form button[type=submit]');
@@ -241,7 +244,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       await titled(page, 'Log in · Paper Bets');
       assert.equal(await focusedHeading(page), 'Log in');
 
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leaderboard' }).click();
+      await (await navItem(page, 'Leaderboard')).click();
       await titled(page, 'Leaderboard · Paper Bets');
       assert.equal(await focusedHeading(page), 'Leaderboard');
 
@@ -346,7 +349,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       await page.goto('/app/history');
       await page.getByRole('heading', { level: 1, name: 'History' }).waitFor();
       assert.equal(await page.getByRole('button', { name: 'Menu' }).isVisible(), false);
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Portfolio' }).waitFor();
+      await (await navItem(page, 'Portfolio')).waitFor();
     });
   });
 
@@ -371,6 +374,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
         await page.getByRole('button', { name: 'Create account' }).click();
         await page.waitForURL(new RegExp(`/app/bet/${bet.bet_id}$`));
         await page.getByRole('button', { name: /^Tail bet/ }).click();
+        await page.getByRole('button', { name: /^Yes, tail/ }).click();
         await page.getByText(/Opened bet #\d+ at/).waitFor();
         assert.equal(await page.getByTestId('visitor-sign-up').count(), 0);
       },

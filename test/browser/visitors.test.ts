@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { FakeClock } from '../../src/lib/clock.js';
 import { formatPrice } from '../../web/src/lib/format.js';
-import { ApiUser, assertNoSidewaysScroll, Guard, launchBrowser, newPage, PASSWORD, screenshot, skipReason } from './harness.js';
+import { ApiUser, assertNoSidewaysScroll, Guard, launchBrowser, navItem, newPage, PASSWORD, screenshot, skipReason } from './harness.js';
 import { type InProcessServer, startInProcessServer } from './in-process.js';
 
 if (skipReason) console.log(skipReason);
@@ -73,12 +73,6 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
     assert.deepEqual(guard.problems, [], guard.problems.join('\n'));
   }
 
-  /** The main navigation's link, behind the Menu button on a phone. */
-  async function navLink(page: Page, viewport: 'desktop' | 'phone', name: string) {
-    if (viewport === 'phone') await page.getByRole('button', { name: 'Menu' }).click();
-    return page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
-  }
-
   for (const viewport of VIEWPORTS) {
     test(`${viewport}: a visitor sees Markets, a chart, profiles, bet pages and boards, and no request answers 401`, async () => {
       // A trader's look publishes the quote and caches the chart; the visitor sees those, never a fresh provider call.
@@ -86,7 +80,7 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
       assert.ok(seen.instrument.quote);
       await withPage(viewport, async (page, _context, unauthorized) => {
         await page.goto('/app/');
-        await (await navLink(page, viewport, 'Markets')).click();
+        await (await navItem(page, 'Markets')).click();
         await page.waitForURL(/\/app\/markets$/);
         await page.getByTestId('instrument-list').waitFor();
         // Enter picks the best match of the search.
@@ -138,8 +132,7 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
         await page.waitForURL(/\/app\/portfolio$/);
         // The marker is readable by the page; the session is not (HttpOnly).
         assert.equal(await page.evaluate(() => document.cookie), 'signed_in=1');
-        if (viewport === 'phone') await page.getByRole('button', { name: 'Menu' }).click();
-        await page.getByRole('button', { name: 'Log out' }).click();
+        await (await navItem(page, 'Log out', 'button')).click();
         await page.waitForURL(/\/app\/login$/);
         assert.equal(await page.evaluate(() => document.cookie), '');
         await page.goto('/app/markets');
@@ -182,7 +175,7 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
           await row.getByTestId('trader-summary').filter({ hasText: summary }).waitFor();
           await screenshot(page, `feed-suggestions-${viewport}`);
 
-          await (await navLink(page, viewport, 'People')).click();
+          await (await navItem(page, 'People')).click();
           await page.waitForURL(/\/app\/people$/);
           await page.getByRole('heading', { level: 1, name: 'Find traders' }).waitFor();
           await page.getByLabel('Username').fill(steady.username.slice(0, 12));

@@ -11,7 +11,16 @@ import { percentageGain } from '../../src/domain/bets.js';
 import type { BetDetail } from '../../src/schemas/bets.js';
 import type { TraderStats as Stats } from '../../src/schemas/stats.js';
 import { formatDuration, formatGain, formatPoints, formatRate } from '../../web/src/lib/format.js';
-import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, PASSWORD, publishRecordToday, screenshot, skipReason } from '../browser/harness.js';
+import {
+  type ApiUser,
+  assertNoSidewaysScroll,
+  BrowserSuite,
+  navItem,
+  PASSWORD,
+  publishRecordToday,
+  screenshot,
+  skipReason,
+} from '../browser/harness.js';
 
 /** Navigations render in a React transition, after the URL has changed: poll the field rather than read it once. */
 async function waitForValue(field: Locator, expected: string, timeoutMs = 15_000): Promise<void> {
@@ -229,13 +238,14 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       // The app's root sends a signed-in user to the portfolio: let that land
       // first, or the redirect can overtake the click below on a slow machine.
       await page.waitForURL(/\/app\/portfolio$/);
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Rankings' }).click();
+      await (await navItem(page, 'Rankings')).click();
       await page.waitForURL(/\/app\/rankings$/);
       const table = page.getByTestId('rankings-table');
       const row = (u: ApiUser) => table.locator('tr', { has: page.getByRole('link', { name: u.username, exact: true }) });
       await row(steady).waitFor();
       await row(once).waitFor();
-      await page.getByRole('button', { name: '90 days', pressed: true }).waitFor();
+      // The same default window as the leaderboard's: all time.
+      await page.getByRole('button', { name: 'All time', pressed: true }).waitFor();
       assert.equal((await row(steady).locator('td[data-label=Trades]').innerText()).trim(), '3');
       await page.getByTestId('rank-none').waitFor();
 
@@ -348,7 +358,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       async (page) => {
         await suite.logIn(page, user.email);
         await page.getByTestId('stats-summary').getByText('Closed').waitFor();
-        await page.getByRole('link', { name: 'Settings', exact: true }).click();
+        await (await navItem(page, 'Settings')).click();
         await page.waitForURL(/\/app\/settings$/);
 
         const download = async (name: string) => {
@@ -384,7 +394,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
         assert.equal((await user.call('GET', '/me')).status, 401);
         await screenshot(page, 'settings-desktop-light');
 
-        await page.getByRole('button', { name: 'Log out' }).click();
+        await (await navItem(page, 'Log out', 'button')).click();
         await page.waitForURL(/\/app\/login$/);
         await suite.logIn(page, user.email, fresh);
 

@@ -76,9 +76,13 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
                 true,
               );
           });
-          const nav = async (label: string) => {
+          // `group`: on a wide screen the link is inside that navigation group, a disclosure button to open first.
+          const nav = async (label: string, group?: string) => {
             if (size !== 'desktop') {
               await tabTo(page, 'button', /^Menu$/);
+              await page.keyboard.press('Enter');
+            } else if (group) {
+              await tabTo(page, 'button', new RegExp(`^${group}$`));
               await page.keyboard.press('Enter');
             }
             await tabTo(page, 'nav a', new RegExp(`^${label}`));
@@ -114,7 +118,7 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
             await page.getByText(/Bet #\d+ opened at/).waitFor();
           }
 
-          await nav('Portfolio');
+          await nav('Portfolio', 'Trade');
           const rows = page.getByTestId('portfolio-table').locator('tbody tr');
           await rows.nth(1).waitFor();
           await tabTo(page, 'button', /^Close bet/);
@@ -144,6 +148,10 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
 
           if (size !== 'desktop') {
             await tabTo(page, 'button', /^Menu$/);
+            await page.keyboard.press('Enter');
+          } else {
+            // On a wide screen Log out is in the Account group, a disclosure button.
+            await tabTo(page, 'button', /^Account /);
             await page.keyboard.press('Enter');
           }
           await tabTo(page, 'button', /^Log out$/);
@@ -226,7 +234,8 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           assert.equal(await page.getByTestId('ticker-price').getAttribute('aria-live'), null);
 
           const dateField = page.getByLabel('Target date (optional)');
-          const hint = page.locator('.bet-form .hint').first();
+          // The target date's own hint (the exit fields and the thesis have theirs too).
+          const hint = page.locator('.bet-form .field', { has: dateField }).locator('.hint');
           assert.match((await hint.textContent()) ?? '', /00:00 UTC after its target date/);
           assert.doesNotMatch((await hint.textContent()) ?? '', /market close/);
           await dateField.fill(date);
@@ -235,7 +244,7 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           await check('crypto with a target date');
 
           await page.getByLabel('Search by name or symbol').fill('apple');
-          // Tapped at the row's price, at its right end.
+          // Tapped at the row's price, near its right end (the row's Alert link, last, is a control of its own).
           const apple = list.locator('li').filter({ has: page.getByRole('button', { name: 'AAPL', exact: true }) });
           await apple.waitFor();
           // Tapped on the row's price (the row's end holds its own Alert link).
@@ -407,10 +416,10 @@ describe('issue 36: a newcomer and a keyboard in Chromium', { skip: skipReason }
           if (size === 'desktop') {
             // No menu at this size: the links are in the bar, and Escape there moves nothing.
             assert.equal(await menu.isVisible(), false);
-            const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Portfolio' });
+            const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Markets' });
             await link.focus();
             await page.keyboard.press('Escape');
-            assert.equal(await focused(page), 'a:Portfolio');
+            assert.equal(await focused(page), 'a:Markets');
             return;
           }
           await menu.focus();

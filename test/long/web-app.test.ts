@@ -2,7 +2,8 @@
 // database. A flow uses the endpoints it needs: one that is missing fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiUser, BrowserSuite, PASSWORD, screenshot, skipReason } from '../browser/harness.js';
+import { ApiUser, BrowserSuite, navItem, PASSWORD, screenshot, skipReason } from '../browser/harness.js';
+import { settlementOf } from '../../web/src/lib/settlement.js';
 import { seedPages, walk } from '../browser/pages.js';
 
 if (skipReason) console.log(skipReason);
@@ -34,8 +35,8 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         await page.getByRole('button', { name: 'Create account' }).click();
         // Signed up is signed in: the page registers, then logs in.
         await page.waitForURL(/\/app\/portfolio$/);
-        await page.getByRole('link', { name: username }).waitFor();
-        await page.getByRole('button', { name: 'Log out' }).click();
+        await page.getByRole('button', { name: `Account ${username}`, exact: true }).waitFor();
+        await (await navItem(page, 'Log out', 'button')).click();
         await page.waitForURL(/\/app\/login$/);
 
         await page.getByLabel('Email').fill(email);
@@ -46,9 +47,9 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
         await page.getByRole('button', { name: 'Log in' }).click();
         await page.waitForURL(/\/app\/portfolio$/);
-        await page.getByRole('link', { name: username }).waitFor();
+        await page.getByRole('button', { name: `Account ${username}`, exact: true }).waitFor();
 
-        await page.getByRole('button', { name: 'Log out' }).click();
+        await (await navItem(page, 'Log out', 'button')).click();
         await page.waitForURL(/\/app\/login$/);
         await page.goto('/app/portfolio');
         await page.waitForURL(/\/app\/login\?next=%2Fportfolio$/);
@@ -98,7 +99,11 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         .filter({ hasText: /Open bets 2\// })
         .waitFor();
       const shortRow = rows.filter({ hasText: 'SHORT' });
-      await shortRow.getByText(target).waitFor();
+      // The target date shows as when the bet settles, in the browser's zone (UTC here).
+      await shortRow
+        .getByTestId('settles')
+        .filter({ hasText: settlementOf('AAPL', target, 'UTC') })
+        .waitFor();
       // The cancel button counts down to cancelable_until.
       const cancel = shortRow.getByRole('button', { name: /^Cancel .* left to cancel bet/ });
       assert.match(await cancel.innerText(), /Cancel\s+[0-5]:[0-5]\d/);
@@ -119,7 +124,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await page.getByText(/Closed AAPL at/).waitFor();
       await page.getByText('No open bets.').waitFor();
 
-      await page.getByRole('link', { name: 'History' }).click();
+      await (await navItem(page, 'History')).click();
       const history = page.getByTestId('history-table').locator('tbody tr');
       await history.nth(1).waitFor();
       assert.equal(await history.count(), 2);
@@ -131,7 +136,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         .waitFor();
 
       // A close seconds after opening counts on the raw board (SPEC's /leaderboard), not on the ranked one.
-      await page.getByRole('link', { name: 'Leaderboard', exact: true }).click();
+      await (await navItem(page, 'Leaderboard')).click();
       await page.getByRole('link', { name: "Raw gains: every close counts, as the API's /leaderboard" }).click();
       await page.getByTestId('leaderboard-table').getByRole('link', { name: user.username, exact: true }).click();
       await page.waitForURL(new RegExp(`/app/user/${user.id}$`));
@@ -149,6 +154,8 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         await page.getByText(`All ${me.bet_capacity} open-bet slots are in use`).waitFor();
         await page.goto('/app/markets?ticker=SPY');
         await page.getByRole('button', { name: 'Open LONG on SPY' }).click();
+        // Every slot holds a LONG SPY bet: the form asks first whether to open an identical one.
+        await page.getByRole('button', { name: /^Yes, open another/ }).click();
         const alert = page.getByRole('alert').filter({ hasText: `limit ${me.bet_capacity}` });
         await alert.getByRole('link', { name: /plans/ }).click();
         await page.waitForURL(/\/app\/plans$/);
@@ -164,7 +171,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('fan'));
     await suite.withPage(async (page) => {
       await suite.logIn(page, follower.email);
-      await page.getByRole('link', { name: 'Feed' }).click();
+      await (await navItem(page, 'Feed')).click();
       await page.getByText('Nothing yet.').waitFor();
       await page
         .getByTestId('follow-capacity')
@@ -201,6 +208,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await page.goto('/app/feed');
       const item = page.getByTestId('feed-list').locator('li', { hasText: leader.username });
       await item.getByRole('button', { name: /^Tail bet/ }).click();
+      await item.getByRole('button', { name: /^Yes, tail/ }).click();
       await item.getByText(/Opened bet #\d+ at/).waitFor();
       await page.goto('/app/portfolio');
       await page.getByTestId('portfolio-table').locator('tbody tr', { hasText: 'NVDA' }).filter({ hasText: 'SHORT' }).waitFor();
@@ -232,7 +240,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await screenshot(page, 'billing-return-desktop-light');
 
       // With a plan, the plans page offers the provider's billing portal.
-      await page.getByRole('link', { name: 'Plans' }).click();
+      await (await navItem(page, 'Plans')).click();
       await page.getByRole('button', { name: 'Change plan or cancel' }).click();
       await page.waitForURL(/\/pay\/local\/portal/);
       await page.getByRole('button', { name: 'Cancel at the end of the period (simulated)' }).waitFor();

@@ -29,6 +29,7 @@ const SAMPLES: Record<string, QueryKey> = {
   recordDay: k.record.day('2026-01-02'),
   recordHead: k.record.head,
   recordCheck: k.record.check(3, 7, 'aa', 'bb', 'cc'),
+  price: k.price('AAPL'),
   priceHistory: k.priceHistory('AAPL', '1d'),
   instruments: k.instruments('app'),
   instrument: k.instrument('AAPL', '5d'),

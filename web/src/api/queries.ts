@@ -305,6 +305,17 @@ export function useInstrumentChart(ticker: string, range: HistoryRange) {
   });
 }
 
+/** The price now, fetched only while `enabled` (a question about to open a bet at it) and never served stale. */
+export function usePrice(ticker: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.price(ticker),
+    queryFn: () => call(api.GET('/price/{ticker}', { params: { path: { ticker } } })),
+    enabled,
+    staleTime: 0,
+    retry: false,
+  });
+}
+
 export function usePriceHistory(ticker: string, range: HistoryRange) {
   return useQuery({
     queryKey: queryKeys.priceHistory(ticker, range),

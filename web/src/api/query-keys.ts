@@ -49,6 +49,8 @@ export const queryKeys = {
     check: (betId: number, userId: number, lastHash: string | null, proofRoot: string | null, dayRoot: string | null) =>
       ['record', 'check', betId, userId, lastHash, proofRoot, dayRoot] as const,
   },
+  /** The price now (GET /price/{ticker}): what a Tail or Fade would open at, asked for before confirming. */
+  price: (ticker: string) => ['price', ticker] as const,
   priceHistory: (ticker: string, range: string) => ['price-history', ticker, range] as const,
   instruments: (q: string) => ['instruments', q] as const,
   instrument: (ticker: string, range: string) => ['instrument', ticker, range] as const,

@@ -4,7 +4,7 @@ import { api, callWrite, type PortfolioBet } from '../api/client';
 import { useInvalidate } from '../api/queries';
 import { afterBetChange } from '../api/query-keys';
 import { useActionKeys } from '../lib/action-keys';
-import { formatCountdown, formatGain, formatPrice } from '../lib/format';
+import { formatCountdown, formatGain, formatQuote } from '../lib/format';
 import { useNow } from '../lib/use-now';
 import { ErrorState } from './status';
 
@@ -62,7 +62,7 @@ export function BetResultBanner({ result }: { result: BetResult | null }) {
         <p className="alert alert-ok" role="status">
           {result.kind === 'closed' ? (
             <>
-              Closed {result.ticker} at <span className="num">{formatPrice(result.exitPrice)}</span>: {formatGain(result.gain)}.
+              Closed {result.ticker} at <span className="num">{formatQuote(result.exitPrice)}</span>: {formatGain(result.gain)}.
             </>
           ) : (
             <>Bet #{result.betId} cancelled.</>

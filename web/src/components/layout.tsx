@@ -1,24 +1,40 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type MouseEvent, Suspense, useEffect, useRef, useState } from 'react';
+import { type MouseEvent, type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api, call, type User } from '../api/client';
 import { useFollowing, useMe, usePortfolio, useUnreadNotices } from '../api/queries';
 import { usePageHeading } from '../lib/page-heading';
 import { ErrorState, Loading } from './status';
 
-const NAV = [
-  { to: '/markets', label: 'Markets', auth: false },
-  { to: '/portfolio', label: 'Portfolio', auth: true },
-  { to: '/history', label: 'History', auth: true },
-  { to: '/feed', label: 'Feed', auth: true },
-  { to: '/alerts', label: 'Alerts', auth: true },
-  { to: '/people', label: 'People', auth: true },
-  { to: '/leaderboard', label: 'Leaderboard', auth: false },
-  { to: '/rankings', label: 'Rankings', auth: false },
-  { to: '/leagues', label: 'Leagues', auth: false },
-  { to: '/notifications', label: 'Notices', auth: true },
-  { to: '/plans', label: 'Plans', auth: false },
+interface NavItem {
+  to: string;
+  label: string;
+  auth: boolean;
+}
+
+/** Markets and Plans stand alone; the rest is grouped so the bar keeps one line at 1280 px beside a 30-character name. */
+const NAV_GROUPS: { label: string; items: NavItem[] }[] = [
+  {
+    label: 'Trade',
+    items: [
+      { to: '/portfolio', label: 'Portfolio', auth: true },
+      { to: '/history', label: 'History', auth: true },
+      { to: '/alerts', label: 'Alerts', auth: true },
+    ],
+  },
+  {
+    label: 'Community',
+    items: [
+      { to: '/feed', label: 'Feed', auth: true },
+      { to: '/people', label: 'People', auth: true },
+      { to: '/leaderboard', label: 'Leaderboard', auth: false },
+      { to: '/rankings', label: 'Rankings', auth: false },
+      { to: '/leagues', label: 'Leagues', auth: false },
+    ],
+  },
 ];
+
+const navClass = ({ isActive }: { isActive: boolean }) => (isActive ? 'nav-link active' : 'nav-link');
 
 /** Open bets used / bet_capacity and follows used / follow_capacity. */
 /** `label` names the region: a page that shows them again (after a plan change) names its own copy apart from the bar's. */
@@ -56,17 +72,46 @@ export function Layout() {
   const [menuAt, setMenuAt] = useState<string | null>(null);
   const menuOpen = menuAt === pathname;
   const menuButton = useRef<HTMLButtonElement>(null);
+  // On a wide screen one group at a time shows its links; a navigation closes it as it folds the phone's menu.
+  const [group, setGroup] = useState<{ label: string; at: string } | null>(null);
+  const openGroup = group?.at === pathname ? group.label : null;
+  const header = useRef<HTMLElement>(null);
   useEffect(() => {
-    if (!menuOpen) return;
+    if (!menuOpen && !openGroup) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape') return;
+      const groupButton = openGroup ? header.current?.querySelector<HTMLButtonElement>(`[data-group="${openGroup}"]`) : null;
+      // A group's button is hidden on a phone, where its links show inside the open menu: Escape then folds the menu.
+      if (groupButton && groupButton.offsetParent !== null) {
+        setGroup(null);
+        groupButton.focus();
+        return;
+      }
+      if (!menuOpen) return;
       setMenuAt(null);
       // The link that had the focus is hidden with the menu: the focus goes back to the button that opened it.
       menuButton.current?.focus();
     };
+    // A click or the focus elsewhere (Tab past its last link) closes the open group, as a menu does.
+    const onOutside = (e: Event) => {
+      if (!openGroup) return;
+      const at = e.target instanceof Element ? e.target.closest('.nav-group') : null;
+      if (at?.querySelector('[data-group]')?.getAttribute('data-group') !== openGroup) setGroup(null);
+    };
     document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [menuOpen]);
+    document.addEventListener('click', onOutside);
+    document.addEventListener('focusin', onOutside);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('click', onOutside);
+      document.removeEventListener('focusin', onOutside);
+    };
+  }, [menuOpen, openGroup]);
+  const groupProps = (label: string) => ({
+    label,
+    open: openGroup === label,
+    toggle: () => setGroup(openGroup === label ? null : { label, at: pathname }),
+  });
 
   return (
     <div className="shell">
@@ -74,7 +119,7 @@ export function Layout() {
       <a className="skip-link" href="#main" onClick={skipToContent}>
         Skip to content
       </a>
-      <header className="topbar" data-menu={menuOpen ? 'open' : 'closed'}>
+      <header ref={header} className="topbar" data-menu={menuOpen ? 'open' : 'closed'}>
         <Link to="/" className="brand">
           Paper Bets
         </Link>
@@ -91,26 +136,53 @@ export function Layout() {
         </button>
         <div id="site-menu" className="menu-panel">
           <nav aria-label="Main" className="nav">
-            {NAV.filter((n) => user || !n.auth).map((n) => (
-              <NavLink key={n.to} to={n.to} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>
-                {n.label}
-                {n.to === '/notifications' && <UnreadCount enabled={user !== null} />}
+            <NavLink to="/markets" className={navClass}>
+              Markets
+            </NavLink>
+            {NAV_GROUPS.map((g) => {
+              const items = g.items.filter((n) => user || !n.auth);
+              if (items.length === 0) return null;
+              return (
+                <NavGroup key={g.label} {...groupProps(g.label)}>
+                  {items.map((n) => (
+                    <NavLink key={n.to} to={n.to} className={navClass}>
+                      {n.label}
+                    </NavLink>
+                  ))}
+                </NavGroup>
+              );
+            })}
+            <NavLink to="/plans" className={navClass}>
+              Plans
+            </NavLink>
+            {user && (
+              <NavLink to="/notifications" className={({ isActive }) => `${navClass({ isActive })} nav-bell`} title="Notices">
+                <BellIcon />
+                <span className="nav-bell-label">Notices</span>
+                <UnreadCount enabled />
               </NavLink>
-            ))}
+            )}
           </nav>
           <div className="account">
             {user ? (
-              <>
-                <Link to={`/user/${user.id}`} className="whoami">
-                  {user.username}
-                </Link>
-                <NavLink to="/settings" className={({ isActive }) => `btn btn-small ${isActive ? 'btn-active' : ''}`}>
+              <NavGroup
+                {...groupProps('Account')}
+                extra={
+                  <span className="whoami" data-testid="whoami">
+                    {user.username}
+                  </span>
+                }
+              >
+                <NavLink to={`/user/${user.id}`} end className={navClass}>
+                  Your profile
+                </NavLink>
+                <NavLink to="/settings" className={navClass}>
                   Settings
                 </NavLink>
-                <button type="button" className="btn btn-small" onClick={() => logout.mutate()} disabled={logout.isPending}>
+                <button type="button" className="nav-link nav-button" onClick={() => logout.mutate()} disabled={logout.isPending}>
                   Log out
                 </button>
-              </>
+              </NavGroup>
             ) : (
               <>
                 <Link to="/login" className="btn btn-small">
@@ -149,6 +221,56 @@ function skipToContent(e: MouseEvent<HTMLAnchorElement>) {
   e.preventDefault();
   main.focus();
   main.scrollIntoView();
+}
+
+/**
+ * A disclosure: its button shows and hides a list of links (not an ARIA menu, so
+ * Tab walks the links as on any page). On a phone the button is hidden and the links show under the group's name inside
+ * the open Menu (styles.css). Escape, a click or the focus elsewhere close it (Layout).
+ */
+function NavGroup({
+  label,
+  open,
+  toggle,
+  extra,
+  children,
+}: {
+  label: string;
+  open: boolean;
+  toggle: () => void;
+  extra?: ReactNode;
+  children: ReactNode;
+}) {
+  const id = `nav-group-${label.toLowerCase()}`;
+  return (
+    <div className="nav-group" data-open={open}>
+      <button type="button" className="nav-link nav-group-button" data-group={label} aria-expanded={open} aria-controls={id} onClick={toggle}>
+        {label}
+        {extra && ' '}
+        {extra}
+        <span aria-hidden="true" className="nav-caret" />
+      </button>
+      <span className="nav-group-label">
+        {label}
+        {extra && ' '}
+        {extra}
+      </span>
+      <div id={id} className="nav-sub">
+        {children}
+      </div>
+    </div>
+  );
+}
+
+function BellIcon() {
+  return (
+    <svg aria-hidden="true" className="bell-icon" viewBox="0 0 24 24" width="18" height="18" focusable="false">
+      <path
+        fill="currentColor"
+        d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z"
+      />
+    </svg>
+  );
 }
 
 /** The unread notices beside "Notices" in the navigation. */

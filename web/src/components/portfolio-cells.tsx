@@ -2,7 +2,7 @@ import type { PortfolioBet } from '../api/client';
 import { BetCells, type Column, GainCell, PriceCell } from './table-cells';
 
 /** The columns every open-bet table starts with (own portfolio and public profiles alike). */
-export const PORTFOLIO_COLUMNS: readonly Column[] = [['Ticker'], ['Direction'], ['Entry', true], ['Current', true], ['Unrealized', true]];
+export const PORTFOLIO_COLUMNS: readonly Column[] = [['Ticker'], ['Direction'], ['Entry (USD)', true], ['Current (USD)', true], ['Unrealized', true]];
 
 /** The cells of PORTFOLIO_COLUMNS for one open bet. */
 export function PortfolioCells({ bet }: { bet: PortfolioBet }) {

@@ -6,6 +6,15 @@ export function formatPrice(n: number): string {
   return Math.abs(n) < 1 && n !== 0 ? smallPriceFormat.format(n) : priceFormat.format(n);
 }
 
+/**
+ * A price with its currency. Every instrument the service quotes is priced in
+ * US dollars: US-listed stocks and ETFs, and crypto as its -USD pair
+ * (DESIGN; docs/market.md), so the directory carries no currency of its own.
+ */
+export function formatQuote(n: number): string {
+  return `${formatPrice(n)} USD`;
+}
+
 export function formatGain(n: number): string {
   const sign = n > 0 ? '+' : n < 0 ? '−' : '';
   return `${sign}${priceFormat.format(Math.abs(n))}%`;
@@ -15,10 +24,59 @@ export function gainClass(n: number): string {
   return n > 0 ? 'gain-up' : n < 0 ? 'gain-down' : 'gain-flat';
 }
 
-export function formatDateTime(iso: string | null | undefined): string {
+const instantFormats = new Map<string, Intl.DateTimeFormat>();
+function instantFormat(timeZone: string | undefined): Intl.DateTimeFormat {
+  const key = timeZone ?? '';
+  let fmt = instantFormats.get(key);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+      timeZone,
+    });
+    instantFormats.set(key, fmt);
+  }
+  return fmt;
+}
+
+/**
+ * The app's one way of writing an instant: "Mon 30 Nov, 4:00 PM EST", in the
+ * user's zone (`timeZone` for tests; the browser's own otherwise), with the
+ * year only when it is not this year's.
+ */
+export function formatInstant(t: number | Date, timeZone?: string, now: number = Date.now()): string {
+  const fmt = instantFormat(timeZone);
+  const part = (parts: Intl.DateTimeFormatPart[], type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  const parts = fmt.formatToParts(t);
+  const year = part(parts, 'year');
+  const shownYear = year === part(fmt.formatToParts(now), 'year') ? '' : ` ${year}`;
+  return `${part(parts, 'weekday')} ${part(parts, 'day')} ${part(parts, 'month')}${shownYear}, ${part(parts, 'hour')}:${part(parts, 'minute')} ${part(parts, 'dayPeriod')} ${part(parts, 'timeZoneName')}`;
+}
+
+export function formatDateTime(iso: string | null | undefined, timeZone?: string): string {
   if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : formatInstant(t, timeZone);
+}
+
+/** A calendar date ('YYYY-MM-DD', no zone: a target date) in the same words: "Mon 30 Nov 2026". */
+export function formatDay(date: string): string {
+  const t = Date.parse(`${date}T12:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(t)) return date;
+  const parts = new Intl.DateTimeFormat('en-US', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  }).formatToParts(t);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('weekday')} ${part('day')} ${part('month')} ${part('year')}`;
 }
 
 /** Amount in the currency's smallest unit (SPEC), shown in that currency. */

@@ -6,6 +6,8 @@
 // server's data), so a weekend date rolls on to Monday here and the form says
 // that a market holiday rolls it on too.
 
+import { formatInstant } from './format.js';
+
 const DAY_MS = 86_400_000;
 const NY_HOUR = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: 'numeric', hourCycle: 'h23' });
 
@@ -31,14 +33,16 @@ export function settlementInstant(kind: InstrumentKind, targetDate: string): num
   return nyCloseOf(weekdayOnOrAfter(targetDate));
 }
 
-const DAY_AND_TIME: Intl.DateTimeFormatOptions = {
-  weekday: 'short',
-  day: 'numeric',
-  month: 'short',
-  hour: 'numeric',
-  minute: '2-digit',
-  timeZoneName: 'short',
-};
+/** A crypto pair ("BTC-USD", "ETH-USDT"), as the service tells one (isCryptoTicker in src/domain/market-calendar.ts). */
+export function isCryptoTicker(ticker: string): boolean {
+  return /^[A-Z0-9]+-USDT?$/.test(ticker);
+}
+
+/** When an open bet on `ticker` with this target date settles, in the user's zone: "Mon 30 Nov, 4:00 PM EST". */
+export function settlementOf(ticker: string, targetDate: string, timeZone?: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(targetDate) || Number.isNaN(Date.parse(targetDate))) return targetDate;
+  return formatInstant(settlementInstant(isCryptoTicker(ticker) ? 'crypto' : 'stock', targetDate), timeZone);
+}
 
 /**
  * The form's sentence on settlement: with a date, the instant in the user's
@@ -49,7 +53,7 @@ export function settlementHint(kind: InstrumentKind, targetDate: string, timeZon
     return kind === 'crypto'
       ? 'Crypto trades around the clock: the bet settles at 00:00 UTC after its target date. Past dates are not allowed.'
       : "The bet settles at the target day's NYSE close (4:00 PM New York time), or the next trading day's when the market is shut. Past dates are not allowed.";
-  const at = new Date(settlementInstant(kind, targetDate)).toLocaleString('en-US', { ...DAY_AND_TIME, timeZone });
+  const at = formatInstant(settlementInstant(kind, targetDate), timeZone);
   if (kind === 'crypto') return `Settles at ${at} (00:00 UTC after ${targetDate}).`;
   const rolled = weekdayOnOrAfter(targetDate) !== targetDate;
   return `Settles at ${at}, the NYSE close${rolled ? ' of the next trading day' : ''}; a market holiday moves it to the next trading day's close.`;

@@ -9,7 +9,8 @@ import { ErrorState, Loading } from '../components/status';
 import { TailFadeHint } from '../components/hint';
 import { TailFade } from '../components/tail-fade';
 import { ThesisView } from '../components/thesis';
-import { formatDateTime, formatPrice } from '../lib/format';
+import { formatDateTime, formatDay, formatQuote } from '../lib/format';
+import { settlementOf } from '../lib/settlement';
 import { committedInstantOf, unrankedLine } from '../lib/scoring';
 import { NotFoundPage } from './not-found';
 
@@ -47,17 +48,17 @@ export function BetPage() {
       <div className="stats">
         <div className="stat">
           <span className="stat-label">Entry</span>
-          <span className="stat-value num">{formatPrice(b.entry_price)}</span>
+          <span className="stat-value num">{formatQuote(b.entry_price)}</span>
         </div>
         <div className="stat">
           <span className="stat-label">{b.status === 'OPEN' ? 'Current' : 'Exit'}</span>
-          <span className="stat-value num">{formatPrice(b.exit_price)}</span>
+          <span className="stat-value num">{formatQuote(b.exit_price)}</span>
         </div>
         <div className="stat" data-testid="bet-committed">
           <span className="stat-label">Committed price</span>
           <span className="stat-value num">
             {committed ? (
-              formatPrice(b.committed_price!)
+              formatQuote(b.committed_price!)
             ) : awaiting ? (
               <span className="muted">not yet committed</span>
             ) : (
@@ -101,8 +102,11 @@ export function BetPage() {
         )}
         {b.target_date && (
           <div className="stat">
-            <span className="stat-label">Target date</span>
-            <span className="stat-value small">{b.target_date}</span>
+            <span className="stat-label">{b.status === 'OPEN' ? 'Settles' : 'Target date'}</span>
+            <span className="stat-value small" data-testid="settles">
+              {b.status === 'OPEN' ? settlementOf(b.ticker, b.target_date) : formatDay(b.target_date)}
+            </span>
+            {b.status === 'OPEN' && <span className="stat-sub small">target date {formatDay(b.target_date)}</span>}
           </div>
         )}
       </div>
@@ -130,7 +134,7 @@ export function BetPage() {
       {me.data && !own && b.status === 'OPEN' && (
         <>
           <TailFadeHint />
-          <TailFade betId={b.id} ticker={b.ticker} />
+          <TailFade betId={b.id} ticker={b.ticker} direction={b.direction} />
         </>
       )}
       {!me.isPending && !me.data && <VisitorPrompt betId={b.id} open={b.status === 'OPEN'} />}

@@ -8,7 +8,7 @@ import { SuggestedTraders, TraderSearch } from '../components/trader-search';
 import { TailFadeHint } from '../components/hint';
 import { TailFade } from '../components/tail-fade';
 import { ThesisView } from '../components/thesis';
-import { formatDateTime, formatPrice } from '../lib/format';
+import { formatDateTime, formatQuote } from '../lib/format';
 import { PAGE_SIZE, useOffset } from '../lib/paging';
 
 export function FeedPage() {
@@ -67,16 +67,16 @@ function FeedEntry({ item }: { item: FeedItem }) {
       </div>
       <div className="feed-meta">
         <span>
-          entry <span className="num">{formatPrice(item.entry_price)}</span>
+          entry <span className="num">{formatQuote(item.entry_price)}</span>
         </span>
         <span>
-          {open ? 'now' : 'exit'} <span className="num">{formatPrice(item.exit_price)}</span>
+          {open ? 'now' : 'exit'} <span className="num">{formatQuote(item.exit_price)}</span>
         </span>
         <Gain value={item.percentage_gain} />
         <span className="muted">{formatDateTime(open ? item.entry_date : item.exit_date)}</span>
       </div>
       <ThesisView bet={item} />
-      {open && <TailFade betId={item.id} ticker={item.ticker} />}
+      {open && <TailFade betId={item.id} ticker={item.ticker} direction={item.direction} />}
     </li>
   );
 }

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import type { HistoryRange } from '../api/charts';
 import { api, ApiError, callWrite, type Direction } from '../api/client';
 import type { Instrument, searchInstruments } from '../api/instruments';
-import { useInstrumentChart, useInstruments, useInvalidate } from '../api/queries';
+import { useInstrumentChart, useInstruments, useInvalidate, usePortfolio } from '../api/queries';
 import { queryKeys } from '../api/query-keys';
 import { Hint } from '../components/hint';
 import { ExitFields, GAP_NOTE, parseLevel, STOP_LOSS, TAKE_PROFIT } from '../components/bet-exits';
@@ -15,7 +15,7 @@ import { THESIS_MAX, ThesisField, thesisChars } from '../components/thesis';
 import { ErrorState, LimitMessage, Loading } from '../components/status';
 import { VisitorGate } from '../components/visitor-gate';
 import { useActionKeys } from '../lib/action-keys';
-import { formatDateTime, formatGain, formatPrice, gainClass, todayUtc } from '../lib/format';
+import { formatDateTime, formatGain, formatPrice, formatQuote, gainClass, todayUtc } from '../lib/format';
 import { settlementHint } from '../lib/settlement';
 import { useDebounced } from '../lib/use-debounced';
 
@@ -100,6 +100,9 @@ function InstrumentList({
   if (instruments.length === 0) return <p className="muted">No instrument matches that name or symbol.</p>;
   return (
     <section aria-label="Instruments" className="card">
+      <p className="small muted" data-testid="price-currency">
+        Prices in US dollars (USD).
+      </p>
       <ul className="list" data-testid="instrument-list">
         {instruments.map((i) => (
           // The symbol's button covers the whole row (styles.css), so a tap anywhere on it picks the instrument.
@@ -196,8 +199,11 @@ function TickerPanel({ ticker, reveal, onSearch }: { ticker: string; reveal: boo
           {instrument && <span className="muted"> {instrument.name}</span>}
         </h2>
         {/* Not a live region: the price refreshes every 15 s, and a screen reader would read it out each time. */}
-        <div className="price-big num" data-testid="ticker-price">
-          {quote ? formatPrice(quote.price) : snapshot.isPending ? '…' : '—'}
+        <div className="price-big">
+          <span className="num" data-testid="ticker-price">
+            {quote ? formatPrice(quote.price) : snapshot.isPending ? '…' : '—'}
+          </span>
+          {quote && <span className="price-unit"> USD</span>}
         </div>
       </div>
       {quote && (
@@ -226,6 +232,8 @@ function TickerPanel({ ticker, reveal, onSearch }: { ticker: string; reveal: boo
   );
 }
 
+type OpenBody = { ticker: string; direction: Direction; target_date?: string; thesis?: string; stop_loss?: number; take_profit?: number };
+
 function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument['kind']; price: number }) {
   const invalidate = useInvalidate();
   const [direction, setDirection] = useState<Direction>('LONG');
@@ -237,9 +245,22 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
   const tp = parseLevel(takeProfit, TAKE_PROFIT);
   const today = todayUtc();
   const keys = useActionKeys();
+  const portfolio = usePortfolio();
+  // An identical bet (same ticker and direction) already open: the form asks once before opening another.
+  const [duplicate, setDuplicate] = useState<{ body: OpenBody; held: number } | null>(null);
+  const yes = useRef<HTMLButtonElement>(null);
+  const submitButton = useRef<HTMLButtonElement>(null);
+  const [returnFocus, setReturnFocus] = useState(false);
+  useEffect(() => {
+    if (duplicate) yes.current?.focus();
+  }, [duplicate]);
+  useEffect(() => {
+    if (duplicate || !returnFocus) return;
+    submitButton.current?.focus();
+    setReturnFocus(false);
+  });
   const open = useMutation({
-    mutationFn: (body: { ticker: string; direction: Direction; target_date?: string; thesis?: string; stop_loss?: number; take_profit?: number }) =>
-      callWrite(keys.keyFor(['open', body]), (header) => api.POST('/bet/open', { params: { header }, body })),
+    mutationFn: (body: OpenBody) => callWrite(keys.keyFor(['open', body]), (header) => api.POST('/bet/open', { params: { header }, body })),
     onSettled: (_data, _error, body) => keys.settled(['open', body]),
     onSuccess: () => {
       setThesis('');
@@ -253,15 +274,22 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
   }, [open.data, open.error]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (sl === undefined || tp === undefined) return;
-    open.mutate({
+    if (sl === undefined || tp === undefined || duplicate) return;
+    const body: OpenBody = {
       ticker,
       direction,
       ...(targetDate ? { target_date: targetDate } : {}),
       ...(thesis.trim() ? { thesis } : {}),
       ...(sl !== null ? { stop_loss: sl } : {}),
       ...(tp !== null ? { take_profit: tp } : {}),
-    });
+    };
+    const held = portfolio.data?.find((b) => b.ticker === ticker && b.direction === direction);
+    if (held) setDuplicate({ body, held: held.id });
+    else open.mutate(body);
+  };
+  const dismissDuplicate = () => {
+    setDuplicate(null);
+    setReturnFocus(true);
   };
   return (
     <form className="bet-form" onSubmit={submit} aria-label={`Open a bet on ${ticker}`}>
@@ -299,19 +327,62 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
       {(sl != null || tp != null) && <p className="small muted">{GAP_NOTE}</p>}
       <ThesisField value={thesis} onChange={setThesis} />
       <button
+        ref={submitButton}
         type="submit"
         className="btn btn-primary"
         disabled={
-          open.isPending || (targetDate !== '' && targetDate < today) || sl === undefined || tp === undefined || thesisChars(thesis) > THESIS_MAX
+          duplicate !== null ||
+          open.isPending ||
+          (targetDate !== '' && targetDate < today) ||
+          sl === undefined ||
+          tp === undefined ||
+          thesisChars(thesis) > THESIS_MAX
         }
       >
         {open.isPending ? 'Opening…' : `Open ${direction} on ${ticker}`}
       </button>
+      {duplicate && (
+        // biome-ignore lint/a11y/noStaticElementInteractions: Escape from either button inside answers the question; the buttons are the controls
+        <div
+          className="actions confirm"
+          data-testid="confirm-duplicate"
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape') return;
+            e.stopPropagation();
+            dismissDuplicate();
+          }}
+        >
+          <span className="confirm-text">
+            You already hold an open {duplicate.body.direction} {ticker} bet (#{duplicate.held}). Open another one?
+          </span>
+          <button
+            ref={yes}
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={(e) => {
+              // The second click of a double click never confirms.
+              if (e.detail > 1) return;
+              const body = duplicate.body;
+              setDuplicate(null);
+              open.mutate(body);
+            }}
+          >
+            Yes, open another
+            <span className="sr-only">
+              {' '}
+              {duplicate.body.direction} {ticker} bet
+            </span>
+          </button>
+          <button type="button" className="btn btn-small" onClick={(e) => e.detail <= 1 && dismissDuplicate()}>
+            Not now
+          </button>
+        </div>
+      )}
       <div ref={outcome} tabIndex={-1} data-testid="open-result">
         {open.isError && <LimitMessage error={open.error} />}
         {open.isSuccess && (
           <p className="alert alert-ok" role="status">
-            Bet #{open.data.bet_id} opened at <span className="num">{formatPrice(open.data.entry_price)}</span>.{' '}
+            Bet #{open.data.bet_id} opened at <span className="num">{formatQuote(open.data.entry_price)}</span>.{' '}
             <Link to="/portfolio">See it in your portfolio</Link>
           </p>
         )}

@@ -8,6 +8,7 @@ import { Empty, ErrorState, Loading } from '../components/status';
 import { TableHead } from '../components/table-cells';
 import { StatsSummary } from '../components/trader-stats';
 import { countOf, formatDateTime } from '../lib/format';
+import { settlementOf } from '../lib/settlement';
 
 export function PortfolioPage() {
   const me = useMe();
@@ -61,7 +62,7 @@ export function PortfolioPage() {
       {portfolio.data && portfolio.data.length > 0 && (
         <table className="table responsive compact" data-testid="portfolio-table">
           <TableHead columns={PORTFOLIO_COLUMNS}>
-            <th scope="col">Target</th>
+            <th scope="col">Settles</th>
             <th scope="col">Opened</th>
             <th scope="col">
               <span className="sr-only">Actions</span>
@@ -71,8 +72,8 @@ export function PortfolioPage() {
             {portfolio.data.map((bet) => (
               <tr key={bet.id} data-testid={`bet-row-${bet.id}`}>
                 <PortfolioCells bet={bet} />
-                <td data-label="Target" className={bet.target_date ? undefined : 'cell-none'}>
-                  {bet.target_date ?? '—'}
+                <td data-label="Settles" data-testid="settles" className={bet.target_date ? undefined : 'cell-none'}>
+                  {bet.target_date ? settlementOf(bet.ticker, bet.target_date) : 'when you close it'}
                 </td>
                 <td data-label="Opened" className="cell-when">
                   {formatDateTime(bet.entry_date)}

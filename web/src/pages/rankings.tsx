@@ -16,7 +16,8 @@ type RankingRow = Schemas['RankingRow'];
 
 const COLUMNS: readonly Column[] = [['#', true], ['Trader'], ['Skill', true], ['Mean alpha', true], ['Trades', true], ['Ranked gain', true]];
 
-const DEFAULTS: WindowParams = { period: '90d', minTrades: null };
+// The same default window as the leaderboard's (all time), so the two boards open comparable; the API's own default stays 90 days.
+const DEFAULTS: WindowParams = { period: 'all', minTrades: null };
 
 function Points({ value }: { value: number }) {
   return <span className={`num ${value > 0 ? 'gain-up' : value < 0 ? 'gain-down' : 'gain-flat'}`}>{formatPoints(value)}</span>;
@@ -71,7 +72,7 @@ function Row({ row, me }: { row: RankingRow; me: boolean }) {
 export function RankingsPage() {
   const me = useMe();
   const [win, setWin] = useWindowParams(DEFAULTS);
-  const period = win.period ?? '90d';
+  const period = win.period ?? 'all';
   const minTrades = win.minTrades ?? 1;
   const rankings = useRankings(period, minTrades, me.data?.id ?? null);
   const data = rankings.data;
