@@ -7,6 +7,7 @@
 // ranked gain (or why it is not ranked), a league board its scoring, and every
 // board links to the scoring page. Nothing is stubbed: the bets are made
 // through the API and the pages show what the service answers.
+import { formatDateTime } from '../../web/src/lib/format.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -32,8 +33,8 @@ interface BetView {
   ranked: string;
 }
 
-/** A date as the app shows it in this browser (en-US, UTC). */
-const shown = (iso: string) => new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+/** A date as the app shows it in this browser (its one format, in the browser's zone: UTC). */
+const shown = (iso: string) => formatDateTime(iso, 'UTC');
 
 describe('issue 33 item 8 in Chromium: what the web app leads with (injected clock)', { skip: skipReason }, () => {
   const clock = new FakeClock(T0);
