@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { FakeClock } from '../../src/lib/clock.js';
 import { evaluateAlerts } from '../../src/services/price-alerts.js';
 import { formatPrice } from '../../web/src/lib/format.js';
-import { ApiUser, assertNoSidewaysScroll, Guard, launchBrowser, navItem, newPage, screenshot, skipReason } from './harness.js';
+import { ApiUser, assertNoSidewaysScroll, Guard, launchBrowser, clickNavItem, navItem, newPage, screenshot, skipReason } from './harness.js';
 import { type InProcessServer, startInProcessServer } from './in-process.js';
 
 if (skipReason) console.log(skipReason);
@@ -84,8 +84,8 @@ describe('Price alerts in Chromium (injected clock)', { skip: skipReason }, () =
       await page.getByRole('button', { name: /^Remove the alert: AAPL at or below/ }).click();
       await page.getByText('No alerts yet.').waitFor();
       // The navigation leads here.
-      await (await navItem(page, 'Markets')).click();
-      await (await navItem(page, 'Alerts')).click();
+      await clickNavItem(page, 'Markets');
+      await clickNavItem(page, 'Alerts');
       await page.getByRole('heading', { name: 'Price alerts' }).waitFor();
     });
   });
@@ -110,7 +110,7 @@ describe('Price alerts in Chromium (injected clock)', { skip: skipReason }, () =
       await screenshot(page, 'alerts-phone');
       // The menu reaches the page from elsewhere.
       await page.goto('/app/portfolio');
-      await (await navItem(page, 'Alerts')).click();
+      await clickNavItem(page, 'Alerts');
       await page.getByTestId('alert-row').first().waitFor();
       assert.equal(await page.getByTestId('alert-row').count(), 1);
     });

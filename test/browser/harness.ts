@@ -385,6 +385,22 @@ export async function navItem(page: Page, name: string, role: 'link' | 'button' 
   return item;
 }
 
+/**
+ * Clicks a navigation item (navItem): a page still drawing can close its group between
+ * opening it and the click, so the group is opened again and the click tried again.
+ */
+export async function clickNavItem(page: Page, name: string, role: 'link' | 'button' = 'link'): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const item = await navItem(page, name, role);
+    try {
+      await item.click({ timeout: 5_000 });
+      return;
+    } catch (err) {
+      if (attempt >= 4) throw err;
+    }
+  }
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });

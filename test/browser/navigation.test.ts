@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { BrowserSuite, MAX_USERNAME, navItem, screenshot, skipReason } from './harness.js';
+import { BrowserSuite, MAX_USERNAME, clickNavItem, navItem, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -116,7 +116,7 @@ describe('issue 36 navigation in Chromium', { skip: skipReason }, () => {
       const bar = await page.locator('header.topbar').boundingBox();
       assert.ok(bar && bar.height < 70, `the visitor's top bar is one row: ${bar?.height}px`);
       assert.equal(await page.getByRole('button', { name: 'Trade' }).count(), 0);
-      await (await navItem(page, 'Leaderboard')).click();
+      await clickNavItem(page, 'Leaderboard');
       await page.waitForURL(/\/app\/leaderboard$/);
     });
   });

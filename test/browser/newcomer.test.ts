@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
 import { openDatabase } from '../../src/db/database.js';
 import { utcDate } from '../../src/domain/market-calendar.js';
-import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, navItem, screenshot, skipReason } from './harness.js';
+import { type ApiUser, assertNoSidewaysScroll, BrowserSuite, clickNavItem, navItem, screenshot, skipReason } from './harness.js';
 
 if (skipReason) console.log(skipReason);
 
@@ -244,7 +244,7 @@ describe('issue 24 in Chromium', { skip: skipReason }, () => {
       await titled(page, 'Log in · Paper Bets');
       assert.equal(await focusedHeading(page), 'Log in');
 
-      await (await navItem(page, 'Leaderboard')).click();
+      await clickNavItem(page, 'Leaderboard');
       await titled(page, 'Leaderboard · Paper Bets');
       assert.equal(await focusedHeading(page), 'Leaderboard');
 

@@ -11,7 +11,18 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { FakeClock } from '../../src/lib/clock.js';
 import { formatPrice } from '../../web/src/lib/format.js';
-import { ApiUser, assertNoSidewaysScroll, Guard, launchBrowser, navItem, newPage, PASSWORD, screenshot, skipReason } from './harness.js';
+import {
+  ApiUser,
+  assertNoSidewaysScroll,
+  Guard,
+  launchBrowser,
+  clickNavItem,
+  navItem,
+  newPage,
+  PASSWORD,
+  screenshot,
+  skipReason,
+} from './harness.js';
 import { type InProcessServer, startInProcessServer } from './in-process.js';
 
 if (skipReason) console.log(skipReason);
@@ -80,7 +91,7 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
       assert.ok(seen.instrument.quote);
       await withPage(viewport, async (page, _context, unauthorized) => {
         await page.goto('/app/');
-        await (await navItem(page, 'Markets')).click();
+        await clickNavItem(page, 'Markets');
         await page.waitForURL(/\/app\/markets$/);
         await page.getByTestId('instrument-list').waitFor();
         // Enter picks the best match of the search.
@@ -132,7 +143,7 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
         await page.waitForURL(/\/app\/portfolio$/);
         // The marker is readable by the page; the session is not (HttpOnly).
         assert.equal(await page.evaluate(() => document.cookie), 'signed_in=1');
-        await (await navItem(page, 'Log out', 'button')).click();
+        await clickNavItem(page, 'Log out', 'button');
         await page.waitForURL(/\/app\/login$/);
         assert.equal(await page.evaluate(() => document.cookie), '');
         await page.goto('/app/markets');
@@ -175,7 +186,7 @@ describe('issue 36 items 12, 13, 18 in Chromium: visitors and finding people (in
           await row.getByTestId('trader-summary').filter({ hasText: summary }).waitFor();
           await screenshot(page, `feed-suggestions-${viewport}`);
 
-          await (await navItem(page, 'People')).click();
+          await clickNavItem(page, 'People');
           await page.waitForURL(/\/app\/people$/);
           await page.getByRole('heading', { level: 1, name: 'Find traders' }).waitFor();
           await page.getByLabel('Username').fill(steady.username.slice(0, 12));

@@ -15,6 +15,7 @@ import {
   type ApiUser,
   assertNoSidewaysScroll,
   BrowserSuite,
+  clickNavItem,
   navItem,
   PASSWORD,
   publishRecordToday,
@@ -238,7 +239,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       // The app's root sends a signed-in user to the portfolio: let that land
       // first, or the redirect can overtake the click below on a slow machine.
       await page.waitForURL(/\/app\/portfolio$/);
-      await (await navItem(page, 'Rankings')).click();
+      await clickNavItem(page, 'Rankings');
       await page.waitForURL(/\/app\/rankings$/);
       const table = page.getByTestId('rankings-table');
       const row = (u: ApiUser) => table.locator('tr', { has: page.getByRole('link', { name: u.username, exact: true }) });
@@ -358,7 +359,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       async (page) => {
         await suite.logIn(page, user.email);
         await page.getByTestId('stats-summary').getByText('Closed').waitFor();
-        await (await navItem(page, 'Settings')).click();
+        await clickNavItem(page, 'Settings');
         await page.waitForURL(/\/app\/settings$/);
 
         const download = async (name: string) => {
@@ -394,7 +395,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
         assert.equal((await user.call('GET', '/me')).status, 401);
         await screenshot(page, 'settings-desktop-light');
 
-        await (await navItem(page, 'Log out', 'button')).click();
+        await clickNavItem(page, 'Log out', 'button');
         await page.waitForURL(/\/app\/login$/);
         await suite.logIn(page, user.email, fresh);
 

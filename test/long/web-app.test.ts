@@ -2,7 +2,7 @@
 // database. A flow uses the endpoints it needs: one that is missing fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiUser, BrowserSuite, navItem, PASSWORD, screenshot, skipReason } from '../browser/harness.js';
+import { ApiUser, BrowserSuite, clickNavItem, navItem, PASSWORD, screenshot, skipReason } from '../browser/harness.js';
 import { settlementOf } from '../../web/src/lib/settlement.js';
 import { seedPages, walk } from '../browser/pages.js';
 
@@ -36,7 +36,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         // Signed up is signed in: the page registers, then logs in.
         await page.waitForURL(/\/app\/portfolio$/);
         await page.getByRole('button', { name: `Account ${username}`, exact: true }).waitFor();
-        await (await navItem(page, 'Log out', 'button')).click();
+        await clickNavItem(page, 'Log out', 'button');
         await page.waitForURL(/\/app\/login$/);
 
         await page.getByLabel('Email').fill(email);
@@ -49,7 +49,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         await page.waitForURL(/\/app\/portfolio$/);
         await page.getByRole('button', { name: `Account ${username}`, exact: true }).waitFor();
 
-        await (await navItem(page, 'Log out', 'button')).click();
+        await clickNavItem(page, 'Log out', 'button');
         await page.waitForURL(/\/app\/login$/);
         await page.goto('/app/portfolio');
         await page.waitForURL(/\/app\/login\?next=%2Fportfolio$/);
@@ -124,7 +124,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await page.getByText(/Closed AAPL at/).waitFor();
       await page.getByText('No open bets.').waitFor();
 
-      await (await navItem(page, 'History')).click();
+      await clickNavItem(page, 'History');
       const history = page.getByTestId('history-table').locator('tbody tr');
       await history.nth(1).waitFor();
       assert.equal(await history.count(), 2);
@@ -136,7 +136,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
         .waitFor();
 
       // A close seconds after opening counts on the raw board (SPEC's /leaderboard), not on the ranked one.
-      await (await navItem(page, 'Leaderboard')).click();
+      await clickNavItem(page, 'Leaderboard');
       await page.getByRole('link', { name: "Raw gains: every close counts, as the API's /leaderboard" }).click();
       await page.getByTestId('leaderboard-table').getByRole('link', { name: user.username, exact: true }).click();
       await page.waitForURL(new RegExp(`/app/user/${user.id}$`));
@@ -171,7 +171,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
     const follower = await ApiUser.create(suite.server.baseUrl, suite.uniqueName('fan'));
     await suite.withPage(async (page) => {
       await suite.logIn(page, follower.email);
-      await (await navItem(page, 'Feed')).click();
+      await clickNavItem(page, 'Feed');
       await page.getByText('Nothing yet.').waitFor();
       await page
         .getByTestId('follow-capacity')
@@ -240,7 +240,7 @@ describe('web app in Chromium', { skip: skipReason }, () => {
       await screenshot(page, 'billing-return-desktop-light');
 
       // With a plan, the plans page offers the provider's billing portal.
-      await (await navItem(page, 'Plans')).click();
+      await clickNavItem(page, 'Plans');
       await page.getByRole('button', { name: 'Change plan or cancel' }).click();
       await page.waitForURL(/\/pay\/local\/portal/);
       await page.getByRole('button', { name: 'Cancel at the end of the period (simulated)' }).waitFor();
