@@ -101,16 +101,23 @@ export async function dropPendingOpenings(db: Db, betId: number): Promise<void> 
     .execute();
 }
 
-/** Recipients whose opening notice of a bet was delivered, with the channel that carried it. */
-export async function sentOpeningRecipients(db: Db, betId: number): Promise<Array<{ userId: number; transport: ChatTransportName }>> {
+/** Recipients whose opening notice of a bet was delivered, with the channel that carried it (and the device, for push). */
+export async function sentOpeningRecipients(
+  db: Db,
+  betId: number,
+): Promise<Array<{ userId: number; transport: ChatTransportName; deviceId: number | null }>> {
   const rows = await db
     .selectFrom('notifications')
-    .select(['user_id', 'transport'])
+    .select(['user_id', 'transport', 'push_subscription_id'])
     .where('bet_id', '=', betId)
     .where('kind', '=', 'bet_opened')
     .where('status', '=', 'sent')
     .execute();
-  return rows.flatMap((r) => (r.user_id === null ? [] : [{ userId: Number(r.user_id), transport: r.transport }]));
+  return rows.flatMap((r) =>
+    r.user_id === null
+      ? []
+      : [{ userId: Number(r.user_id), transport: r.transport, deviceId: r.push_subscription_id === null ? null : Number(r.push_subscription_id) }],
+  );
 }
 
 /** Drops what is still queued for a user's chat (after unlinking), replies to the chat, email and push excepted. */

@@ -172,21 +172,6 @@ export async function enqueuePush(
     .execute();
 }
 
-/** Devices (and their users) that were sent a bet's opening notice, so a cancellation is owed to them. */
-export async function sentPushOpenings(db: Db, betId: number): Promise<Array<{ userId: number; deviceId: number }>> {
-  const rows = await db
-    .selectFrom('notifications')
-    .select(['user_id', 'push_subscription_id'])
-    .where('bet_id', '=', betId)
-    .where('kind', '=', 'bet_opened')
-    .where('transport', '=', 'push')
-    .where('status', '=', 'sent')
-    .execute();
-  return rows.flatMap((r) =>
-    r.push_subscription_id === null || r.user_id === null ? [] : [{ userId: Number(r.user_id), deviceId: Number(r.push_subscription_id) }],
-  );
-}
-
 /** A deleted account's devices go, and what was queued for them: its endpoints are not kept. */
 export async function forgetDevicesOf(db: Db, userId: number): Promise<void> {
   await db

@@ -31,7 +31,7 @@ import {
   listUserNotices,
   type NoticeRecord,
 } from '../repositories/user-notices.js';
-import { enqueuePush, sentPushOpenings } from '../repositories/push.js';
+import { enqueuePush } from '../repositories/push.js';
 import { findUserById } from '../repositories/users.js';
 import type { NoticeReadState, Notification } from '../schemas/chat.js';
 import type { BetEvent } from './events.js';
@@ -90,12 +90,10 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
     // delivered ones get a cancellation. An opening notice in flight right now
     // is settled by the worker when it records the send (see jobs/outbox.ts).
     await dropPendingOpenings(trx, bet.id);
+    // Push openings went per device: the cancellation goes to each device that got one.
     for (const r of await sentOpeningRecipients(trx, bet.id)) {
       if (r.transport !== 'push') await enqueueCancelNotice(trx, s, bet, r.userId, r.transport, at);
-    }
-    // Push openings went per device: the cancellation goes to each device that got one.
-    for (const r of await sentPushOpenings(trx, bet.id)) {
-      await enqueueCancelNotice(trx, s, bet, r.userId, 'push', at, r.deviceId);
+      else if (r.deviceId !== null) await enqueueCancelNotice(trx, s, bet, r.userId, 'push', at, r.deviceId);
     }
   } else if (e.kind === 'closed' && (bet.close_reason === 'stop_loss' || bet.close_reason === 'take_profit')) {
     // An automatic close is told to its owner only (followers hear of openings and cancellations, SPEC part 6):
