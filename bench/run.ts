@@ -14,6 +14,7 @@ import { buildServer } from '../scripts/build-server.mjs';
 import { setupRunDatabase } from './lib/database-setup.js';
 import { type Drained, drainOutbox, type FanOutStep, measureFanOut, type OutboxQueue, outboxQueue } from './lib/fanout.js';
 import { type Answer, type LoadResult, type Plan, probe, SESSION_COOKIE } from './lib/load.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findNginx, NGINX_SITE, startNginx } from './lib/nginx.js';
 import { createPgbenchDatabase, findPgbench, type PgbenchDatabase, type PgbenchResult, runPgbench } from './lib/pgbench.js';
 import { presetNamed } from './lib/presets.js';
@@ -40,6 +41,7 @@ import { checkServiceConfig, servicePoolSize, serviceEnv } from './lib/service-e
 import { median } from './lib/stats.js';
 import { meets, PEAK_RSS_TARGET_MB, type Target, TARGET_CONDITIONS, targetsFor } from './lib/targets.js';
 import { postgresServerUrl } from './lib/targets-db.js';
+import { addedCpuOf, TRIGGER_RULES, type TriggerReadFigures, TriggerRules, type TriggersResult, triggersTable, triggersVerdict } from './lib/triggers.js';
 import { findWrk, runWrk, WRK_MISSING, wrkVersion } from './lib/wrk.js';
 
 const { values } = parseArgs({
@@ -184,7 +186,10 @@ try {
   queue = outboxQueue(database.databaseUrl);
   const list = allScenarios.filter((s) => chosen(s.key));
   const { traders } = tradersOf(preset, traderTotal);
-  const sessions = await logIn(server.url, list, traders, chosen('fan-out') ? ['trader', 'fanOutMid', 'fanOutLarge'] : []);
+  // The trigger engine's check measures every read scenario again, with and without live rules.
+  const readScenarios = allScenarios.filter((s) => s.kind === 'read');
+  const loginList = chosen('triggers') ? [...list, ...readScenarios.filter((s) => !list.includes(s))] : list;
+  const sessions = await logIn(server.url, loginList, traders, chosen('fan-out') ? ['trader', 'fanOutMid', 'fanOutLarge'] : []);
 
   let anchorsSetup: { binary: string; clients: number } | null = null;
   let anchors: Anchors | undefined;
@@ -233,6 +238,8 @@ try {
     fanOut = { status: failed ? 'failing' : 'ok', ...(failed ? { detail: failed.failed } : {}), opensEach: fanOutOpens, steps };
   }
 
+  const triggers = chosen('triggers') ? await measureTriggers(server, readScenarios, sessions, traders) : undefined;
+
   const sampledPeak = Math.max(0, ...rounds.results.map((r) => r.measured?.peakRssMb ?? 0), rounds.loginMix.leaderboard?.peakRssMb ?? 0);
   const peakRssMb = Math.max(server.memory().peakMb, sampledPeak);
   await stop(server);
@@ -274,6 +281,7 @@ try {
     results: rounds.results,
     loginMix: rounds.loginMix,
     ...(fanOut ? { fanOut } : {}),
+    ...(triggers ? { triggers } : {}),
     memory: { peakRssMb, targetMb: PEAK_RSS_TARGET_MB, pass: peakRssMb <= PEAK_RSS_TARGET_MB },
     ...(scaleOutResult ? { scaleOut: scaleOutResult } : {}),
   };
@@ -301,6 +309,72 @@ function shownEnv(e: Record<string, string>): Record<string, string> {
     else out[k] = v;
   }
   return out;
+}
+
+/**
+ * The trigger engine's cost (issue 37): the service idle and every read scenario, without live rules,
+ * then with TRIGGER_RULES planted; then how long after its crossing each planted rule that fired did.
+ * The rules are removed afterwards.
+ */
+async function measureTriggers(server: ChildServer, reads: Scenario[], sessions: Sessions, traders: number[]): Promise<TriggersResult> {
+  const quoteIntervalMs = Math.max(1_000, serviceConfig.prices.cacheTtlMs);
+  const idleS = quick ? 2 : 3 * Math.ceil(quoteIntervalMs / 1000);
+  const idle = async () => (await withSampling([server], () => sleep(idleS * 1000))).server?.threadPct ?? null;
+  const readRound = async () => {
+    const out: Array<{ rps: number; micros: number | null }> = [];
+    for (const s of reads) {
+      const { value, server: cpu } = await withSampling([server], () => measure(server.url, s.plan(sessions)));
+      out.push({ rps: value.rps, micros: cpu && value.rps > 0 ? (cpu.threadPct / 100 / value.rps) * 1e6 : null });
+    }
+    return out;
+  };
+  const cookie = sessions.traders[0] ?? [...sessions.roles.values()][0];
+  const priceOf = async (ticker: string) => {
+    const res = await fetch(`${server.url}/price/${encodeURIComponent(ticker)}`, { headers: { cookie: cookie ?? '' } });
+    if (res.status !== 200) throw new Error(`GET /price/${ticker} answered ${res.status}`);
+    return ((await res.json()) as { price: number }).price;
+  };
+  const spare = new Set<number>([...Object.values(ROLES).map((r) => r.id), ...traders]);
+  const rules = new TriggerRules(database.databaseUrl);
+  try {
+    log(`\n[${elapsed()}] Trigger engine: idle ${idleS} s and every read scenario, without live rules`);
+    const idleWithout = await idle();
+    const without = await readRound();
+    // A smoke run's population has few open bets: a tenth of the rules keeps the code working.
+    const planted = await rules.plant(quick ? TRIGGER_RULES / 10 : TRIGGER_RULES, spare, priceOf);
+    log(`  [${elapsed()}] planted ${planted.total.toLocaleString('en-US')} rules on ${planted.tickers} instruments; the same again with them`);
+    // The engine's first pass over them (it reads every live rule's starting quotes once) is not billed to a scenario.
+    await sleep(2 * quoteIntervalMs);
+    const idleWith = await idle();
+    const withRules = await readRound();
+    // A near rule crossed in the last interval fires in the next pass.
+    await sleep(quoteIntervalMs + 1_000);
+    const latencies = await rules.latencies();
+    await rules.remove();
+    const figures: TriggerReadFigures[] = reads.map((s, i) => ({ key: s.key, label: s.label, without: without[i]!, with: withRules[i]! }));
+    const meanReadPct = without.reduce((sum, r) => sum + (r.micros ?? 0) * r.rps, 0) / without.length / 1e4;
+    const all = [...latencies.alerts, ...latencies.exits];
+    const result: TriggersResult = {
+      status: 'ok',
+      planted,
+      quoteIntervalMs,
+      idlePct: { without: idleWithout, with: idleWith },
+      reads: figures,
+      addedCpu: addedCpuOf(figures),
+      addedCpuIdle: idleWithout !== null && idleWith !== null && meanReadPct > 0 ? (idleWith - idleWithout) / meanReadPct : null,
+      latencies,
+      slowestMs: all.length ? Math.max(...all) : null,
+      pass: null,
+    };
+    result.pass = triggersVerdict(result);
+    for (const line of triggersTable(result)) log(line);
+    return result;
+  } catch (err) {
+    await rules.remove().catch(() => undefined);
+    return { status: 'failing', detail: (err as Error).message, quoteIntervalMs, pass: false };
+  } finally {
+    await rules.close();
+  }
 }
 
 /** Logs in once each: the special users the scenarios need, then the traders (a few at a time: the hash is slow by design). */

@@ -8,6 +8,7 @@ import type { PgbenchResult } from './pgbench.js';
 import type { CpuUse } from './server.js';
 import { median, medianOrNull } from './stats.js';
 import { describeTarget, type Target } from './targets.js';
+import { type TriggersResult, triggersTable } from './triggers.js';
 
 export type ScenarioStatus = 'ok' | 'errors' | 'failing' | 'skipped';
 
@@ -173,6 +174,8 @@ export interface Report {
   results: ScenarioResult[];
   loginMix: LoginMixResult;
   fanOut?: FanOutResult;
+  /** The trigger engine's cost under the read scenarios and its firings' delay (issue 37). */
+  triggers?: TriggersResult;
   memory: { peakRssMb: number; targetMb: number; pass: boolean };
   scaleOut?: ScaleOutResult;
 }
@@ -367,6 +370,7 @@ export function markdown(report: Report): string {
     lines.push(`GET /leaderboard while logins run at full speed: ${mix.status}${mix.detail ? ` (${mix.detail})` : ''}: ${verdict(mix.pass)}.`);
   }
   if (report.fanOut) lines.push('', ...fanOutTable(report.fanOut));
+  if (report.triggers) lines.push('', ...triggersTable(report.triggers));
   lines.push(
     '',
     `Server peak RSS (VmHWM): ${num(report.memory.peakRssMb)} MiB (target ≤ ${report.memory.targetMb} MiB): ${verdict(report.memory.pass)}.`,

@@ -148,4 +148,4 @@ export function loginMix(preset: Preset, dialect: Dialect): { logins: Plan; read
 }
 
 /** The scenario keys --only accepts, besides these runs of their own. */
-export const EXTRA_KEYS = ['login-mix', 'fan-out'] as const;
+export const EXTRA_KEYS = ['login-mix', 'fan-out', 'triggers'] as const;

@@ -85,6 +85,13 @@ forEachDialect('bench --quick', (dialect) => {
         report.fanOut!.steps.map((s) => s.followers),
         [0, ...PRESETS.tiny.fanOut],
       );
+      // The trigger engine's check: rules planted, every read measured without and with them, the firings read back.
+      const t = report.triggers;
+      assert.equal(t?.status, 'ok', `triggers: ${t?.detail ?? 'missing'}`);
+      assert.equal(t!.planted!.total, 1_000);
+      assert.ok(t!.planted!.exits > 0 && t!.planted!.alerts > 0);
+      for (const r of t!.reads!) assert.ok(r.without.rps > 0 && r.with.rps > 0, `${r.label}: nothing completed`);
+      assert.ok(Array.isArray(t!.latencies?.alerts) && Array.isArray(t!.latencies?.exits));
       assert.ok(report.memory.peakRssMb > 0);
       assert.match(fs.readFileSync(path.join(out, json.replace(/\.json$/, '.svg')), 'utf8'), /^<svg [^>]*>[\s\S]*<\/svg>\n$/);
       assert.match(fs.readFileSync(path.join(out, json.replace(/\.json$/, '.md')), 'utf8'), /\| GET \/leaderboard \|/);
