@@ -198,12 +198,17 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     appUrl: `${baseUrl}/app/`,
     databasePath: path.join(dir, 'bets.db'),
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGKILL');
+          // Its files are removed once it is gone, not while it may still be writing them.
+          await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+        }
       }
-      fs.rmSync(dir, { recursive: true, force: true });
+      // SQLite's -wal and -shm files may still be closing: a removal that meets them is retried.
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
 }
@@ -503,8 +508,12 @@ export class BrowserSuite {
   }
 
   async stop(): Promise<void> {
-    await this.browser?.close();
-    await this.server?.stop();
+    // The server is stopped even when closing the browser fails; that failure is still reported.
+    try {
+      await this.browser?.close();
+    } finally {
+      await this.server?.stop();
+    }
   }
 
   /**
