@@ -1,24 +1,21 @@
 // The baselines: a bare Fastify "hello world" on the same Node, so every
 // result can be quoted as a ratio that carries across machines.
-//   HELLO_LOGGING=service (default): the service's own logger configuration,
-//     its level (LOG_LEVEL, info unless set, as the service reads it), its
-//     redaction paths, its request serializer and its destination (buffered,
-//     asynchronous standard output), so the ratio shows what the service adds
-//     beyond a request logged the same way;
+//   HELLO_LOGGING=service (default): the service's own logging, from the same
+//     functions (src/http/logging.ts): its level (LOG_LEVEL, info unless set,
+//     as the service reads it), its serializers, its one line a request and
+//     its destination (buffered, asynchronous standard output), so the ratio
+//     shows what the service adds beyond a request logged the same way;
 //   HELLO_LOGGING=off: no logger at all.
-import Fastify, { type FastifyServerOptions } from 'fastify';
-import { REDACT } from '../src/app.js';
+import Fastify from 'fastify';
 import { loadConfig } from '../src/config.js';
-import { logDestination, logSerializers } from '../src/http/logging.js';
+import { installRequestLog, logDestination, loggingOptions } from '../src/http/logging.js';
 
 const mode = process.env.HELLO_LOGGING ?? 'service';
 if (mode !== 'service' && mode !== 'off') throw new Error(`HELLO_LOGGING must be service or off, got "${mode}"`);
 // The level the service would log at in this environment (config.ts reads LOG_LEVEL, default info).
 const level = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL }).logLevel;
-const logger: FastifyServerOptions['logger'] =
-  mode === 'off' ? false : { level, redact: { paths: REDACT, censor: '[redacted]' }, serializers: logSerializers, stream: logDestination() };
-
-const app = Fastify({ logger });
+const app = Fastify(mode === 'off' ? { logger: false } : loggingOptions(level, logDestination()));
+if (mode === 'service') installRequestLog(app);
 app.get('/', async () => ({ hello: 'world' }));
 // The same server sending a JSON body of exactly n bytes: how fast any
 // server on this machine can answer with a body of an endpoint's size.

@@ -9,42 +9,17 @@ import type { Config } from './config.js';
 import type { AppContext, AppDeps } from './context.js';
 import { createContext } from './create-context.js';
 import { frameworkErrors } from './http/errors.js';
-import { logDestination, logSerializers } from './http/logging.js';
+import { installRequestLog, logDestination, loggingOptions } from './http/logging.js';
 import { requestIdOf } from './http/observability.js';
 import { registerHttp } from './http/register-http.js';
 import { serializerFactory } from './http/serialization.js';
 import { clientErrorHandler, httpServerFactory } from './http/server.js';
 import { startWorkers, type Workers } from './jobs/workers.js';
 
-/** Secrets never reach the logs. */
-export const REDACT = [
-  'req.headers.cookie',
-  'req.headers.authorization',
-  'req.headers["stripe-signature"]',
-  'req.headers["x-telegram-bot-api-secret-token"]',
-  'res.headers["set-cookie"]',
-  '*.password',
-  '*.current_password',
-  '*.new_password',
-  '*.password_hash',
-  '*.code',
-  '*.link_code',
-  '*.token',
-];
-
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const logStream = deps.logger === false ? null : logDestination();
   const options: FastifyServerOptions = {
-    logger:
-      logStream === null
-        ? false
-        : {
-            level: config.logLevel,
-            redact: { paths: REDACT, censor: '[redacted]' },
-            serializers: logSerializers,
-            stream: logStream,
-            ...(typeof deps.logger === 'object' ? deps.logger : {}),
-          },
+    ...(logStream === null ? { logger: false } : loggingOptions(config.logLevel, logStream, typeof deps.logger === 'object' ? deps.logger : {})),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     // x-request-id is echoed when it is a sane value, else replaced (see requestIdOf).
@@ -62,6 +37,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     schemaController: { compilersFactory: { buildSerializer: serializerFactory() } },
   };
   const app = Fastify(options).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+
+  if (logStream !== null) installRequestLog(app);
 
   const flushLog = () => (logStream ? new Promise<void>((resolve) => logStream.flush(() => resolve())) : Promise.resolve());
 

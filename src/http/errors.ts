@@ -2,6 +2,7 @@
 // trace or an internal message in a body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { noteFailure } from './logging.js';
 
 const PASS_THROUGH: Record<string, { status: number; error: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: 'Request body is too large' },
@@ -19,7 +20,7 @@ const PASS_THROUGH: Record<string, { status: number; error: string }> = {
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err.code === 'FST_ERR_BAD_URL') return reply.code(400).send({ error: 'Malformed URL' });
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(414).send({ error: 'URL path segment is too long' });
-  request.log.error({ err }, 'framework error');
+  noteFailure(request, err);
   return reply.code(500).send({ error: 'Internal server error' });
 }
 
@@ -27,7 +28,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     if (err instanceof AppError) {
       for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-      if (err.statusCode >= 500) request.log.warn({ err: err.body }, 'request failed');
+      if (err.statusCode >= 500) noteFailure(request, err.body, 'warn');
       return reply.code(err.statusCode).send(err.body);
     }
     const fe = err as FastifyError;
@@ -45,7 +46,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       const message = err instanceof SyntaxError ? 'Request body is not valid JSON' : fe.message;
       return reply.code(status).send({ error: message });
     }
-    request.log.error({ err }, 'unhandled error');
+    noteFailure(request, err);
     return reply.code(500).send({ error: 'Internal server error' });
   });
 

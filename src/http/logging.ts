@@ -1,8 +1,18 @@
-// What a request looks like in the logs: no headers (cookies, signatures and
-// secret tokens never get there), no values of secret-looking query
-// parameters, and no path parameters that a route declares secret.
-import type { FastifyRequest } from 'fastify';
-import pino from 'pino';
+// What a request looks like in the logs: one line when it ends, built from
+// known fields only. No headers (cookies, signatures and secret tokens never
+// get there), no body, no values of secret-looking query parameters, and no
+// path parameters that a route declares secret. The serializers below are
+// what keeps secrets out: each builds its object from named fields, so there
+// is no redaction pass to walk every logged object looking for secret keys.
+import {
+  type FastifyInstance,
+  type FastifyLoggerOptions,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -65,6 +75,23 @@ function secretRouteOf(request: FastifyRequest): SecretRoute | undefined {
   return secretParams && options.url ? { pattern: options.url, secretParams } : undefined;
 }
 
+/** Error fields worth a line; any other property an error carries (a driver's parameters, a client's config) stays out. */
+const ERROR_FIELDS = ['type', 'message', 'stack', 'code', 'errno', 'syscall', 'statusCode', 'constraint', 'table', 'aggregateErrors'] as const;
+
+function errorForLog(err: unknown): unknown {
+  // Not an error (a 5xx answer's body, a message): logged as given, as pino does.
+  if (!(err instanceof Error)) return err;
+  // pino's serializer: the type, and the message and stack with their causes'.
+  const full = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  const shown: Record<string, unknown> = {};
+  for (const field of ERROR_FIELDS) {
+    const value = full[field];
+    if (value === undefined) continue;
+    shown[field] = field === 'aggregateErrors' && Array.isArray(value) ? value.map((e: { raw?: unknown }) => errorForLog(e.raw ?? e)) : value;
+  }
+  return shown;
+}
+
 export const logSerializers = {
   req(request: FastifyRequest) {
     return {
@@ -73,7 +100,77 @@ export const logSerializers = {
       remoteAddress: request.ip,
     };
   },
+  res(reply: FastifyReply) {
+    return { statusCode: reply.statusCode };
+  },
+  err: errorForLog,
 };
+
+/** A request that failed (5xx): its line carries the error, at this level, instead of a line of its own. */
+interface Failure {
+  err: unknown;
+  level: 'warn' | 'error';
+}
+const failures = new WeakMap<FastifyRequest, Failure>();
+
+/**
+ * Says why a request failed. The error is logged on the request's one line
+ * when the answer is sent (see RequestLog), so a failure costs no second line.
+ */
+export function noteFailure(request: FastifyRequest, err: unknown, level: Failure['level'] = 'error'): void {
+  failures.set(request, { err, level });
+}
+
+/**
+ * One line a request, written when its answer is sent: method, url, client
+ * address, status, response time (ms) and request id, and the error when it
+ * failed. Fastify's default writes two, one when the request arrives and one
+ * when it ends; the first says nothing the second does not.
+ */
+class RequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // Logged as aborted already (installRequestLog); a socket gone cannot finish the answer anyway.
+    if (request.raw.aborted) return;
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) {
+      reply.log.error({ ...line, err: error }, 'request errored');
+      return;
+    }
+    const failure = failures.get(request);
+    if (failure === undefined) reply.log.info(line, 'request completed');
+    else reply.log[failure.level]({ ...line, err: failure.err }, 'request completed');
+  }
+}
+
+/**
+ * The service's logger and request log as Fastify options: its level, the
+ * serializers above and the destination. The bench's hello world
+ * (bench/hello-server.ts) builds its server from these too, so it logs each
+ * request exactly as the service does.
+ */
+export function loggingOptions(
+  level: string,
+  stream: DestinationStream,
+  overrides: Partial<LoggerOptions> & { stream?: DestinationStream } = {},
+): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+  // Fastify's types expect every err to be an error; a non-error passes through unchanged, as with pino's own.
+  const serializers = logSerializers as FastifyLoggerOptions['serializers'];
+  return { logger: { level, serializers, stream, ...overrides }, logController: new RequestLog() };
+}
+
+/**
+ * A request whose client went away before its answer was sent: its one line,
+ * written then, since no answer will end it. Call on any app built with
+ * loggingOptions.
+ */
+export function installRequestLog(app: FastifyInstance): void {
+  app.addHook('onRequestAbort', (request, done) => {
+    request.log.info({ req: request }, 'request aborted');
+    done();
+  });
+}
 
 /**
  * Where request logs go: standard output, written asynchronously in chunks

@@ -47,7 +47,7 @@ import { tailFadeRoutes } from '../routes/tail-fade.js';
 import { tradingRoutes } from '../routes/trading.js';
 import { sharedSchemas } from '../schemas/index.js';
 import { installAuth } from './auth.js';
-import { BROTLI_OPTIONS, COMPRESS_THRESHOLD, ENCODINGS } from './compression.js';
+import { PER_REQUEST_PLUGIN_OPTIONS } from './compression.js';
 import { installCrossSiteProtection } from './cross-site.js';
 import { installErrorHandling } from './errors.js';
 import { installGracefulClose } from './graceful-close.js';
@@ -107,14 +107,10 @@ export async function registerHttp(app: FastifyInstance, ctx: AppContext, opts: 
   installAuth(app);
   installIdempotency(app);
   installCrossSiteProtection(app);
-  // Answers above 1 KB leave compressed (brotli or gzip, as the client accepts).
-  // The web app's files come precompressed from the build (src/http/web-app.ts) and are left as they are.
-  await app.register(compress, {
-    threshold: COMPRESS_THRESHOLD,
-    encodings: [...ENCODINGS],
-    brotliOptions: BROTLI_OPTIONS,
-    globalDecompression: false,
-  });
+  // Answers above 1 KB leave compressed (brotli or gzip, as the client accepts), those made per
+  // request at a cheap level (compression.ts). Shared answers and fixed documents come compressed
+  // once, and the web app's files precompressed from the build (src/http/web-app.ts): all left as they are.
+  await app.register(compress, { ...PER_REQUEST_PLUGIN_OPTIONS, globalDecompression: false });
   await installOpenApi(app);
 
   for (const routes of ROUTES) await app.register(routes);

@@ -1,7 +1,9 @@
-// Security headers, chosen with helmet. Pages (the web app, the API docs,
-// the few server-rendered pages) get helmet's full set: CSP, HSTS, framing,
-// referrer and the rest. JSON answers get the short set OWASP's REST cheat
-// sheet asks of an API: a browser never renders them, so a page's policy would
+// Security headers, chosen with helmet. Documents (the web app's and the API
+// docs' pages, the few server-rendered pages, and whatever a browser might
+// run as a document or a worker: SVG, XML, scripts, unknown types) get
+// helmet's full set: CSP, HSTS, framing, referrer and the rest. Every answer
+// a browser never runs (JSON, styles, images, fonts, plain text, CSV) gets the
+// short set OWASP's REST cheat sheet asks of an API: a page's policy would
 // only add bytes to every answer.
 //
 // The set is chosen by the answer's content type, not by its route: one route
@@ -12,7 +14,7 @@
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
-/** Helmet's options for HTML pages (and anything that is not JSON: assets, downloads). */
+/** Helmet's options for documents: HTML pages, and anything a browser may run as one (see headerSetFor). */
 export function pageHelmetOptions(publicUrl: string): HelmetOptions {
   const https = publicUrl.startsWith('https:');
   return {
@@ -32,7 +34,7 @@ export function pageHelmetOptions(publicUrl: string): HelmetOptions {
   };
 }
 
-/** Helmet's options for a JSON answer: nothing may run, frame, sniff or embed it cross-origin; HSTS behind https. */
+/** Helmet's options for a JSON answer (or any a browser never runs): nothing may run, frame, sniff or embed it cross-origin; HSTS behind https. */
 export function apiHelmetOptions(publicUrl: string): HelmetOptions {
   return {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
@@ -51,7 +53,21 @@ export function apiHelmetOptions(publicUrl: string): HelmetOptions {
   };
 }
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+/**
+ * Types a browser never runs as a document or a worker: JSON (any +json),
+ * styles, images other than SVG, fonts, media, plain text, CSV and Markdown.
+ * With nosniff none of them is read as another type.
+ */
+const INERT_TYPE = /^(?:(?:application\/(?:[\w.+-]+\+)?json|text\/(?:css|plain|csv|markdown))(?:$|[\s;])|image\/(?!svg)|font\/|audio\/|video\/)/i;
+
+/**
+ * Which set an answer of this content type gets: 'api' for the inert types
+ * above, 'page' for everything else (HTML, XHTML, SVG, XML, scripts, which a
+ * service worker runs under its own answer's CSP, and types not known here).
+ */
+export function headerSetFor(contentType: unknown): 'api' | 'page' {
+  return typeof contentType === 'string' && INERT_TYPE.test(contentType) ? 'api' : 'page';
+}
 
 type HeaderSet = ReadonlyArray<readonly [string, string]>;
 
@@ -69,8 +85,8 @@ export function helmetHeaders(options: HelmetOptions): HeaderSet {
 }
 
 /**
- * Registers an onSend hook applying, to every answer, the API set when it is
- * JSON and the page set otherwise (untyped included). An answer that chose its
+ * Registers an onSend hook applying, to every answer, the set headerSetFor
+ * chooses by its content type (untyped: the page set). An answer that chose its
  * own content-security-policy keeps it. Call before the routes are registered:
  * route plugins' own onSend hooks (local-pay-pages.ts widens form-action) run
  * after this one and see its CSP.
@@ -79,10 +95,9 @@ export async function installSecurityHeaders(app: FastifyInstance, publicUrl: st
   const page = helmetHeaders(pageHelmetOptions(publicUrl));
   const api = helmetHeaders(apiHelmetOptions(publicUrl));
   app.addHook('onSend', (_request, reply, payload, done) => {
-    const contentType = reply.getHeader('content-type');
-    const isJson = typeof contentType === 'string' && JSON_TYPE.test(contentType);
+    const set = headerSetFor(reply.getHeader('content-type')) === 'api' ? api : page;
     const ownCsp = reply.hasHeader('content-security-policy');
-    for (const [name, value] of isJson ? api : page) {
+    for (const [name, value] of set) {
       if (ownCsp && name === 'content-security-policy') continue;
       reply.header(name, value);
     }

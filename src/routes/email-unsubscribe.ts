@@ -4,6 +4,7 @@
 // JSON API keeps refusing them.
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
+import { noteFailure } from '../http/logging.js';
 import { publicRoute } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
 import { unsubscribe, unsubscribeTokenIsValid } from '../services/email.js';
@@ -49,7 +50,7 @@ export const unsubscribePages: FastifyPluginAsync = async (app) => {
       return send(reply, 429, 'Too many requests', html`<p>Too many requests from this address. Try the link again in a minute.</p>`);
     if (status < 500)
       return send(reply, status, 'Something went wrong', html`<p>The request was not understood.</p><p><a href="${web}">Back to the app</a></p>`);
-    request.log.error({ err }, 'unsubscribe page failed');
+    noteFailure(request, err);
     return send(reply, 500, 'Something went wrong', html`<p>Internal server error.</p>`);
   });
 

@@ -4,6 +4,7 @@
 // Cross-site form posts are refused by the app-wide cross-site check.
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
+import { noteFailure } from '../http/logging.js';
 import { principalOf } from '../http/types.js';
 import { sessionRoute } from '../http/route-options.js';
 import { html, page, type SafeHtml } from '../lib/html.js';
@@ -93,7 +94,7 @@ export const localPayPages: FastifyPluginAsync = async (app) => {
     if (status >= 400 && status < 500) {
       return sendPage(reply, status, 'Something went wrong', html`<p>The request was not understood.</p><p><a href="${web}">Back to the app</a></p>`);
     }
-    request.log.error({ err }, 'local payment page failed');
+    noteFailure(request, err);
     return sendPage(reply, 500, 'Something went wrong', html`<p>Internal server error.</p>`);
   });
 

@@ -63,7 +63,7 @@ forEachDialect('HTTP edges: bad input and headers', (dialect) => {
     onlyError(res.body);
   });
 
-  test('security headers are set: the short API set on JSON (answers and errors), the page set on HTML', async () => {
+  test('security headers are set: the short API set on JSON (answers and errors), text and styles, the page set on HTML and scripts', async () => {
     for (const url of ['/', '/nope']) {
       const res = await t.app.inject({ method: 'GET', url });
       assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
@@ -78,5 +78,16 @@ forEachDialect('HTTP edges: bad input and headers', (dialect) => {
     assert.match(String(docs.headers['content-security-policy']), /default-src 'self'/);
     assert.equal(docs.headers['referrer-policy'], 'no-referrer');
     assert.equal(docs.headers['x-content-type-options'], 'nosniff');
+    // Plain text and styles are never run: the short set. A script may be (a worker, under its own CSP): the page set.
+    for (const url of ['/llms.txt', '/docs/static/index.css']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, url);
+      assert.equal(res.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", url);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+      assert.equal(res.headers['referrer-policy'], undefined, url);
+    }
+    const script = await t.app.inject({ method: 'GET', url: '/docs/static/oauth2-redirect.js' });
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-security-policy']), /default-src 'self'/);
   });
 });

@@ -3,8 +3,8 @@
 // may ask for carries the same JSON, as the route's schema serializes it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { preferredEncoding } from '../../src/http/compression.js';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { compressText, ONCE, PER_REQUEST, preferredEncoding } from '../../src/http/compression.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 
@@ -69,5 +69,40 @@ forEachDialect('shared answer bytes', (dialect) => {
     }
     // The leaderboard is above the threshold here, so the loop above compared compressed answers.
     assert.ok((await t.app.inject({ method: 'GET', url: '/leaderboard' })).body.length >= 1024);
+  });
+
+  test("a session's own answer is compressed on each request at the cheap levels, a shared one at the levels paid once; both decode", async () => {
+    // The users of the test above, each with a closed bet: followed, they fill a /feed page above the threshold.
+    const board = (await t.app.inject({ method: 'GET', url: '/leaderboard' })).json() as Array<{ id: number }>;
+    const reader = await registerAndLogin(t.app, 'fr');
+    for (const { id } of board) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/follow',
+        headers: { cookie: reader.cookie },
+        payload: { followed_id: id, action: 'follow' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    const get = (url: string, encoding?: string) =>
+      t.app.inject({ method: 'GET', url, headers: { cookie: reader.cookie, ...(encoding ? { 'accept-encoding': encoding } : {}) } });
+    const plain = await get('/feed');
+    assert.equal(plain.statusCode, 200, plain.body);
+    assert.ok(plain.rawPayload.length >= 1024, `the feed page is above the threshold (${plain.rawPayload.length} bytes)`);
+    const br = await get('/feed', 'br, gzip');
+    const gz = await get('/feed', 'gzip');
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(br.headers['cache-control'], 'no-store');
+    assert.deepEqual(JSON.parse(brotliDecompressSync(br.rawPayload).toString()), plain.json());
+    assert.deepEqual(JSON.parse(gunzipSync(gz.rawPayload).toString()), plain.json());
+    // The same bytes as the cheap levels make of the plain answer: those are the levels used.
+    assert.ok(br.rawPayload.equals(brotliCompressSync(plain.rawPayload, PER_REQUEST.brotli)), 'brotli at the per-request level');
+    assert.ok(gz.rawPayload.equals(gzipSync(plain.rawPayload, PER_REQUEST.gzip)), 'gzip at the per-request level');
+
+    const shared = await t.app.inject({ method: 'GET', url: '/leaderboard' });
+    const sharedBr = await t.app.inject({ method: 'GET', url: '/leaderboard', headers: { 'accept-encoding': 'br' } });
+    assert.equal(sharedBr.headers['content-encoding'], 'br');
+    assert.ok(sharedBr.rawPayload.equals(compressText('br', shared.rawPayload, ONCE)), 'brotli at the level paid once');
   });
 });

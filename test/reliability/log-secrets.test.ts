@@ -64,10 +64,15 @@ test('logs of real requests carry request ids and none of the secrets they saw',
     await t.close();
   }
   const log = lines.join('\n');
-  assert.ok(lines.length > 10, 'the requests were logged');
+  assert.ok(lines.length >= 10, 'the requests were logged');
   for (const s of secrets) assert.ok(!log.includes(s), `secret ${s.slice(0, 6)}… leaked into the log`);
   assert.ok(!log.includes('$argon2'), 'no password hash in the log');
-  const entries = lines.map((l) => JSON.parse(l) as { reqId?: string; req?: { url?: string } });
+  const entries = lines.map((l) => JSON.parse(l) as { reqId?: string; msg?: string; req?: { url?: string }; res?: { statusCode?: number } });
+  // One line a request, when it ends (src/http/logging.ts): ten requests, ten lines, each with its status.
+  const requestLines = entries.filter((e) => e.req);
+  assert.equal(requestLines.length, 10, 'one line per request');
+  assert.equal(new Set(requestLines.map((e) => e.reqId)).size, 10, 'no request logged twice');
+  assert.ok(requestLines.every((e) => e.msg === 'request completed' && typeof e.res?.statusCode === 'number'));
   assert.ok(
     entries.some((e) => e.reqId === 'login-req-1'),
     'the given request id is in the log',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify from 'fastify';
-import { installSecurityHeaders } from '../../src/http/security-headers.js';
+import { headerSetFor, installSecurityHeaders } from '../../src/http/security-headers.js';
 
 const SECURITY_HEADERS = [
   'content-security-policy',
@@ -26,6 +26,10 @@ async function serve(publicUrl: string) {
   app.get('/problem', async (_request, reply) => reply.type('application/problem+json').send('{"error":"x"}'));
   app.get('/html', async (_request, reply) => reply.type('text/html; charset=utf-8').send('<p>hi</p>'));
   app.get('/csv', async (_request, reply) => reply.type('text/csv').send('a,b'));
+  app.get('/css', async (_request, reply) => reply.type('text/css; charset=utf-8').send('p{}'));
+  app.get('/png', async (_request, reply) => reply.type('image/png').send(Buffer.from('png')));
+  app.get('/svg', async (_request, reply) => reply.type('image/svg+xml').send('<svg/>'));
+  app.get('/js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send('1'));
   app.get('/untyped', async (_request, reply) => reply.send(Buffer.from('raw')));
   app.get('/own-csp', async (_request, reply) => reply.header('content-security-policy', "default-src 'self'").type('text/html').send('<p/>'));
   app.get('/own-csp-json', async (_request, reply) => reply.header('content-security-policy', 'sandbox').send({ ok: true }));
@@ -77,14 +81,18 @@ const apiSet = (csp: string | null, hsts: boolean) => ({
 
 const API_CSP = "default-src 'none';frame-ancestors 'none'";
 
-test('over plain http: the API set on JSON (errors included), the page set on everything else, no HSTS', async () => {
+test('over plain http: the API set on JSON (errors included) and what a browser never runs, the page set on documents, no HSTS', async () => {
   const { app, get } = await serve('http://localhost:3000');
   try {
     assert.deepEqual(await get('/json'), apiSet(API_CSP, false));
     assert.deepEqual(await get('/problem'), apiSet(API_CSP, false));
     assert.deepEqual(await get('/nope'), apiSet(API_CSP, false), "Fastify's JSON 404");
+    assert.deepEqual(await get('/csv'), apiSet(API_CSP, false));
+    assert.deepEqual(await get('/css'), apiSet(API_CSP, false));
+    assert.deepEqual(await get('/png'), apiSet(API_CSP, false));
     assert.deepEqual(await get('/html'), pageSet(PAGE_CSP, false));
-    assert.deepEqual(await get('/csv'), pageSet(PAGE_CSP, false));
+    assert.deepEqual(await get('/svg'), pageSet(PAGE_CSP, false), 'an SVG can run script when opened');
+    assert.deepEqual(await get('/js'), pageSet(PAGE_CSP, false), "a worker runs under its script's CSP");
     assert.deepEqual(await get('/untyped'), pageSet(PAGE_CSP, false));
   } finally {
     await app.close();
@@ -113,4 +121,42 @@ test("an answer's own CSP is kept; a route plugin's onSend sees the page CSP and
   } finally {
     await app.close();
   }
+});
+
+test('headerSetFor: the short set for types a browser never runs, the page set for documents, scripts and the unknown', () => {
+  const api = [
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/problem+json',
+    'application/openapi+json; charset=utf-8',
+    'application/manifest+json',
+    'APPLICATION/JSON',
+    'text/css',
+    'text/plain; charset=utf-8',
+    'text/csv',
+    'text/markdown; charset=utf-8',
+    'image/png',
+    'image/webp',
+    'font/woff2',
+    'audio/ogg',
+    'video/mp4',
+  ];
+  const page = [
+    'text/html; charset=utf-8',
+    'application/xhtml+xml',
+    'image/svg+xml',
+    'application/xml',
+    'text/xml',
+    'text/javascript',
+    'application/javascript',
+    'application/pdf',
+    'application/octet-stream',
+    'application/jsonp',
+    'text/plainish',
+    '',
+    undefined,
+    42,
+  ];
+  for (const type of api) assert.equal(headerSetFor(type), 'api', String(type));
+  for (const type of page) assert.equal(headerSetFor(type), 'page', String(type));
 });
