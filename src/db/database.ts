@@ -33,6 +33,12 @@ export interface OpenOptions {
   pgPoolSize?: number;
   /** Told the SQL of every statement run, transaction control included (tests count round trips). */
   onQuery?: (sql: string) => void;
+  /**
+   * Tests only: a commit returns before its WAL record is flushed
+   * (synchronous_commit=off), as SQLite test databases run with
+   * synchronous=OFF: a test's data never has to survive a crash.
+   */
+  pgAsyncCommit?: boolean;
 }
 
 /**
@@ -182,11 +188,20 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
   const pool = new pg.Pool({
     connectionString: config.url,
     max: opts.pgPoolSize ?? config.poolSize ?? DEFAULT_POOL_SIZE,
-    ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+    ...pgSessionOptions(opts),
   });
   const named = withNamedStatements(pool, new NamedStatements());
   const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool: named })), ...queryLog(opts) });
   return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null);
+}
+
+/** The settings every connection of the pool starts with (libpq's `options`). */
+function pgSessionOptions(opts: OpenOptions): { options?: string } {
+  const settings = [
+    ...(opts.pgSchema ? [`-c search_path=${opts.pgSchema}`] : []),
+    ...(opts.pgAsyncCommit ? ['-c synchronous_commit=off'] : []),
+  ];
+  return settings.length > 0 ? { options: settings.join(' ') } : {};
 }
 
 function queryLog(opts: OpenOptions): { log?: (event: LogEvent) => void } {

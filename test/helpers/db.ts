@@ -71,9 +71,10 @@ export interface TestDatabaseOptions {
    */
   migrated?: boolean;
   /**
-   * Keep the production durability settings (synchronous=FULL). Other test
-   * databases run with synchronous=OFF: a test's data never has to survive a
-   * power loss, and an fsync per commit is most of a write's time. The tests
+   * Keep the production durability settings (synchronous=FULL; on PostgreSQL
+   * synchronous_commit=on). Other test databases run with synchronous=OFF
+   * (PostgreSQL: synchronous_commit=off): a test's data never has to survive
+   * a power loss, and an fsync per commit is most of a write's time. The tests
    * of durability and commits ask for this.
    */
   durable?: boolean;
@@ -95,9 +96,12 @@ export async function openTestDatabase(dialect: Dialect, opts: TestDatabaseOptio
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const handle = openDatabase({ dialect: 'postgres', url: PG_URL }, { pgSchema: schema, pgPoolSize: opts.pgPoolSize ?? 10, onQuery: opts.onQuery });
+  const handle = openDatabase(
+    { dialect: 'postgres', url: PG_URL },
+    { pgSchema: schema, pgPoolSize: opts.pgPoolSize ?? 10, onQuery: opts.onQuery, pgAsyncCommit: !opts.durable },
+  );
   const url = new URL(PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  url.searchParams.set('options', `-c search_path=${schema}${opts.durable ? '' : ' -c synchronous_commit=off'}`);
   return testDatabase(handle, url.href, async () => {
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
