@@ -160,11 +160,7 @@ type PageValues = { followerId: number; limit: number; offset: number; depth: nu
  */
 function pageQueryFor(n: number) {
   return prepared((db, v: PageValues) => {
-    const timeline = db
-      .selectFrom('timeline')
-      .where('follower_id', '=', v.followerId)
-      .orderBy('last_event_at', 'desc')
-      .orderBy('bet_id', 'desc');
+    const timeline = db.selectFrom('timeline').where('follower_id', '=', v.followerId).orderBy('last_event_at', 'desc').orderBy('bet_id', 'desc');
     const rows = db.selectFrom('bets').innerJoin('users', 'users.id', 'bets.user_id').selectAll('bets').select('users.username');
     const newestFirst = (q: typeof rows) => q.orderBy('bets.last_event_at', 'desc').orderBy('bets.id', 'desc');
     if (n === 0) return newestFirst(rows.where('bets.id', 'in', timeline.select('bet_id').limit(v.limit).offset(v.offset)));
@@ -215,7 +211,13 @@ function pageQuery(db: Db, followerId: number, heavyIds: number[], page: FeedPag
 }
 
 /** One page of a follower's feed: their timeline merged with the heavily followed users they follow. */
-export async function feedPage(db: Db, followerId: number, heavyIds: number[], page: FeedPage, usersPerQuery = FEED_USERS_PER_QUERY): Promise<FeedRow[]> {
+export async function feedPage(
+  db: Db,
+  followerId: number,
+  heavyIds: number[],
+  page: FeedPage,
+  usersPerQuery = FEED_USERS_PER_QUERY,
+): Promise<FeedRow[]> {
   // One branch is the timeline's: a statement holds it and usersPerQuery - 1 heavy users.
   const groups = chunk(heavyIds, usersPerQuery - 1);
   if (groups.length <= 1) return pageQuery(db, followerId, heavyIds, page);

@@ -9,7 +9,14 @@
 // follow's copy and a bet's fan-out cannot miss each other.
 import type { DatabaseHandle, Db } from '../db/database.js';
 import { fanOutAfterFollow, fanOutAfterUnfollow } from '../domain/feed.js';
-import { copyIntoTimeline, fanOutBet, fanOutState, markHeavilyFollowed, removeFromTimeline, unmarkHeavilyFollowed } from '../repositories/timeline.js';
+import {
+  copyIntoTimeline,
+  fanOutBet,
+  fanOutState,
+  markHeavilyFollowed,
+  removeFromTimeline,
+  unmarkHeavilyFollowed,
+} from '../repositories/timeline.js';
 import type { BetEvent } from './events.js';
 
 /**

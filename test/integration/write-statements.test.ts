@@ -53,7 +53,7 @@ forEachDialect('statements of a write', (dialect) => {
     const lock = dialect === 'postgres' ? 1 : 0;
     // the user [locked], the insert, chain head, chain entry, followers' timelines, followers' chats and mail, followers' push devices
     assert.equal(work.length, 7, work.join('\n'));
-    assert.equal(work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, 'every follower\'s timeline in one statement');
+    assert.equal(work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, "every follower's timeline in one statement");
     assert.equal(work.filter((s) => /^insert into "notifications"/i.test(s)).length, 2, 'chats and mail in one statement, push devices in one');
     assert.equal(work.filter((s) => /for no key update/i.test(s)).length, lock, 'one user-row lock, not two');
     assert.equal(work.filter((s) => /^insert into "bets"/i.test(s) && /count\(\*\)/i.test(s)).length, 1, 'the capacity check is in the insert');
@@ -69,7 +69,7 @@ forEachDialect('statements of a write', (dialect) => {
     });
     // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, history place, followers' timelines, day statistics, league tallies
     assert.equal(close.work.length, 9 + lock, close.work.join('\n'));
-    assert.equal(close.work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, 'every follower\'s timeline in one statement');
+    assert.equal(close.work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, "every follower's timeline in one statement");
     assert.equal(close.work.filter((s) => /^update "bets" set "history_pos"/i.test(s)).length, 1, 'the history place in one statement');
     assert.equal(close.work.filter((s) => /^update "league_members"/i.test(s)).length, 1, 'one statement for every league the bet counts in');
   });
