@@ -12,6 +12,7 @@ import { type ThesisDeps, withTheses } from './theses.js';
 /** The part of the context this module uses. */
 export type FeedDeps = Pick<AppContext, 'clock' | 'db' | 'prices'> & ThesisDeps;
 
+/** One page of the caller's feed, each bet with its owner's name and, where it has one, its thesis. */
 export async function feed(ctx: FeedDeps, userId: number, page: FeedPage): Promise<FeedItem[]> {
   const heavy = await heavilyFollowedBy(ctx.db, userId);
   const rows = await feedPage(ctx.db, userId, heavy, page);

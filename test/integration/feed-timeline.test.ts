@@ -291,6 +291,32 @@ forEachDialect('feed timelines', (dialect) => {
     await assertFeeds(t, fans, 'back to the fan-out');
   });
 
+  test("concurrent follows, unfollows and events of one trader: every follower's timeline ends right (the trader's row lock orders them on PostgreSQL)", async () => {
+    for (const t of Object.values(apps)) {
+      const trader = await registerAndLogin(t.app, 'cc');
+      const fans: TestUser[] = [];
+      for (let i = 0; i < 5; i++) fans.push(await registerAndLogin(t.app, `cf${i}`));
+      const openBet = async () => {
+        const res = await post(t, trader, '/bet/open', { ticker: 'BTC-USD', direction: 'LONG' });
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json().bet_id as number;
+      };
+      const open = [await openBet(), await openBet()];
+      for (let round = 0; round < 4; round++) {
+        t.clock.advance(MIN);
+        const toClose = open.splice(0, 1);
+        const results = await Promise.all([
+          ...fans.map((f, i) => post(t, f, '/follow', { followed_id: trader.id, action: (i + round) % 3 === 0 ? 'unfollow' : 'follow' })),
+          post(t, trader, '/bet/open', { ticker: 'BTC-USD', direction: 'SHORT' }),
+          ...toClose.map((id) => post(t, trader, '/bet/close', { bet_id: id })),
+        ]);
+        for (const res of results) assert.equal(res.statusCode, 200, res.body);
+        open.push(results[fans.length]!.json().bet_id);
+        await assertFeeds(t, fans, `round ${round}`);
+      }
+    }
+  });
+
   test('following more heavily followed traders than one statement holds: the groups merged give the same page', async () => {
     const t = apps.heavy;
     const me = await registerAndLogin(t.app, 'gm');
