@@ -1,10 +1,12 @@
 // Feed rules with no I/O.
 
 /**
- * Followed users are read in groups of this many per query: each user is one
- * branch of a UNION ALL (SQLite allows at most 500 per statement), and a page
- * needs only the newest offset+limit bets of each, which the
- * (user_id, last_event_at, id) index yields without sorting.
+ * Users whose bets are read at read time (heavily followed traders merged
+ * with a timeline, src/repositories/timeline.ts) are read in groups of at
+ * most this many branches per query: each is one branch of a UNION ALL
+ * (SQLite allows at most 500 per statement), and a page needs only the newest
+ * offset+limit bets of each, which the (user_id, last_event_at, id) index
+ * yields without sorting.
  */
 export const FEED_USERS_PER_QUERY = 200;
 

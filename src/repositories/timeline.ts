@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { BetRow } from '../db/tables.js';
 import { chunk, FEED_USERS_PER_QUERY, type FeedPage, newestEventFirst } from '../domain/feed.js';
+import { latestEvents } from './feed.js';
 
 /**
  * A bet's new event, written into the timeline of every follower of its owner
@@ -166,20 +167,7 @@ function pageQueryFor(n: number) {
     if (n === 0) return newestFirst(rows.where('bets.id', 'in', timeline.select('bet_id').limit(v.limit).offset(v.offset)));
     const branches = [
       db.selectFrom(timeline.select(['bet_id as id', 'last_event_at']).limit(v.depth).as('b')).select(['b.id', 'b.last_event_at']),
-      ...Array.from({ length: n }, (_, i) =>
-        db
-          .selectFrom((eb) =>
-            eb
-              .selectFrom('bets')
-              .select(['id', 'last_event_at'])
-              .where('user_id', '=', v[`u${i}`])
-              .orderBy('last_event_at', 'desc')
-              .orderBy('id', 'desc')
-              .limit(v.depth)
-              .as('b'),
-          )
-          .select(['b.id', 'b.last_event_at']),
-      ),
+      ...Array.from({ length: n }, (_, i) => latestEvents(db, v[`u${i}`], v.depth)),
     ];
     const [first, ...rest] = branches;
     const union = rest.reduce((acc, b) => acc.unionAll(b), first!);
