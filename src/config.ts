@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { commonPasswordSet } from './domain/accounts.js';
 import { type HolidayTable, MarketCalendar } from './domain/market-calendar.js';
+import { FEED_FANOUT_MAX_FOLLOWERS } from './domain/feed.js';
 import { parseLeagueExtras, parsePlanExtras } from './domain/payments.js';
 import { defaultVapidSubject, parseExtraOrigins } from './domain/push.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH } from './lib/client-address.js';
@@ -40,6 +41,8 @@ export interface Config {
   consensusMinHolders: number;
   /** Counted reports that withhold a thesis from everyone but its owner (THESIS_REPORTS_TO_HIDE, docs/theses.md). */
   thesisReportsToHide: number;
+  /** FEED_FANOUT_MAX_FOLLOWERS: followers at which a trader's bets stop being copied into timelines and are read at read time (docs/performance.md). */
+  feedFanOutMaxFollowers: number;
   /** Leagues each plan's price id adds (plans.json's extra_leagues; ours, not in SPEC's plan shape). */
   leagueExtras: ReadonlyMap<string, number>;
   /** Live price alerts a user may have (BASE_ALERT_CAPACITY); a plan adds its extra_alerts (src/data/plans.json). */
@@ -411,6 +414,7 @@ export function loadConfig(env: Env = process.env): Config {
     consensusMinHolders: int(env, 'CONSENSUS_MIN_HOLDERS', 3, 1, 10_000),
     alertCapacity: int(env, 'BASE_ALERT_CAPACITY', 20, 0, 100_000),
     thesisReportsToHide: int(env, 'THESIS_REPORTS_TO_HIDE', 3, 1, 1_000),
+    feedFanOutMaxFollowers: int(env, 'FEED_FANOUT_MAX_FOLLOWERS', FEED_FANOUT_MAX_FOLLOWERS, 2, 1_000_000),
     rateLimits: {
       enabled: rateLimits === 'on',
       authPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),

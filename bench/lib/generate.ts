@@ -6,7 +6,9 @@ import pg from 'pg';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { argon2Hashing } from '../../src/services/passwords.js';
+import { FEED_FANOUT_MAX_FOLLOWERS } from '../../src/domain/feed.js';
 import { renumberHistory } from '../../src/repositories/bets.js';
+import { fillTimelines, markHeavilyFollowedAll } from '../../src/repositories/timeline.js';
 import { type BulkTarget, postgresTarget, sqliteTarget } from './bulk.js';
 import { BET_COLUMNS, CHAT_LINK_COLUMNS, FOLLOW_COLUMNS, Population, USER_COLUMNS } from './dataset.js';
 import { DATASET_VERSION, type Preset } from './presets.js';
@@ -108,6 +110,15 @@ export async function generate(
     await phase('history places', () => renumberHistory(handle.db));
     log('  rebuilding indexes…');
     await phase('indexes', rebuild);
+    // The feed's timelines (migration 0034), as the follows and the bets'
+    // events would have written them; after the indexes, so the join reads
+    // bets_user_event_idx. Heavily followed at the default threshold: the
+    // server reads the stored marks whatever FEED_FANOUT_MAX_FOLLOWERS it runs with.
+    log('  filling timelines…');
+    await phase('timelines', async () => {
+      await markHeavilyFollowedAll(handle.db, FEED_FANOUT_MAX_FOLLOWERS);
+      await fillTimelines(handle.db);
+    });
     // The verifiable record's table, where its migration exists: every user's chain of bet events.
     const recordEntryCount = (await b.hasTable('record_entries'))
       ? await phase('record', async () => {

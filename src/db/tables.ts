@@ -168,6 +168,19 @@ export interface FollowsTable {
   created_at: number;
 }
 
+/** One row per follower and bet of a trader they follow who is not heavily followed (migration 0034, docs/performance.md). */
+export interface TimelineTable {
+  follower_id: number;
+  bet_id: number;
+  /** The bet's last_event_at, kept equal to it by the bet's events. */
+  last_event_at: number;
+}
+
+/** Traders whose bets are not copied into timelines but read at read time (migration 0034). */
+export interface HeavilyFollowedTable {
+  user_id: number;
+}
+
 export interface ChatLinksTable {
   user_id: number;
   transport: ChatTransportName;
@@ -414,6 +427,8 @@ export interface Database {
   user_day_stats: UserDayStatsTable;
   consensus_calls: ConsensusCallsTable;
   follows: FollowsTable;
+  timeline: TimelineTable;
+  heavily_followed: HeavilyFollowedTable;
   chat_links: ChatLinksTable;
   chat_link_codes: ChatLinkCodesTable;
   notifications: NotificationsTable;

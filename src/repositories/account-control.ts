@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { deletedIdentity } from '../domain/accounts.js';
+import { forgetTimelinesOf } from './timeline.js';
 
 export async function deleteOtherSessions(db: Db, userId: number, keepSessionId: string): Promise<void> {
   await db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keepSessionId).execute();
@@ -31,6 +32,9 @@ export async function anonymiseUser(db: Db, userId: number, now: number): Promis
     .where('id', '=', userId)
     .execute();
   await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+  // The feed's rows go while the follows that find them are still there, with the
+  // user's row (updated above) locked against their bets' events.
+  await forgetTimelinesOf(db, userId);
   await db
     .deleteFrom('follows')
     .where((eb) => eb.or([eb('follower_id', '=', userId), eb('followed_id', '=', userId)]))

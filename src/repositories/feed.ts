@@ -7,30 +7,38 @@ import { chunk, FEED_USERS_PER_QUERY, type FeedPage, newestEventFirst } from '..
 type FeedValues = { limit: number; offset: number; depth: number } & Record<`u${number}`, number>;
 
 /**
- * One page of the bets of n users by latest event. Each user is its own
- * branch reading at most offset+limit entries of bets_user_event_idx in
- * order, and only that index (id and time: an index-only read), so the cost
- * follows the page depth and the number of users, never the size of their
- * whole history; only the page's own rows are then read from the table. The
- * statement's text depends only on n, so it is built and compiled once per n
+ * The newest `depth` (id, last_event_at) of one user's bets, in feed order:
+ * a read of bets_user_event_idx alone (an index-only read), so its cost is
+ * the depth, never the size of the user's history. A branch of the union
+ * below and of the timeline's merge with heavily followed traders
+ * (src/repositories/timeline.ts).
+ */
+export function latestEvents(db: Db, userId: number, depth: number) {
+  return db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('bets')
+        .select(['id', 'last_event_at'])
+        .where('user_id', '=', userId)
+        .orderBy('last_event_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(depth)
+        .as('b'),
+    )
+    .select(['b.id', 'b.last_event_at']);
+}
+
+/**
+ * One page of the bets of n users by latest event, each user one branch of
+ * latestEvents to offset+limit; only the page's own rows are then read from
+ * the table. The feed read this way before timelines (migration 0034); it now
+ * serves as the reference the timelines are tested against. The statement's
+ * text depends only on n, so it is built and compiled once per n
  * (src/db/prepared.ts).
  */
 function feedQueryFor(n: number) {
   return prepared((db, v: FeedValues) => {
-    const branches = Array.from({ length: n }, (_, i) =>
-      db
-        .selectFrom((eb) =>
-          eb
-            .selectFrom('bets')
-            .select(['id', 'last_event_at'])
-            .where('user_id', '=', v[`u${i}`])
-            .orderBy('last_event_at', 'desc')
-            .orderBy('id', 'desc')
-            .limit(v.depth)
-            .as('b'),
-        )
-        .select(['b.id', 'b.last_event_at']),
-    );
+    const branches = Array.from({ length: n }, (_, i) => latestEvents(db, v[`u${i}`], v.depth));
     const [first, ...rest] = branches;
     if (!first) throw new Error('a feed query needs at least one user');
     const union = rest.reduce((acc, b) => acc.unionAll(b), first);

@@ -10,6 +10,7 @@ import { forgetDevicesOf } from '../repositories/push.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
 import { historyPlaceHandler } from './history.js';
 import { leagueTalliesHandler } from './league-tallies.js';
+import { timelineHandler } from './timeline.js';
 import { noticesHandler } from './notifications.js';
 import { dayStatsHandler, leaderboardHandler, rankedLeaderboardHandler } from './rankings.js';
 import { committedRecordHandler, recordHandler } from './record.js';
@@ -23,6 +24,8 @@ export function wireServices(ctx: AppContext): void {
   // row, so every transaction takes the owner's row before that one, never after. A chat's answer is recorded last.
   events.inTransaction('betChanged', recordHandler(ctx));
   events.inTransaction('betChanged', historyPlaceHandler());
+  // After the record's handler, which holds the owner's row lock: follows of the owner are settled (src/services/timeline.ts).
+  events.inTransaction('betChanged', timelineHandler());
   events.inTransaction('betChanged', leaderboardHandler());
   events.inTransaction('betChanged', rankedLeaderboardHandler());
   events.inTransaction('betChanged', noticesHandler({ transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl }));

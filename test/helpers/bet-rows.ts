@@ -3,6 +3,7 @@
 import type { AppContext } from '../../src/context.js';
 import type { BetRow, NewBet } from '../../src/db/tables.js';
 import { renumberHistory } from '../../src/repositories/bets.js';
+import { fillTimelines } from '../../src/repositories/timeline.js';
 
 export interface TestBet {
   userId: number;
@@ -32,10 +33,15 @@ export function betRow(b: TestBet): NewBet {
   };
 }
 
-/** Inserts the bets, then gives the finished ones their places in their owners' histories, as a finishing transaction would. */
+/**
+ * Inserts the bets, then gives the finished ones their places in their
+ * owners' histories and puts them in their owners' followers' timelines, as
+ * their events would.
+ */
 export async function insertTestBets(ctx: AppContext, bets: TestBet[]): Promise<BetRow[]> {
   if (bets.length === 0) return [];
   const rows = await ctx.db.insertInto('bets').values(bets.map(betRow)).returningAll().execute();
+  await fillTimelines(ctx.db, [...new Set(rows.map((r) => r.user_id))]);
   const finished = rows.filter((r) => r.closed_at !== null);
   if (finished.length === 0) return rows;
   await renumberHistory(ctx.db, [...new Set(finished.map((r) => r.user_id))]);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { AppContext } from '../../src/context.js';
 import { usernameKey } from '../../src/domain/accounts.js';
+import { forgetTimelinesOf } from '../../src/repositories/timeline.js';
 import { insertUser } from '../../src/repositories/users.js';
 import { uniqueName } from './app.js';
 
@@ -34,8 +35,10 @@ export async function insertTestUsers(ctx: AppContext, n: number, prefix = 'many
   return ids.map((r) => r.id);
 }
 
+/** Marks the account deleted and takes its bets out of the feed, as a deletion does (its follows stay). */
 export async function deleteTestUser(ctx: AppContext, id: number): Promise<void> {
   await ctx.db.updateTable('users').set({ deleted_at: ctx.clock.now() }).where('id', '=', id).execute();
+  await forgetTimelinesOf(ctx.db, id);
 }
 
 export async function setExtraSlots(ctx: AppContext, id: number, extraSlots: number): Promise<void> {

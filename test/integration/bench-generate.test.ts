@@ -84,6 +84,27 @@ forEachDialect('bench generator', (dialect: Dialect) => {
     assert.ok(summaryLines.some((l) => l.startsWith('Done in')));
   });
 
+  test("the feed's timelines hold every follow's bets, as the follows and events would have written them (no trader of this preset is heavily followed)", async () => {
+    const n = async (q: { executeTakeFirstOrThrow(): Promise<{ n: unknown }> }) => Number((await q.executeTakeFirstOrThrow()).n);
+    const timeline = await n(handle.db.selectFrom('timeline').select((eb) => eb.fn.countAll().as('n')));
+    const expected = await n(
+      handle.db
+        .selectFrom('follows')
+        .innerJoin('bets', 'bets.user_id', 'follows.followed_id')
+        .select((eb) => eb.fn.countAll().as('n')),
+    );
+    assert.ok(timeline > 0);
+    assert.equal(timeline, expected);
+    assert.equal(await n(handle.db.selectFrom('heavily_followed').select((eb) => eb.fn.countAll().as('n'))), 0);
+    const feedUser = await n(
+      handle.db
+        .selectFrom('timeline')
+        .where('follower_id', '=', ROLES.feed.id)
+        .select((eb) => eb.fn.countAll().as('n')),
+    );
+    assert.ok(feedUser > 0, 'the feed scenario reads a filled timeline');
+  });
+
   test('the leaderboard is the aggregate of CLOSED bets', async () => {
     const board = await handle.db.selectFrom('leaderboard').selectAll().orderBy('user_id').execute();
     const expected = await handle.db

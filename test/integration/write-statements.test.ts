@@ -51,8 +51,9 @@ forEachDialect('statements of a write', (dialect) => {
       betId = res.json().bet_id;
     });
     const lock = dialect === 'postgres' ? 1 : 0;
-    // the user [locked], the insert, chain head, chain entry, followers' chats and mail, followers' push devices
-    assert.equal(work.length, 6, work.join('\n'));
+    // the user [locked], the insert, chain head, chain entry, followers' timelines, followers' chats and mail, followers' push devices
+    assert.equal(work.length, 7, work.join('\n'));
+    assert.equal(work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, "every follower's timeline in one statement");
     assert.equal(work.filter((s) => /^insert into "notifications"/i.test(s)).length, 2, 'chats and mail in one statement, push devices in one');
     assert.equal(work.filter((s) => /for no key update/i.test(s)).length, lock, 'one user-row lock, not two');
     assert.equal(work.filter((s) => /^insert into "bets"/i.test(s) && /count\(\*\)/i.test(s)).length, 1, 'the capacity check is in the insert');
@@ -66,8 +67,9 @@ forEachDialect('statements of a write', (dialect) => {
       const res = await call(u, 'POST', '/bet/close', { bet_id: betId });
       assert.equal(res.statusCode, 200, res.body);
     });
-    // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, history place, day statistics, league tallies
-    assert.equal(close.work.length, 8 + lock, close.work.join('\n'));
+    // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, history place, followers' timelines, day statistics, league tallies
+    assert.equal(close.work.length, 9 + lock, close.work.join('\n'));
+    assert.equal(close.work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, "every follower's timeline in one statement");
     assert.equal(close.work.filter((s) => /^update "bets" set "history_pos"/i.test(s)).length, 1, 'the history place in one statement');
     assert.equal(close.work.filter((s) => /^update "league_members"/i.test(s)).length, 1, 'one statement for every league the bet counts in');
   });
@@ -86,7 +88,7 @@ forEachDialect('statements of a write', (dialect) => {
       assert.equal(r.statusCode, 200, r.body);
     });
     const lock = dialect === 'postgres' ? 1 : 0;
-    assert.equal(close.work.length, 9 + lock, close.work.join('\n'));
+    assert.equal(close.work.length, 10 + lock, close.work.join('\n'));
     assert.equal(close.work.filter((s) => /^insert into "ranked_leaderboard"/i.test(s)).length, 1);
     assert.equal(close.work.filter((s) => /^insert into "user_day_stats"/i.test(s)).length, 1, 'raw and ranked day sums in one statement');
   });
@@ -104,7 +106,7 @@ forEachDialect('statements of a write', (dialect) => {
     assert.equal(again.work.filter((s) => /quotes/i.test(s)).length, 0, again.work.join('\n'));
   });
 
-  test('a follow: the follower (locked on PostgreSQL), then one insert holding the live-account and capacity checks; an unfollow: one delete, committed as a transaction', async () => {
+  test("a follow: the two users (locked on PostgreSQL), one insert holding the live-account and capacity checks, the trader's fan-out state, the copy of their bets into the timeline; an unfollow: [the trader's lock], the delete, the bets out of the timeline, the fan-out state, committed as a transaction", async () => {
     const fan = await registerAndLogin(t.app, 'fw');
     const star = await registerAndLogin(t.app, 'fs');
     assert.equal((await call(fan, 'GET', '/me')).statusCode, 200);
@@ -112,13 +114,16 @@ forEachDialect('statements of a write', (dialect) => {
       const res = await call(fan, 'POST', '/follow', { followed_id: star.id, action: 'follow' });
       assert.equal(res.statusCode, 200, res.body);
     });
-    assert.equal(follow.work.length, 2, follow.work.join('\n'));
-    assert.match(follow.work[1]!, /^insert into "follows"/i);
+    const lock = dialect === 'postgres' ? 1 : 0;
+    assert.equal(follow.work.length, 4 + lock, follow.work.join('\n'));
+    assert.match(follow.work[1 + lock]!, /^insert into "follows"/i);
+    assert.match(follow.work[3 + lock]!, /^insert into "timeline"/i);
     const unfollow = await counted(async () => {
       const res = await call(fan, 'POST', '/follow', { followed_id: star.id, action: 'unfollow' });
       assert.equal(res.statusCode, 200, res.body);
     });
-    assert.equal(unfollow.work.length, 1, unfollow.work.join('\n'));
+    assert.equal(unfollow.work.length, 3 + lock, unfollow.work.join('\n'));
+    assert.match(unfollow.work[lock]!, /^delete from "follows"/i);
     assert.ok(
       unfollow.control.some((s) => /^commit/i.test(s)),
       'the delete commits as a transaction (group commit on SQLite)',

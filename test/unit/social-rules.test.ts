@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { chunk, newestEventFirst } from '../../src/domain/feed.js';
+import { chunk, fanOutAfterFollow, fanOutAfterUnfollow, newestEventFirst } from '../../src/domain/feed.js';
 import { isPossibleId } from '../../src/domain/ids.js';
 import { escapeLike, searchKey, searchPatterns } from '../../src/domain/search.js';
 
@@ -39,6 +39,23 @@ describe('feed and id rules', () => {
   test('chunk splits into groups of at most n, in order', () => {
     assert.deepEqual(chunk([1, 2, 3, 4, 5], 2), [[1, 2], [3, 4], [5]]);
     assert.deepEqual(chunk([], 3), []);
+  });
+
+  test('fan-out: a follow copies until the threshold, which makes the trader heavily followed; nothing for one already so', () => {
+    assert.equal(fanOutAfterFollow(false, 1, 1000), 'copy');
+    assert.equal(fanOutAfterFollow(false, 999, 1000), 'copy');
+    assert.equal(fanOutAfterFollow(false, 1000, 1000), 'becomeHeavy');
+    assert.equal(fanOutAfterFollow(true, 1000, 1000), 'none');
+    assert.equal(fanOutAfterFollow(true, 3, 1000), 'none', 'stays heavily followed until an unfollow says otherwise');
+  });
+
+  test('fan-out: an unfollow returns a heavily followed trader only below half the threshold', () => {
+    assert.equal(fanOutAfterUnfollow(true, 999, 1000), 'none');
+    assert.equal(fanOutAfterUnfollow(true, 500, 1000), 'none');
+    assert.equal(fanOutAfterUnfollow(true, 499, 1000), 'becomeLight');
+    assert.equal(fanOutAfterUnfollow(false, 0, 1000), 'none');
+    assert.equal(fanOutAfterUnfollow(true, 1, 3), 'becomeLight');
+    assert.equal(fanOutAfterUnfollow(true, 2, 3), 'none');
   });
 
   test('possible ids are positive safe integers', () => {

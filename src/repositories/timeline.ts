@@ -1,0 +1,221 @@
+// Timelines (migration 0034): each follower's copy of the (id, last event) of
+// every bet of the traders they follow, except heavily followed traders',
+// whose bets are read at read time (docs/performance.md "The feed").
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
+import type { BetRow } from '../db/tables.js';
+import { chunk, FEED_USERS_PER_QUERY, type FeedPage, newestEventFirst } from '../domain/feed.js';
+import { latestEvents } from './feed.js';
+
+/**
+ * A bet's new event, written into the timeline of every follower of its owner
+ * in one statement (follows_followed_idx), unless the owner is heavily followed.
+ */
+const fanOutQuery = prepared((db, p: { ownerId: number; betId: number; at: number }) =>
+  db
+    .insertInto('timeline')
+    .columns(['follower_id', 'bet_id', 'last_event_at'])
+    .expression(
+      db
+        .selectFrom('follows')
+        .select((eb) => ['follows.follower_id', eb.val(p.betId).as('bet_id'), eb.val(p.at).as('last_event_at')])
+        .where('follows.followed_id', '=', p.ownerId)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('heavily_followed').select('user_id').where('user_id', '=', p.ownerId)))),
+    )
+    .onConflict((oc) => oc.columns(['follower_id', 'bet_id']).doUpdateSet((eb) => ({ last_event_at: eb.ref('excluded.last_event_at') }))),
+);
+
+export async function fanOutBet(db: Db, bet: Pick<BetRow, 'id' | 'user_id' | 'last_event_at'>): Promise<void> {
+  await fanOutQuery(db, { ownerId: bet.user_id, betId: bet.id, at: bet.last_event_at });
+}
+
+/** Every bet of `followedId` into the timeline of `followerId` (a new follow). */
+export async function copyIntoTimeline(db: Db, followerId: number, followedId: number): Promise<void> {
+  await db
+    .insertInto('timeline')
+    .columns(['follower_id', 'bet_id', 'last_event_at'])
+    .expression(
+      db
+        .selectFrom('bets')
+        .select((eb) => [eb.val(followerId).as('follower_id'), 'bets.id', 'bets.last_event_at'])
+        .where('bets.user_id', '=', followedId),
+    )
+    .onConflict((oc) => oc.columns(['follower_id', 'bet_id']).doUpdateSet((eb) => ({ last_event_at: eb.ref('excluded.last_event_at') })))
+    .execute();
+}
+
+/** The bets of `followedId` out of the timeline of `followerId` (an unfollow), through the timeline's primary key. */
+export async function removeFromTimeline(db: Db, followerId: number, followedId: number): Promise<void> {
+  await db
+    .deleteFrom('timeline')
+    .where('follower_id', '=', followerId)
+    .where('bet_id', 'in', (eb) => eb.selectFrom('bets').select('id').where('user_id', '=', followedId))
+    .execute();
+}
+
+/** The bets of `userId` out of the timelines of all their followers (read from follows, so before the follows go). */
+async function removeFromFollowersTimelines(db: Db, userId: number): Promise<void> {
+  await db
+    .deleteFrom('timeline')
+    .where('follower_id', 'in', (eb) => eb.selectFrom('follows').select('follower_id').where('followed_id', '=', userId))
+    .where('bet_id', 'in', (eb) => eb.selectFrom('bets').select('id').where('user_id', '=', userId))
+    .execute();
+}
+
+/** Whether a trader is heavily followed, and their followers counted up to `upTo` (follows_followed_idx). */
+export async function fanOutState(db: Db, userId: number, upTo: number): Promise<{ heavy: boolean; followers: number }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.exists(eb.selectFrom('heavily_followed').select('user_id').where('user_id', '=', userId)).as('heavy'),
+      eb
+        .selectFrom((s) => s.selectFrom('follows').select('follower_id').where('followed_id', '=', userId).limit(upTo).as('f'))
+        .select((s) => s.fn.countAll<number>().as('n'))
+        .as('followers'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { heavy: Boolean(row.heavy), followers: Number(row.followers) };
+}
+
+/** Marks a trader heavily followed: their bets leave every timeline, to be read at read time. */
+export async function markHeavilyFollowed(db: Db, userId: number): Promise<void> {
+  await db
+    .insertInto('heavily_followed')
+    .values({ user_id: userId })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
+  await removeFromFollowersTimelines(db, userId);
+}
+
+/** Returns a trader to the fan-out: their bets go into every follower's timeline. */
+export async function unmarkHeavilyFollowed(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('heavily_followed').where('user_id', '=', userId).execute();
+  await fillTimelines(db, [userId]);
+}
+
+/** A deleted account's timeline, and its bets in its followers' timelines: before its follows are removed. */
+export async function forgetTimelinesOf(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('timeline').where('follower_id', '=', userId).execute();
+  await removeFromFollowersTimelines(db, userId);
+  await db.deleteFrom('heavily_followed').where('user_id', '=', userId).execute();
+}
+
+/**
+ * Marks every trader with at least `maxFollowers` followers heavily followed,
+ * as the follows that got them there would have: for rows written straight
+ * into the tables (the benchmark's generated data), before fillTimelines.
+ */
+export async function markHeavilyFollowedAll(db: Db, maxFollowers: number): Promise<void> {
+  await sql`
+    insert into heavily_followed (user_id)
+    select followed_id from follows group by followed_id having count(*) >= ${maxFollowers}
+    on conflict (user_id) do nothing
+  `.execute(db);
+}
+
+/**
+ * Writes the timeline rows of the bets of `ownerIds` (all owners without),
+ * except heavily followed ones', as their events and follows would have: for
+ * rows written straight into the tables (the benchmark's generated data, test
+ * fixtures), as renumberHistory does for history places.
+ */
+export async function fillTimelines(db: Db, ownerIds?: readonly number[]): Promise<void> {
+  if (ownerIds !== undefined && ownerIds.length === 0) return;
+  const only = ownerIds === undefined ? sql`` : sql`and f.followed_id in (${sql.join(ownerIds)})`;
+  await sql`
+    insert into timeline (follower_id, bet_id, last_event_at)
+    select f.follower_id, b.id, b.last_event_at
+    from follows f
+    join users u on u.id = f.followed_id and u.deleted_at is null
+    join bets b on b.user_id = f.followed_id
+    where not exists (select 1 from heavily_followed h where h.user_id = f.followed_id) ${only}
+    on conflict (follower_id, bet_id) do update set last_event_at = excluded.last_event_at
+  `.execute(db);
+}
+
+/** The live heavily followed traders someone follows (few: each has FEED_FANOUT_MAX_FOLLOWERS followers or more). */
+const heavyFollowedQuery = prepared((db, p: { followerId: number }) =>
+  db
+    .selectFrom('heavily_followed as h')
+    .innerJoin('follows as f', 'f.followed_id', 'h.user_id')
+    .innerJoin('users as u', 'u.id', 'h.user_id')
+    .select('h.user_id')
+    .where('f.follower_id', '=', p.followerId)
+    .where('u.deleted_at', 'is', null)
+    .orderBy('h.user_id'),
+);
+
+export async function heavilyFollowedBy(db: Db, followerId: number): Promise<number[]> {
+  return (await heavyFollowedQuery(db, { followerId })).map((r) => Number(r.user_id));
+}
+
+export type FeedRow = BetRow & { username: string };
+
+type PageValues = { followerId: number; limit: number; offset: number; depth: number } & Record<`u${number}`, number>;
+
+/**
+ * A page of the timeline merged with the bets of `n` heavily followed users:
+ * the timeline's range of timeline_page_idx to offset+limit, each heavy user's
+ * bets_user_event_idx to the same depth (n = 0: the range at the offset
+ * alone, no sort), then only the page's rows from bets and users.
+ */
+function pageQueryFor(n: number) {
+  return prepared((db, v: PageValues) => {
+    const timeline = db.selectFrom('timeline').where('follower_id', '=', v.followerId).orderBy('last_event_at', 'desc').orderBy('bet_id', 'desc');
+    const rows = db.selectFrom('bets').innerJoin('users', 'users.id', 'bets.user_id').selectAll('bets').select('users.username');
+    const newestFirst = (q: typeof rows) => q.orderBy('bets.last_event_at', 'desc').orderBy('bets.id', 'desc');
+    if (n === 0) return newestFirst(rows.where('bets.id', 'in', timeline.select('bet_id').limit(v.limit).offset(v.offset)));
+    const branches = [
+      db.selectFrom(timeline.select(['bet_id as id', 'last_event_at']).limit(v.depth).as('b')).select(['b.id', 'b.last_event_at']),
+      ...Array.from({ length: n }, (_, i) => latestEvents(db, v[`u${i}`], v.depth)),
+    ];
+    const [first, ...rest] = branches;
+    const union = rest.reduce((acc, b) => acc.unionAll(b), first!);
+    const page = db
+      .selectFrom(union.as('feed'))
+      .select('feed.id')
+      .orderBy('feed.last_event_at', 'desc')
+      .orderBy('feed.id', 'desc')
+      .limit(v.limit)
+      .offset(v.offset);
+    return newestFirst(rows.where('bets.id', 'in', page));
+  });
+}
+
+// One entry per number of heavy users, at most FEED_USERS_PER_QUERY.
+const pageQueries = new Map<number, ReturnType<typeof pageQueryFor>>();
+
+function pageQuery(db: Db, followerId: number, heavyIds: number[], page: FeedPage): Promise<FeedRow[]> {
+  let query = pageQueries.get(heavyIds.length);
+  if (!query) {
+    query = pageQueryFor(heavyIds.length);
+    pageQueries.set(heavyIds.length, query);
+  }
+  const values: PageValues = { followerId, limit: page.limit, offset: page.offset, depth: page.offset + page.limit };
+  heavyIds.forEach((id, i) => {
+    values[`u${i}`] = id;
+  });
+  return query(db, values) as Promise<FeedRow[]>;
+}
+
+/** One page of a follower's feed: their timeline merged with the heavily followed users they follow. */
+export async function feedPage(
+  db: Db,
+  followerId: number,
+  heavyIds: number[],
+  page: FeedPage,
+  usersPerQuery = FEED_USERS_PER_QUERY,
+): Promise<FeedRow[]> {
+  // One branch is the timeline's: a statement holds it and usersPerQuery - 1 heavy users.
+  const groups = chunk(heavyIds, usersPerQuery - 1);
+  if (groups.length <= 1) return pageQuery(db, followerId, heavyIds, page);
+  // Following more heavy users than one statement holds: each group's top offset+limit with the timeline's, merged.
+  const depth = { limit: page.offset + page.limit, offset: 0 };
+  const parts = await Promise.all(groups.map((ids) => pageQuery(db, followerId, ids, depth)));
+  const seen = new Set<number>();
+  return parts
+    .flat()
+    .filter((r) => !seen.has(r.id) && seen.add(r.id))
+    .sort(newestEventFirst)
+    .slice(page.offset, page.offset + page.limit);
+}
