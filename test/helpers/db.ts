@@ -71,10 +71,12 @@ export interface TestDatabaseOptions {
    */
   migrated?: boolean;
   /**
-   * Keep the production durability settings (synchronous=FULL). Other test
-   * databases run with synchronous=OFF: a test's data never has to survive a
-   * power loss, and an fsync per commit is most of a write's time. The tests
-   * of durability and commits ask for this.
+   * Keep the production durability settings (synchronous=NORMAL, the WAL
+   * synced after each group commit, checkpoints in a worker). Other test
+   * databases run with synchronous=OFF, no WAL sync and SQLite's own
+   * checkpoints (openDatabase's durable: false): a test's data never has to
+   * survive a power loss, and an fsync per commit is most of a write's time.
+   * The tests of durability and commits ask for this.
    */
   durable?: boolean;
 }
@@ -85,8 +87,7 @@ export async function openTestDatabase(dialect: Dialect, opts: TestDatabaseOptio
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bets-test-'));
     const file = path.join(dir, `${id}.db`);
     if (opts.migrated) fs.copyFileSync(await migratedTemplate(), file);
-    const handle = openDatabase({ dialect: 'sqlite', path: file }, { onQuery: opts.onQuery });
-    if (!opts.durable) handle.sqlite?.pragma('synchronous = OFF');
+    const handle = openDatabase({ dialect: 'sqlite', path: file }, { onQuery: opts.onQuery, durable: opts.durable ?? false });
     return testDatabase(handle, `sqlite:${file}`, async () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   if (!PG_URL) throw new Error(PG_SKIP);
@@ -122,8 +123,7 @@ function migratedTemplate(): Promise<string> {
     const file = path.join(os.tmpdir(), `bets-test-template-${hash.digest('hex').slice(0, 16)}.db`);
     if (fs.existsSync(file)) return file;
     const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    const handle = openDatabase({ dialect: 'sqlite', path: partial });
-    handle.sqlite?.pragma('synchronous = OFF');
+    const handle = openDatabase({ dialect: 'sqlite', path: partial }, { durable: false });
     try {
       await handle.migrate();
     } finally {
