@@ -5,9 +5,12 @@
 // PRAGMA wal_checkpoint(PASSIVE) when the -wal file has grown past a size
 // (checked after commits, at most once an interval). PASSIVE never waits for
 // readers or writers, so the request connection is never made to wait for
-// it; with synchronous=NORMAL on the worker's connection SQLite syncs the WAL
+// it; should the WAL outrun it, writes pause for one (catchUp). With synchronous=NORMAL on the worker's connection SQLite syncs the WAL
 // before copying and the database file after a complete checkpoint, before
-// the WAL can be written again from its start. The worker is started on the
+// the WAL can be written again from its start. journal_size_limit (half of
+// walBytes, set by openDatabase) cuts the -wal file back at the first commit
+// after that, so its size is the bytes of frames written since: the measure
+// used here. The worker is started on the
 // first checkpoint, so a database that never grows its WAL (most tests) never
 // has one.
 import { once } from 'node:events';
@@ -15,18 +18,27 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 export interface CheckpointOptions {
-  /** Ask for a checkpoint once the -wal file is at least this large (bytes). */
+  /** Ask for a checkpoint once the -wal file holds this many bytes of frames. */
   walBytes: number;
-  /** ... and at most this often (ms): a WAL reused after a checkpoint keeps its size. */
+  /** ... at most this often (ms) while checkpoints cannot finish for the writes going on. */
   intervalMs: number;
 }
 
-export const DEFAULT_CHECKPOINT: CheckpointOptions = { walBytes: 4 * 1024 * 1024, intervalMs: 1000 };
+export const DEFAULT_CHECKPOINT: CheckpointOptions = { walBytes: 4 * 1024 * 1024, intervalMs: 250 };
+
+/**
+ * The WAL size past which writes wait for a checkpoint: PASSIVE checkpoints
+ * running beside a steady stream of commits never catch up with the last
+ * frame, and the WAL is only written from its top again once one has.
+ */
+export const behindBytes = (opts: CheckpointOptions) => 4 * opts.walBytes;
 
 /** What the worker's checkpoints have done (tests and diagnostics). */
 export interface CheckpointStats {
   /** Checkpoints run. */
   runs: number;
+  /** Times writes waited for a checkpoint (the WAL past behindBytes). */
+  waits: number;
   /** Frames in the WAL and frames of it copied into the database, after the last run. */
   lastLog: number;
   lastCheckpointed: number;
@@ -63,10 +75,12 @@ parentPort.on('message', (msg) => {
 
 export class Checkpointer {
   private worker: Worker | null = null;
-  private inFlight = false;
+  /** The checkpoint under way, resolved when the worker answers (or fails). */
+  private inFlight: Promise<void> | null = null;
+  private answered: (() => void) | null = null;
   private lastAsked = 0;
   private closed = false;
-  readonly stats: CheckpointStats = { runs: 0, lastLog: 0, lastCheckpointed: 0, workerRunning: false, failure: null };
+  readonly stats: CheckpointStats = { runs: 0, waits: 0, lastLog: 0, lastCheckpointed: 0, workerRunning: false, failure: null };
 
   constructor(
     private readonly file: string,
@@ -77,22 +91,58 @@ export class Checkpointer {
     private readonly opts: CheckpointOptions = DEFAULT_CHECKPOINT,
   ) {}
 
+  private get stopped(): boolean {
+    return this.closed || this.stats.failure !== null;
+  }
+
   /** After a durable commit: asks for a checkpoint when the WAL is big enough and none ran lately. */
   committed(now = Date.now()): void {
-    if (this.closed || this.inFlight || this.stats.failure !== null) return;
-    if (now - this.lastAsked < this.opts.intervalMs || this.walSize() < this.opts.walBytes) return;
+    if (this.stopped || this.inFlight || now - this.lastAsked < this.opts.intervalMs || this.walSize() < this.opts.walBytes) return;
+    void this.checkpoint(now);
+  }
+
+  /**
+   * Before a batch: when the WAL has outrun the checkpoints (behindBytes),
+   * waits for one that runs with no write beside it, so it reaches the last
+   * frame and the next commit writes the WAL from its top again. The event
+   * loop goes on; only writes wait.
+   */
+  async catchUp(): Promise<void> {
+    if (this.stopped || this.walSize() < behindBytes(this.opts)) return;
+    this.stats.waits += 1;
+    if (this.inFlight) await this.inFlight;
+    if (!this.stopped) await this.checkpoint(Date.now());
+  }
+
+  private checkpoint(now: number): Promise<void> {
     this.lastAsked = now;
-    this.inFlight = true;
-    (this.worker ??= this.start()).postMessage('checkpoint');
+    this.inFlight = new Promise<void>((resolve) => {
+      this.answered = resolve;
+    });
+    const worker = (this.worker ??= this.start());
+    // Held while someone may be waiting for the answer; otherwise unref'd (start()).
+    worker.ref();
+    worker.postMessage('checkpoint');
+    return this.inFlight;
+  }
+
+  private settle(): void {
+    this.worker?.unref();
+    const answered = this.answered;
+    this.inFlight = null;
+    this.answered = null;
+    answered?.();
   }
 
   /** Stops the worker (its connection closed) and waits for its thread to end. */
   async close(): Promise<void> {
     this.closed = true;
+    this.settle();
     const worker = this.worker;
     this.worker = null;
     if (!worker || !this.stats.workerRunning) return;
     const exited = once(worker, 'exit');
+    worker.ref();
     worker.postMessage('close');
     await exited;
   }
@@ -105,11 +155,11 @@ export class Checkpointer {
     worker.unref();
     this.stats.workerRunning = true;
     worker.on('message', (reply: Reply) => {
-      this.inFlight = false;
       if (!reply.ok) return this.fail(reply.error);
       this.stats.runs += 1;
       this.stats.lastLog = reply.log;
       this.stats.lastCheckpointed = reply.checkpointed;
+      this.settle();
     });
     worker.on('error', (err) => this.fail(err.message));
     worker.on('exit', () => {
@@ -125,7 +175,7 @@ export class Checkpointer {
   private fail(reason: string): void {
     if (this.stats.failure !== null || this.closed) return;
     this.stats.failure = reason;
-    this.inFlight = false;
+    this.settle();
     void this.worker?.terminate();
     this.worker = null;
     this.onFailure(reason);

@@ -11,7 +11,8 @@ import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
 import { isPossibleId } from '../domain/ids.js';
 import { type CheckpointOptions, Checkpointer, type CheckpointStats, DEFAULT_CHECKPOINT } from './checkpointer.js';
-import { type CommitEvent, GroupCommitter } from './group-commit.js';
+import { DurableSqliteDialect } from './durable-driver.js';
+import { type CommitEvent, GROUP_COMMIT, GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { NamedStatements, withNamedStatements } from './named-statements.js';
 import { SearchPathDialect } from './schema-introspector.js';
@@ -95,7 +96,8 @@ export class DatabaseHandle {
           durability.checkpointer.committed();
         }
       : undefined;
-    this.committer = dialect === 'sqlite' ? new GroupCommitter(db, { sync, onEvent: onCommitEvent }) : null;
+    const beforeBatch = durability ? () => durability.checkpointer.catchUp() : undefined;
+    this.committer = dialect === 'sqlite' ? new GroupCommitter(db, { sync, beforeBatch, onEvent: onCommitEvent }) : null;
   }
 
   /** Transactions committed and commits used on SQLite (the ratio is group commit's saving); null on PostgreSQL. */
@@ -217,7 +219,11 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     // file unless told otherwise.
     sqlite.pragma('temp_store = MEMORY');
     const durability = durable && !isInMemory(config.path) ? walDurability(sqlite, path.resolve(config.path), opts.checkpoint) : null;
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...queryLog(opts) });
+    const driverConfig = { database: withStatementCache(sqlite) };
+    const dialect = durability
+      ? new DurableSqliteDialect(driverConfig, { inTransaction: () => sqlite.inTransaction, sync: () => durability.wal.sync(), syncedByCaller: GROUP_COMMIT })
+      : new SqliteDialect(driverConfig);
+    const db = new Kysely<Database>({ dialect, ...queryLog(opts) });
     return new DatabaseHandle(db, 'sqlite', sqlite, null, durability, opts.onCommitEvent);
   }
   const pool = new pg.Pool({
@@ -239,8 +245,9 @@ function walDurability(sqlite: SQLite.Database, file: string, checkpoint: Checkp
   // Checkpoints run in the worker: SQLite's automatic one would run, and
   // fsync the database file, inside a request's COMMIT.
   sqlite.pragma('wal_autocheckpoint = 0');
-  // A WAL grown by a burst is cut back to this once it is written from the top again.
-  sqlite.pragma(`journal_size_limit = ${4 * checkpoint.walBytes}`);
+  // Once the WAL is written from its top again its file is cut back to this,
+  // so its size tells how much was written since (see src/db/checkpointer.ts).
+  sqlite.pragma(`journal_size_limit = ${Math.floor(checkpoint.walBytes / 2)}`);
   const wal = new WalSync(`${file}-wal`);
   // Should the worker fail, SQLite's own checkpoints (on the event loop) keep the WAL from growing without end.
   const checkpointer = new Checkpointer(file, () => wal.size(), () => sqlite.pragma('wal_autocheckpoint = 1000'), checkpoint);

@@ -28,7 +28,8 @@ const BEGIN = CompiledQuery.raw('begin immediate');
 const SAVEPOINT = CompiledQuery.raw('savepoint member');
 const RELEASE = CompiledQuery.raw('release member');
 const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to member');
-const COMMIT = CompiledQuery.raw('commit');
+/** The batch's COMMIT: the committer syncs after it itself (src/db/durable-driver.ts leaves it alone). */
+export const GROUP_COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -43,6 +44,8 @@ export interface GroupCommitOptions {
   maxBatch?: number;
   /** Makes a commit durable: the WAL's fsync. Absent where COMMIT itself is as durable as wanted (synchronous=OFF tests, :memory:). */
   sync?: () => Promise<void>;
+  /** Awaited before each batch (the checkpointer's catch-up: writes wait, the event loop does not). */
+  beforeBatch?: () => Promise<void>;
   /** Told each step of each batch. */
   onEvent?: (event: CommitEvent) => void;
 }
@@ -64,6 +67,7 @@ export class GroupCommitter {
   private readonly maxBatch: number;
   private readonly sync: (() => Promise<void>) | null;
   private readonly onEvent: ((event: CommitEvent) => void) | null;
+  private readonly beforeBatch: (() => Promise<void>) | null;
   /** Set for good by a failed sync (see the top of this file). */
   private failed: WalSyncFailedError | null = null;
   private batches = 0;
@@ -75,6 +79,7 @@ export class GroupCommitter {
     this.maxBatch = opts.maxBatch ?? 64;
     this.sync = opts.sync ?? null;
     this.onEvent = opts.onEvent ?? null;
+    this.beforeBatch = opts.beforeBatch ?? null;
   }
 
   /** Runs fn as a member of the next batch; resolves after the shared commit and its sync. */
@@ -94,6 +99,7 @@ export class GroupCommitter {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
+        if (this.beforeBatch) await this.beforeBatch();
         await this.batch();
         // Requests held back by the batch (the connection was taken) queue up meanwhile.
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -137,7 +143,7 @@ export class GroupCommitter {
               await exec(RELEASE);
             }
           }
-          await exec(COMMIT);
+          await exec(GROUP_COMMIT);
         } catch (err) {
           await exec(ROLLBACK).catch(() => undefined);
           throw err;

@@ -17,6 +17,8 @@ import type { FileHandle } from 'node:fs/promises';
 export class WalSync {
   private handle: Promise<FileHandle> | null = null;
   private fd: number | null = null;
+  /** The first failed sync's error, given to every sync after it (see src/db/group-commit.ts on why). */
+  private failed: unknown = null;
 
   constructor(readonly walPath: string) {}
 
@@ -26,6 +28,16 @@ export class WalSync {
    * metadata reading the frames back needs.
    */
   async sync(): Promise<void> {
+    if (this.failed !== null) throw this.failed;
+    try {
+      await this.syncOnce();
+    } catch (err) {
+      this.failed = err;
+      throw err;
+    }
+  }
+
+  private async syncOnce(): Promise<void> {
     this.handle ??= fs.promises.open(this.walPath, 'r').then((h) => {
       this.fd = h.fd;
       return h;
