@@ -119,7 +119,8 @@ export class Checkpointer {
     this.inFlight = new Promise<void>((resolve) => {
       this.answered = resolve;
     });
-    const worker = (this.worker ??= this.start());
+    this.worker ??= this.start();
+    const worker = this.worker;
     // Held while someone may be waiting for the answer; otherwise unref'd (start()).
     worker.ref();
     worker.postMessage('checkpoint');

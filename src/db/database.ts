@@ -221,7 +221,11 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     const durability = durable && !isInMemory(config.path) ? walDurability(sqlite, path.resolve(config.path), opts.checkpoint) : null;
     const driverConfig = { database: withStatementCache(sqlite) };
     const dialect = durability
-      ? new DurableSqliteDialect(driverConfig, { inTransaction: () => sqlite.inTransaction, sync: () => durability.wal.sync(), syncedByCaller: GROUP_COMMIT })
+      ? new DurableSqliteDialect(driverConfig, {
+          inTransaction: () => sqlite.inTransaction,
+          sync: () => durability.wal.sync(),
+          syncedByCaller: GROUP_COMMIT,
+        })
       : new SqliteDialect(driverConfig);
     const db = new Kysely<Database>({ dialect, ...queryLog(opts) });
     return new DatabaseHandle(db, 'sqlite', sqlite, null, durability, opts.onCommitEvent);
@@ -250,7 +254,12 @@ function walDurability(sqlite: SQLite.Database, file: string, checkpoint: Checkp
   sqlite.pragma(`journal_size_limit = ${Math.floor(checkpoint.walBytes / 2)}`);
   const wal = new WalSync(`${file}-wal`);
   // Should the worker fail, SQLite's own checkpoints (on the event loop) keep the WAL from growing without end.
-  const checkpointer = new Checkpointer(file, () => wal.size(), () => sqlite.pragma('wal_autocheckpoint = 1000'), checkpoint);
+  const checkpointer = new Checkpointer(
+    file,
+    () => wal.size(),
+    () => sqlite.pragma('wal_autocheckpoint = 1000'),
+    checkpoint,
+  );
   return { wal, checkpointer };
 }
 

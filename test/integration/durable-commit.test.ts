@@ -100,8 +100,7 @@ describe('durable SQLite file', () => {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const open = (name: string, opts: Parameters<typeof openDatabase>[1] = {}) =>
-    openDatabase({ dialect: 'sqlite', path: path.join(dir, name) }, opts);
+  const open = (name: string, opts: Parameters<typeof openDatabase>[1] = {}) => openDatabase({ dialect: 'sqlite', path: path.join(dir, name) }, opts);
 
   test('COMMIT runs at synchronous=NORMAL and the -wal file is synced on the thread pool before callers are answered', async () => {
     const events: CommitEvent[] = [];
@@ -204,7 +203,11 @@ describe('durable SQLite file', () => {
     assert.equal(stats.workerRunning, false, 'worker stopped');
     // Every acknowledged row is in the file.
     const reopened = open('checkpoint.db', { durable: false });
-    const n = await reopened.db.selectFrom('settings').select((eb) => eb.fn.countAll<number>().as('n')).where('key', 'like', 'ckpt%').executeTakeFirstOrThrow();
+    const n = await reopened.db
+      .selectFrom('settings')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('key', 'like', 'ckpt%')
+      .executeTakeFirstOrThrow();
     await reopened.close();
     assert.equal(Number(n.n), written);
   });
