@@ -93,6 +93,20 @@ describe('group commit with a WAL sync', () => {
   });
 });
 
+/** Every fdatasync made through a FileHandle from now on, by the path of its file. */
+async function spyOnDatasync(dir: string): Promise<{ synced: string[]; restore: () => void }> {
+  const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
+  const proto = Object.getPrototypeOf(probe) as { datasync: (this: { fd: number }) => Promise<void> };
+  await probe.close();
+  const real = proto.datasync;
+  const synced: string[] = [];
+  proto.datasync = function (this: { fd: number }) {
+    synced.push(fs.readlinkSync(`/proc/self/fd/${this.fd}`));
+    return real.call(this);
+  };
+  return { synced, restore: () => void (proto.datasync = real) };
+}
+
 describe('durable SQLite file', () => {
   let dir: string;
   before(() => {
@@ -114,16 +128,7 @@ describe('durable SQLite file', () => {
         if (e.type === 'sync-end') during += ticks;
       },
     });
-    // Every fdatasync made through a FileHandle, with the file it was made on.
-    const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
-    const proto = Object.getPrototypeOf(probe) as { datasync: (this: { fd: number }) => Promise<void> };
-    await probe.close();
-    const real = proto.datasync;
-    const synced: string[] = [];
-    proto.datasync = function (this: { fd: number }) {
-      synced.push(fs.readlinkSync(`/proc/self/fd/${this.fd}`));
-      return real.call(this);
-    };
+    const { synced, restore } = await spyOnDatasync(dir);
     let ticking = true;
     const tick = () => {
       ticks += 1;
@@ -159,7 +164,28 @@ describe('durable SQLite file', () => {
       }
     } finally {
       ticking = false;
-      proto.datasync = real;
+      restore();
+      await d.close();
+    }
+  });
+
+  test('a write outside transaction() (and a migration) is synced before it returns; a read is not', async () => {
+    const d = open('autocommit.db');
+    const { synced, restore } = await spyOnDatasync(dir);
+    const wal = `${fs.realpathSync(dir)}/autocommit.db-wal`;
+    try {
+      await d.migrate();
+      assert.ok(synced.length >= 1 && synced.every((f) => f === wal), 'the migrations’ commit synced the WAL');
+      synced.length = 0;
+      await d.db.insertInto('settings').values({ key: 'alone', value: 'v' }).execute();
+      assert.deepEqual(synced, [wal]);
+      await d.db.selectFrom('settings').selectAll().execute();
+      await d.db.updateTable('settings').set({ value: 'w' }).where('key', '=', 'alone').execute();
+      assert.deepEqual(synced, [wal, wal], 'the update synced, the read did not');
+      await d.transaction((trx) => insert(trx, 'grouped'));
+      assert.deepEqual(synced, [wal, wal, wal], 'a group commit syncs once');
+    } finally {
+      restore();
       await d.close();
     }
   });
