@@ -104,7 +104,10 @@ async function spyOnDatasync(dir: string): Promise<{ synced: string[]; restore: 
     synced.push(fs.readlinkSync(`/proc/self/fd/${this.fd}`));
     return real.call(this);
   };
-  return { synced, restore: () => void (proto.datasync = real) };
+  const restore = () => {
+    proto.datasync = real;
+  };
+  return { synced, restore };
 }
 
 describe('durable SQLite file', () => {
