@@ -206,9 +206,11 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     // WAL for concurrent readers. NORMAL: COMMIT writes the WAL without
     // syncing it; the group committer syncs it on the thread pool before
     // answering (src/db/wal-sync.ts), so an acknowledged commit survives power
-    // loss without the event loop waiting for the disk.
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma(`synchronous = ${durable ? 'NORMAL' : 'OFF'}`);
+    // loss without the event loop waiting for the disk. Where WAL cannot be
+    // had (:memory:, a file system without shared memory) there is no WAL
+    // to sync: FULL, and COMMIT syncs on the event loop.
+    const wal = sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    sqlite.pragma(`synchronous = ${!durable ? 'OFF' : wal ? 'NORMAL' : 'FULL'}`);
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     // 32 MiB of page cache (SQLite's default is 2 MiB): a write touches a page in
@@ -218,7 +220,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     // savepoint's (and a multi-row statement's) undo pages in a temporary
     // file unless told otherwise.
     sqlite.pragma('temp_store = MEMORY');
-    const durability = durable && !isInMemory(config.path) ? walDurability(sqlite, path.resolve(config.path), opts.checkpoint) : null;
+    const durability = durable && wal && !isInMemory(config.path) ? walDurability(sqlite, path.resolve(config.path), opts.checkpoint) : null;
     const driverConfig = { database: withStatementCache(sqlite) };
     const dialect = durability
       ? new DurableSqliteDialect(driverConfig, {
