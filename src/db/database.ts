@@ -10,12 +10,15 @@ import { Kysely, type LogEvent, Migrator, PostgresAdapter, PostgresDialect, type
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
 import { isPossibleId } from '../domain/ids.js';
-import { GroupCommitter } from './group-commit.js';
+import { type CheckpointOptions, Checkpointer, type CheckpointStats, DEFAULT_CHECKPOINT } from './checkpointer.js';
+import { DurableSqliteDialect } from './durable-driver.js';
+import { type CommitEvent, GROUP_COMMIT, GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { NamedStatements, withNamedStatements } from './named-statements.js';
 import { SearchPathDialect } from './schema-introspector.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database, Db } from './tables.js';
+import { WalSync } from './wal-sync.js';
 
 export type { Db } from './tables.js';
 export type Dialect = 'sqlite' | 'postgres';
@@ -34,11 +37,22 @@ export interface OpenOptions {
   /** Told the SQL of every statement run, transaction control included (tests count round trips). */
   onQuery?: (sql: string) => void;
   /**
-   * Tests only: a commit returns before its WAL record is flushed
-   * (synchronous_commit=off), as SQLite test databases run with
-   * synchronous=OFF: a test's data never has to survive a crash.
+   * False for a database whose data need not survive a power loss (tests):
+   * on SQLite synchronous=OFF, no WAL sync after commits and SQLite's own
+   * checkpoints; on PostgreSQL synchronous_commit=off, so a commit returns
+   * before its WAL record is flushed. Default true.
    */
-  pgAsyncCommit?: boolean;
+  durable?: boolean;
+  /** SQLite: when the checkpoint worker runs (src/db/checkpointer.ts). */
+  checkpoint?: CheckpointOptions;
+  /** SQLite: told each step of each group commit (tests of their order). */
+  onCommitEvent?: (event: CommitEvent) => void;
+}
+
+/** What makes a SQLite file's commits durable off the event loop: the WAL's sync and the checkpoint worker. */
+interface WalDurability {
+  wal: WalSync;
+  checkpointer: Checkpointer;
 }
 
 /**
@@ -73,13 +87,28 @@ export class DatabaseHandle {
     readonly sqlite: SQLite.Database | null,
     /** The PostgreSQL schema in use when not the default (tests isolate themselves in one). */
     readonly pgSchema: string | null,
+    /** A durable SQLite file's WAL sync and checkpoint worker (none for :memory:, durable: false or PostgreSQL). */
+    private readonly durability: WalDurability | null = null,
+    onCommitEvent?: (event: CommitEvent) => void,
   ) {
-    this.committer = dialect === 'sqlite' ? new GroupCommitter(db) : null;
+    const sync = durability
+      ? async () => {
+          await durability.wal.sync();
+          durability.checkpointer.committed();
+        }
+      : undefined;
+    const beforeBatch = durability ? () => durability.checkpointer.catchUp() : undefined;
+    this.committer = dialect === 'sqlite' ? new GroupCommitter(db, { sync, beforeBatch, onEvent: onCommitEvent }) : null;
   }
 
   /** Transactions committed and commits used on SQLite (the ratio is group commit's saving); null on PostgreSQL. */
   get groupCommitStats(): { transactions: number; batches: number } | null {
     return this.committer?.stats ?? null;
+  }
+
+  /** What the checkpoint worker has done; null where there is none (PostgreSQL, :memory:, durable: false). */
+  get checkpointStats(): Readonly<CheckpointStats> | null {
+    return this.durability?.checkpointer.stats ?? null;
   }
 
   /** True while the calling code runs inside a transaction of this database. */
@@ -160,8 +189,13 @@ export class DatabaseHandle {
     return migrateToLatest(this);
   }
 
-  close(): Promise<void> {
-    return this.db.destroy();
+  /** Stops the checkpoint worker, then closes the connection (SQLite's last close checkpoints and removes the WAL). */
+  async close(): Promise<void> {
+    if (this.durability) {
+      await this.durability.checkpointer.close();
+      await this.durability.wal.close();
+    }
+    await this.db.destroy();
   }
 }
 
@@ -169,10 +203,15 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
   if (config.dialect === 'sqlite') {
     if (config.path !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
     const sqlite = new SQLite(config.path);
-    // WAL for concurrent readers; FULL so an acknowledged commit survives power
-    // loss (better-sqlite3 would otherwise run WAL at NORMAL).
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = FULL');
+    const durable = opts.durable !== false;
+    // WAL for concurrent readers. NORMAL: COMMIT writes the WAL without
+    // syncing it; the group committer syncs it on the thread pool before
+    // answering (src/db/wal-sync.ts), so an acknowledged commit survives power
+    // loss without the event loop waiting for the disk. Where WAL cannot be
+    // had (:memory:, a file system without shared memory) there is no WAL
+    // to sync: FULL, and COMMIT syncs on the event loop.
+    const wal = sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    sqlite.pragma(`synchronous = ${!durable ? 'OFF' : wal ? 'NORMAL' : 'FULL'}`);
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     // 32 MiB of page cache (SQLite's default is 2 MiB): a write touches a page in
@@ -182,8 +221,17 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     // savepoint's (and a multi-row statement's) undo pages in a temporary
     // file unless told otherwise.
     sqlite.pragma('temp_store = MEMORY');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...queryLog(opts) });
-    return new DatabaseHandle(db, 'sqlite', sqlite, null);
+    const durability = durable && wal && !isInMemory(config.path) ? walDurability(sqlite, path.resolve(config.path), opts.checkpoint) : null;
+    const driverConfig = { database: withStatementCache(sqlite) };
+    const dialect = durability
+      ? new DurableSqliteDialect(driverConfig, {
+          inTransaction: () => sqlite.inTransaction,
+          sync: () => durability.wal.sync(),
+          syncedByCaller: GROUP_COMMIT,
+        })
+      : new SqliteDialect(driverConfig);
+    const db = new Kysely<Database>({ dialect, ...queryLog(opts) });
+    return new DatabaseHandle(db, 'sqlite', sqlite, null, durability, opts.onCommitEvent);
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -195,11 +243,34 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
   return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null);
 }
 
+/** ':memory:' and '' (a private temporary database): no file to sync. */
+function isInMemory(file: string): boolean {
+  return file === '' || file === ':memory:' || file.startsWith('file::memory:');
+}
+
+function walDurability(sqlite: SQLite.Database, file: string, checkpoint: CheckpointOptions = DEFAULT_CHECKPOINT): WalDurability {
+  // Checkpoints run in the worker: SQLite's automatic one would run, and
+  // fsync the database file, inside a request's COMMIT.
+  sqlite.pragma('wal_autocheckpoint = 0');
+  // Once the WAL is written from its top again its file is cut back to this,
+  // so its size tells how much was written since (see src/db/checkpointer.ts).
+  sqlite.pragma(`journal_size_limit = ${Math.floor(checkpoint.walBytes / 2)}`);
+  const wal = new WalSync(`${file}-wal`);
+  // Should the worker fail, SQLite's own checkpoints (on the event loop) keep the WAL from growing without end.
+  const checkpointer = new Checkpointer(
+    file,
+    () => wal.size(),
+    () => sqlite.pragma('wal_autocheckpoint = 1000'),
+    checkpoint,
+  );
+  return { wal, checkpointer };
+}
+
 /** The settings every connection of the pool starts with (libpq's `options`). */
 function pgSessionOptions(opts: OpenOptions): { options?: string } {
   const settings = [
     ...(opts.pgSchema ? [`-c search_path=${opts.pgSchema}`] : []),
-    ...(opts.pgAsyncCommit ? ['-c synchronous_commit=off'] : []),
+    ...(opts.durable === false ? ['-c synchronous_commit=off'] : []),
   ];
   return settings.length > 0 ? { options: settings.join(' ') } : {};
 }

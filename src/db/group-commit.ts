@@ -1,9 +1,19 @@
-// Group commit for SQLite. With synchronous=FULL every commit costs an fsync,
-// which caps durable write transactions at a few thousand a second. Write
-// transactions that arrive together therefore share one BEGIN IMMEDIATE …
-// COMMIT (one fsync): each runs in its own SAVEPOINT, so one failing rolls
-// back only its own writes, and every caller is answered only after the
-// shared COMMIT has succeeded, so an acknowledged write is a durable one.
+// Group commit for SQLite. Every durable commit costs an fsync, which caps
+// write transactions at a few thousand a second. Write transactions that
+// arrive together therefore share one BEGIN IMMEDIATE … COMMIT and one fsync:
+// each runs in its own SAVEPOINT, so one failing rolls back only its own
+// writes, and every caller is answered only after the shared COMMIT and then
+// the sync of the WAL (src/db/wal-sync.ts, on libuv's thread pool: the event
+// loop does not wait for the disk) have succeeded, so an acknowledged write is
+// a durable one. The connection is held until the sync has returned, so no
+// read sees a commit before it is on disk.
+//
+// A failed sync leaves the batch committed in the WAL but perhaps not on
+// disk: its callers get the error, and so does every write after it, for the
+// rest of the process's life. Linux may drop the unwritten pages after
+// reporting the error once, so a later sync that succeeds proves nothing, and
+// SQLite's recovery stops at the first damaged frame, which would lose every
+// later commit too. Restarting reopens the database from what is on disk.
 import { CompiledQuery } from 'kysely';
 import type { Db } from './tables.js';
 
@@ -18,24 +28,63 @@ const BEGIN = CompiledQuery.raw('begin immediate');
 const SAVEPOINT = CompiledQuery.raw('savepoint member');
 const RELEASE = CompiledQuery.raw('release member');
 const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to member');
-const COMMIT = CompiledQuery.raw('commit');
+/** The batch's COMMIT: the committer syncs after it itself (src/db/durable-driver.ts leaves it alone). */
+export const GROUP_COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** The steps of a batch, in order, for tests of their order. */
+export type CommitEvent =
+  | { type: 'commit'; batch: number; members: number }
+  | { type: 'sync-start' | 'sync-end' | 'sync-failed'; batch: number }
+  | { type: 'answered'; batch: number; member: number };
+
+export interface GroupCommitOptions {
+  maxBatch?: number;
+  /** Makes a commit durable: the WAL's fsync. Absent where COMMIT itself is as durable as wanted (synchronous=OFF tests, :memory:). */
+  sync?: () => Promise<void>;
+  /** Awaited before each batch (the checkpointer's catch-up: writes wait, the event loop does not). */
+  beforeBatch?: () => Promise<void>;
+  /** Told each step of each batch. */
+  onEvent?: (event: CommitEvent) => void;
+}
+
+/** The error every write gets once a sync has failed. */
+export class WalSyncFailedError extends Error {
+  constructor(cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`the database's write-ahead log could not be synced to disk (${reason}): writes are refused until the service restarts`, { cause });
+    this.name = 'WalSyncFailedError';
+  }
+}
 
 export class GroupCommitter {
   private readonly queue: Pending[] = [];
   private running = false;
   /** Transactions committed and batches (commits) used: the ratio is the saving. */
   readonly stats = { transactions: 0, batches: 0 };
+  private readonly maxBatch: number;
+  private readonly sync: (() => Promise<void>) | null;
+  private readonly onEvent: ((event: CommitEvent) => void) | null;
+  private readonly beforeBatch: (() => Promise<void>) | null;
+  /** Set for good by a failed sync (see the top of this file). */
+  private failed: WalSyncFailedError | null = null;
+  private batches = 0;
 
   constructor(
     private readonly db: Db,
-    private readonly maxBatch = 64,
-  ) {}
+    opts: GroupCommitOptions = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 64;
+    this.sync = opts.sync ?? null;
+    this.onEvent = opts.onEvent ?? null;
+    this.beforeBatch = opts.beforeBatch ?? null;
+  }
 
-  /** Runs fn as a member of the next batch; resolves after the shared commit. */
+  /** Runs fn as a member of the next batch; resolves after the shared commit and its sync. */
   run<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    if (this.failed) return Promise.reject(this.failed);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
@@ -50,6 +99,7 @@ export class GroupCommitter {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
+        if (this.beforeBatch) await this.beforeBatch();
         await this.batch();
         // Requests held back by the batch (the connection was taken) queue up meanwhile.
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -65,7 +115,13 @@ export class GroupCommitter {
   }
 
   private async batch(): Promise<void> {
+    if (this.failed) {
+      for (const item of this.queue.splice(0)) item.reject(this.failed);
+      return;
+    }
     const members: Array<{ item: Pending; outcome: Outcome }> = [];
+    const batch = ++this.batches;
+    const emit = (event: CommitEvent) => this.onEvent?.(event);
     try {
       await this.db.connection().execute(async (conn) => {
         const exec = async (q: CompiledQuery) => void (await conn.executeQuery(q));
@@ -87,10 +143,22 @@ export class GroupCommitter {
               await exec(RELEASE);
             }
           }
-          await exec(COMMIT);
+          await exec(GROUP_COMMIT);
         } catch (err) {
           await exec(ROLLBACK).catch(() => undefined);
           throw err;
+        }
+        emit({ type: 'commit', batch, members: members.length });
+        if (this.sync) {
+          emit({ type: 'sync-start', batch });
+          try {
+            await this.sync();
+          } catch (err) {
+            emit({ type: 'sync-failed', batch });
+            this.failed = new WalSyncFailedError(err);
+            throw this.failed;
+          }
+          emit({ type: 'sync-end', batch });
         }
       });
     } catch (err) {
@@ -101,7 +169,8 @@ export class GroupCommitter {
     }
     this.stats.batches += 1;
     this.stats.transactions += members.length;
-    for (const m of members) {
+    for (const [i, m] of members.entries()) {
+      emit({ type: 'answered', batch, member: i });
       if (m.outcome.ok) m.item.resolve(m.outcome.value);
       else m.item.reject(m.outcome.error);
     }

@@ -71,11 +71,13 @@ export interface TestDatabaseOptions {
    */
   migrated?: boolean;
   /**
-   * Keep the production durability settings (synchronous=FULL; on PostgreSQL
-   * synchronous_commit=on). Other test databases run with synchronous=OFF
-   * (PostgreSQL: synchronous_commit=off): a test's data never has to survive
-   * a power loss, and an fsync per commit is most of a write's time. The tests
-   * of durability and commits ask for this.
+   * Keep the production durability settings (synchronous=NORMAL, the WAL
+   * synced after each group commit, checkpoints in a worker; on PostgreSQL
+   * synchronous_commit=on). Other test databases run with synchronous=OFF, no
+   * WAL sync and SQLite's own checkpoints (openDatabase's durable: false), and
+   * on PostgreSQL with synchronous_commit=off: a test's data never has to
+   * survive a power loss, and an fsync per commit is most of a write's time.
+   * The tests of durability and commits ask for this.
    */
   durable?: boolean;
 }
@@ -86,8 +88,7 @@ export async function openTestDatabase(dialect: Dialect, opts: TestDatabaseOptio
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bets-test-'));
     const file = path.join(dir, `${id}.db`);
     if (opts.migrated) fs.copyFileSync(await migratedTemplate(), file);
-    const handle = openDatabase({ dialect: 'sqlite', path: file }, { onQuery: opts.onQuery });
-    if (!opts.durable) handle.sqlite?.pragma('synchronous = OFF');
+    const handle = openDatabase({ dialect: 'sqlite', path: file }, { onQuery: opts.onQuery, durable: opts.durable ?? false });
     return testDatabase(handle, `sqlite:${file}`, async () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   if (!PG_URL) throw new Error(PG_SKIP);
@@ -98,7 +99,7 @@ export async function openTestDatabase(dialect: Dialect, opts: TestDatabaseOptio
   await admin.end();
   const handle = openDatabase(
     { dialect: 'postgres', url: PG_URL },
-    { pgSchema: schema, pgPoolSize: opts.pgPoolSize ?? 10, onQuery: opts.onQuery, pgAsyncCommit: !opts.durable },
+    { pgSchema: schema, pgPoolSize: opts.pgPoolSize ?? 10, onQuery: opts.onQuery, durable: opts.durable === true },
   );
   const url = new URL(PG_URL);
   url.searchParams.set('options', `-c search_path=${schema}${opts.durable ? '' : ' -c synchronous_commit=off'}`);
@@ -126,8 +127,7 @@ function migratedTemplate(): Promise<string> {
     const file = path.join(os.tmpdir(), `bets-test-template-${hash.digest('hex').slice(0, 16)}.db`);
     if (fs.existsSync(file)) return file;
     const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    const handle = openDatabase({ dialect: 'sqlite', path: partial });
-    handle.sqlite?.pragma('synchronous = OFF');
+    const handle = openDatabase({ dialect: 'sqlite', path: partial }, { durable: false });
     try {
       await handle.migrate();
     } finally {
