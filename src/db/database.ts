@@ -268,10 +268,7 @@ function walDurability(sqlite: SQLite.Database, file: string, checkpoint: Checkp
 
 /** The settings every connection of the pool starts with (libpq's `options`). */
 function pgSessionOptions(opts: OpenOptions): { options?: string } {
-  const settings = [
-    ...(opts.pgSchema ? [`-c search_path=${opts.pgSchema}`] : []),
-    ...(opts.durable === false ? ['-c synchronous_commit=off'] : []),
-  ];
+  const settings = [...(opts.pgSchema ? [`-c search_path=${opts.pgSchema}`] : []), ...(opts.durable === false ? ['-c synchronous_commit=off'] : [])];
   return settings.length > 0 ? { options: settings.join(' ') } : {};
 }
 
