@@ -225,21 +225,37 @@ const moveUpLaterExitsQuery = prepared((db, p: { userId: number; exit: number; i
     .returning('history_pos'),
 );
 
+type HistoryBet = Pick<BetRow, 'id' | 'user_id' | 'closed_at'>;
+
+function placeParams(bet: HistoryBet) {
+  if (bet.closed_at === null) throw new Error(`bet ${bet.id} has no exit to place in its history`);
+  return { userId: bet.user_id, exit: bet.closed_at, id: bet.id };
+}
+
 /**
  * Gives a bet that has just finished its place in its owner's history. Its
  * exit is nearly always the newest, and then the place is the next: one
- * statement. A settlement is dated at its due instant, though, which can be
- * before a close recorded first (and instances' clocks differ a little):
- * then the entries that exited after it move up one and it takes the lowest
- * of their places. The caller holds the owner's row (the record chain's
- * lock), so places of one user are given one at a time.
+ * statement (placeOnTopStatement, which a caller may send with others). A
+ * settlement is dated at its due instant, though, which can be before a
+ * close recorded first (and instances' clocks differ a little): then nothing
+ * is placed on top, and placeBelowLaterExits moves the entries that exited
+ * after it up one and gives it the lowest of their places. The caller holds
+ * the owner's row (the record chain's lock), so places of one user are given
+ * one at a time.
  */
-export async function placeInHistory(db: Db, bet: Pick<BetRow, 'id' | 'user_id' | 'closed_at'>): Promise<number> {
-  if (bet.closed_at === null) throw new Error(`bet ${bet.id} has no exit to place in its history`);
-  const p = { userId: bet.user_id, exit: bet.closed_at, id: bet.id };
-  const [top] = await placeOnTopQuery(db, p);
-  if (top) return Number(top.history_pos);
-  const moved = await moveUpLaterExitsQuery(db, p);
+export async function placeInHistory(db: Db, bet: HistoryBet): Promise<number> {
+  const [top] = await placeOnTopQuery(db, placeParams(bet));
+  return top ? Number(top.history_pos) : placeBelowLaterExits(db, bet);
+}
+
+/** The statement placing a bet on top of its owner's history: its place, or no row when a later exit exists. */
+export function placeOnTopStatement(db: Db, bet: HistoryBet) {
+  return placeOnTopQuery.statement(db, placeParams(bet));
+}
+
+/** The place of a bet with later exits in its owner's history (see placeInHistory). */
+export async function placeBelowLaterExits(db: Db, bet: HistoryBet): Promise<number> {
+  const moved = await moveUpLaterExitsQuery(db, placeParams(bet));
   const place = Math.min(...moved.map((r) => Number(r.history_pos))) - 1;
   await db.updateTable('bets').set({ history_pos: place }).where('id', '=', bet.id).execute();
   return place;
@@ -289,6 +305,11 @@ const addToLeaderboardQuery = prepared((db, p: { userId: number; gain: number })
 /** Adds one CLOSED bet's gain to its owner's aggregate row. */
 export async function addToLeaderboard(db: Db, userId: number, gain: number): Promise<void> {
   await addToLeaderboardQuery(db, { userId, gain });
+}
+
+/** addToLeaderboard's statement, to send with others. */
+export function addToLeaderboardStatement(db: Db, userId: number, gain: number) {
+  return addToLeaderboardQuery.statement(db, { userId, gain });
 }
 
 /** A page of the aggregate, in the order of leaderboard_rank_idx (never a scan of bets). */

@@ -95,7 +95,8 @@ export async function openBet(
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return ctx.database.transaction(async (trx) => {
     // The user row lock serialises this user's opens, so the capacity check in the insert stays true until commit.
-    const opener = await lockPlanHolder(trx, userId);
+    // On PostgreSQL the same statement reads the chain head the record handler builds the opening's entry on.
+    const opener = await lockPlanHolder(trx, userId, { chainHead: true });
     if (!opener) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
     if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -131,6 +132,7 @@ export async function openBet(
       bet,
       at: now,
       ownerLocked: true,
+      ownerHead: opener.chain,
       ownerName: opener.username,
       button,
       thesisHash: thesis?.hash,

@@ -8,10 +8,8 @@ import { forgetEmailOf } from '../repositories/email.js';
 import { forgetTheses } from '../repositories/theses.js';
 import { forgetDevicesOf } from '../repositories/push.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
-import { historyPlaceHandler } from './history.js';
-import { leagueTalliesHandler } from './league-tallies.js';
+import { betAggregatesHandler } from './bet-aggregates.js';
 import { noticesHandler } from './notifications.js';
-import { dayStatsHandler, leaderboardHandler, rankedLeaderboardHandler } from './rankings.js';
 import { committedRecordHandler, recordHandler } from './record.js';
 
 export function wireServices(ctx: AppContext): void {
@@ -22,12 +20,9 @@ export function wireServices(ctx: AppContext): void {
   // (betCommitted, below) takes it before the same transaction's close or settlement adds to the owner's leaderboard
   // row, so every transaction takes the owner's row before that one, never after. A chat's answer is recorded last.
   events.inTransaction('betChanged', recordHandler(ctx));
-  events.inTransaction('betChanged', historyPlaceHandler());
-  events.inTransaction('betChanged', leaderboardHandler());
-  events.inTransaction('betChanged', rankedLeaderboardHandler());
+  // The history place, leaderboards, day statistics and league tallies: one statement on PostgreSQL.
+  events.inTransaction('betChanged', betAggregatesHandler());
   events.inTransaction('betChanged', noticesHandler({ transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl }));
-  events.inTransaction('betChanged', dayStatsHandler());
-  events.inTransaction('betChanged', leagueTalliesHandler());
   events.inTransaction('betChanged', buttonAnswerHandler(ctx));
   // A commitment is recorded in its owner's chain: the bet's row lock is held (catchUp, closeBet), then the owner's.
   events.inTransaction('betCommitted', committedRecordHandler(ctx));

@@ -29,6 +29,7 @@ forEachDialect('statements of a write', (dialect) => {
     } finally {
       log = null;
     }
+    if (process.env.SHOW_SQL) console.error("----\n" + all.join("\n\n"));
     return { work: all.filter((s) => !CONTROL.test(s)), control: all.filter((s) => CONTROL.test(s)) };
   }
 
