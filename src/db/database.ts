@@ -13,6 +13,7 @@ import { isPossibleId } from '../domain/ids.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { NamedStatements, withNamedStatements } from './named-statements.js';
+import { type RoundTrips, withPipelinedBegin } from './pipelined-begin.js';
 import { SearchPathDialect } from './schema-introspector.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database, Db } from './tables.js';
@@ -73,6 +74,8 @@ export class DatabaseHandle {
     readonly sqlite: SQLite.Database | null,
     /** The PostgreSQL schema in use when not the default (tests isolate themselves in one). */
     readonly pgSchema: string | null,
+    /** PostgreSQL: the statements awaited from the server so far (a BEGIN rides with the statement after it). */
+    private readonly trips: RoundTrips | null = null,
   ) {
     this.committer = dialect === 'sqlite' ? new GroupCommitter(db) : null;
   }
@@ -80,6 +83,11 @@ export class DatabaseHandle {
   /** Transactions committed and commits used on SQLite (the ratio is group commit's saving); null on PostgreSQL. */
   get groupCommitStats(): { transactions: number; batches: number } | null {
     return this.committer?.stats ?? null;
+  }
+
+  /** Round trips made to PostgreSQL so far (tests count a write's); null on SQLite, which runs in process. */
+  get pgRoundTrips(): number | null {
+    return this.trips?.count ?? null;
   }
 
   /** True while the calling code runs inside a transaction of this database. */
@@ -188,11 +196,14 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
   const pool = new pg.Pool({
     connectionString: config.url,
     max: opts.pgPoolSize ?? config.poolSize ?? DEFAULT_POOL_SIZE,
+    // For BEGIN only (src/db/pipelined-begin.ts): every other statement is awaited before the next is sent.
+    pipeline: true,
     ...pgSessionOptions(opts),
   });
-  const named = withNamedStatements(pool, new NamedStatements());
-  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool: named })), ...queryLog(opts) });
-  return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null);
+  const trips: RoundTrips = { count: 0 };
+  const clients = withPipelinedBegin(withNamedStatements(pool, new NamedStatements()), trips);
+  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool: clients })), ...queryLog(opts) });
+  return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null, trips);
 }
 
 /** The settings every connection of the pool starts with (libpq's `options`). */

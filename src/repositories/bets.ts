@@ -2,10 +2,11 @@
 // the caller's transaction first.
 import { sql } from 'kysely';
 import { BET_COLUMNS } from '../db/bet-columns.js';
-import type { Db } from '../db/database.js';
+import { type Db, dialectOf } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
+import { type ChainHead, chainHeadOf } from './record.js';
 
 // The write path's statements are prepared (src/db/prepared.ts): built once, run with each call's values.
 /**
@@ -98,27 +99,74 @@ export interface BetExit {
   ranked_gain?: number | null;
 }
 
+/** The columns an exit sets. */
+const exitValues = (p: BetExit) => ({
+  status: p.status,
+  exit_price: p.exit_price,
+  percentage_gain: p.percentage_gain,
+  closed_at: p.closed_at,
+  close_reason: p.close_reason,
+  benchmark_exit: p.benchmark_exit,
+  ranked_gain: p.ranked_gain,
+  last_event_at: p.closed_at,
+});
+
 const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
+  db.updateTable('bets').set(exitValues(p)).where('id', '=', p.id).where('status', '=', 'OPEN').returningAll(),
+);
+
+/**
+ * PostgreSQL: the update, then its owner's row lock with their chain head
+ * read (as lockOwnerReadingHead), in one statement. The lock is taken on the
+ * rows the join gives, so after the bet's row, as the record handler would
+ * take it, and only when the bet was still OPEN.
+ */
+const finishOpenLockingOwnerQuery = prepared((db, p: BetExit & { id: number; userId: number }) =>
   db
-    .updateTable('bets')
-    .set({
-      status: p.status,
-      exit_price: p.exit_price,
-      percentage_gain: p.percentage_gain,
-      closed_at: p.closed_at,
-      close_reason: p.close_reason,
-      benchmark_exit: p.benchmark_exit,
-      ranked_gain: p.ranked_gain,
-      last_event_at: p.closed_at,
-    })
-    .where('id', '=', p.id)
-    .where('status', '=', 'OPEN')
-    .returningAll(),
+    .with('b', (w) => w.updateTable('bets').set(exitValues(p)).where('id', '=', p.id).where('status', '=', 'OPEN').returningAll())
+    .selectFrom('b')
+    .innerJoin('users', 'users.id', 'b.user_id')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('record_entries')
+          .select(['record_entries.seq', 'record_entries.hash', 'record_entries.at'])
+          .whereRef('record_entries.user_id', '=', 'b.user_id')
+          .orderBy('record_entries.seq', 'desc')
+          .limit(sql.lit(1))
+          .as('head'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('b')
+    .select(['head.seq as head_seq', 'head.hash as head_hash', 'head.at as head_at'])
+    .where('users.id', '=', p.userId)
+    .forNoKeyUpdate('users'),
 );
 
 /** Ends a bet that is still OPEN; undefined when it no longer is (another close or cancel won). */
 export async function finishOpenBet(db: Db, id: number, exit: BetExit): Promise<BetRow | undefined> {
   return (await finishOpenQuery(db, { benchmark_exit: null, ranked_gain: null, ...exit, id }))[0];
+}
+
+/**
+ * finishOpenBet, and on PostgreSQL in the same statement the owner's row
+ * lock and chain head the bet's record entry needs (`chain`, for the
+ * betChanged event); undefined when the bet is no longer OPEN. On SQLite the
+ * record handler reads the head itself.
+ */
+export async function finishOpenBetLockingOwner(
+  db: Db,
+  bet: Pick<BetRow, 'id' | 'user_id'>,
+  exit: BetExit,
+): Promise<{ bet: BetRow; chain?: { head: ChainHead | undefined } } | undefined> {
+  if (dialectOf(db) !== 'postgres') {
+    const row = await finishOpenBet(db, bet.id, exit);
+    return row && { bet: row };
+  }
+  const [row] = await finishOpenLockingOwnerQuery(db, { benchmark_exit: null, ranked_gain: null, ...exit, id: bet.id, userId: bet.user_id });
+  if (!row) return undefined;
+  const { head_seq, head_hash, head_at, ...finished } = row;
+  return { bet: finished, chain: { head: chainHeadOf({ head_seq, head_hash, head_at }) } };
 }
 
 const commitQuery = prepared((db, p: { id: number; price: number; benchmark: number | null }) =>

@@ -23,7 +23,7 @@ import {
   commitOpenBet,
   countOpenBets,
   findBetById,
-  finishOpenBet,
+  finishOpenBetLockingOwner,
   insertBetWithinCapacity,
   listFinishedBets,
   listOpenBets,
@@ -245,7 +245,8 @@ async function closeAt(
   now: number,
 ): Promise<BetRow | undefined> {
   const gain = percentageGain(bet.direction, bet.entry_price, price);
-  const closed = await finishOpenBet(trx, bet.id, {
+  // On PostgreSQL the update also takes the owner's row lock and reads their chain head, for the record handler.
+  const finished = await finishOpenBetLockingOwner(trx, bet, {
     status: 'CLOSED',
     exit_price: price,
     percentage_gain: gain,
@@ -254,9 +255,11 @@ async function closeAt(
     benchmark_exit: benchmark,
     ranked_gain: exitAt >= committedInstant(bet.opened_at) ? rankedGain(bet, price) : null,
   });
-  if (!closed) return undefined;
+  if (!finished) return undefined;
+  const { bet: closed, chain } = finished;
   // An exit rule's close is a close (SPEC's CLOSED, on the leaderboard); only the settlement is 'settled'.
-  await ctx.events.emit(trx, 'betChanged', { kind: reason === 'settlement' ? 'settled' : 'closed', bet: closed, at: now });
+  const kind = reason === 'settlement' ? 'settled' : 'closed';
+  await ctx.events.emit(trx, 'betChanged', { kind, bet: closed, at: now, ...(chain ? { ownerLocked: true, ownerHead: chain } : {}) });
   return closed;
 }
 
@@ -341,15 +344,16 @@ export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Pr
     if (!isCancelable(bet.opened_at, now)) {
       throw cancelWindowExpired('Bets can be cancelled within 5 minutes of opening; close this bet instead');
     }
-    const cancelled = await finishOpenBet(trx, bet.id, {
+    const finished = await finishOpenBetLockingOwner(trx, bet, {
       status: 'CANCELLED',
       exit_price: bet.entry_price,
       percentage_gain: 0,
       closed_at: now,
       close_reason: 'cancel',
     });
-    if (!cancelled) throw badRequest('Bet is not open');
-    await ctx.events.emit(trx, 'betChanged', { kind: 'cancelled', bet: cancelled, at: now });
+    if (!finished) throw badRequest('Bet is not open');
+    const { bet: cancelled, chain } = finished;
+    await ctx.events.emit(trx, 'betChanged', { kind: 'cancelled', bet: cancelled, at: now, ...(chain ? { ownerLocked: true, ownerHead: chain } : {}) });
     return { due: undefined, cancelled };
   });
   const { due, cancelled } = outcome;
