@@ -6,7 +6,7 @@ import { type Db, dialectOf } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
-import { type ChainHead, chainHeadOf } from './record.js';
+import { type LastEntry, chainHeadOf } from './record.js';
 
 // The write path's statements are prepared (src/db/prepared.ts): built once, run with each call's values.
 /**
@@ -158,7 +158,7 @@ export async function finishOpenBetLockingOwner(
   db: Db,
   bet: Pick<BetRow, 'id' | 'user_id'>,
   exit: BetExit,
-): Promise<{ bet: BetRow; chain?: { head: ChainHead | undefined } } | undefined> {
+): Promise<{ bet: BetRow; chain?: { head: LastEntry | undefined } } | undefined> {
   if (dialectOf(db) !== 'postgres') {
     const row = await finishOpenBet(db, bet.id, exit);
     return row && { bet: row };

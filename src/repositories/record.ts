@@ -10,12 +10,12 @@ const lastEntryQuery = prepared((db, p: { userId: number }) =>
   db.selectFrom('record_entries').select(['seq', 'hash', 'at']).where('user_id', '=', p.userId).orderBy('seq', 'desc').limit(sql.lit(1)),
 );
 
-export async function lastEntry(db: Db, userId: number): Promise<ChainHead | undefined> {
+export async function lastEntry(db: Db, userId: number): Promise<LastEntry | undefined> {
   return (await lastEntryQuery(db, { userId }))[0];
 }
 
 /** A chain's last entry: what the next one is built on. */
-export interface ChainHead {
+export interface LastEntry {
   seq: number;
   hash: string;
   at: number;
@@ -39,7 +39,7 @@ export function withChainHead<O>(qb: SelectQueryBuilder<Database, 'users', O>) {
 }
 
 /** The head read by withChainHead; undefined when there is no entry yet. */
-export function chainHeadOf(row: { head_seq: number | null; head_hash: string | null; head_at: number | null }): ChainHead | undefined {
+export function chainHeadOf(row: { head_seq: number | null; head_hash: string | null; head_at: number | null }): LastEntry | undefined {
   return row.head_seq === null ? undefined : { seq: row.head_seq, hash: row.head_hash!, at: row.head_at! };
 }
 
@@ -57,7 +57,7 @@ const lockedOwnerHeadQuery = prepared((db, p: { userId: number }) =>
  * it now holds. On SQLite the immediate transaction already holds the write
  * lock: the head is read alone, and is the latest.
  */
-export async function lockOwnerReadingHead(db: Db, userId: number): Promise<ChainHead | undefined> {
+export async function lockOwnerReadingHead(db: Db, userId: number): Promise<LastEntry | undefined> {
   if (dialectOf(db) !== 'postgres') return lastEntry(db, userId);
   const [row] = await lockedOwnerHeadQuery(db, { userId });
   return row && chainHeadOf(row);

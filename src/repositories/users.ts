@@ -2,7 +2,7 @@ import { type Db, dialectOf } from '../db/database.js';
 import type { NewUser, UserRow } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
-import { type ChainHead, chainHeadOf, withChainHead } from './record.js';
+import { type LastEntry, chainHeadOf, withChainHead } from './record.js';
 
 export async function insertUser(db: Db, user: NewUser): Promise<number> {
   const row = await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow();
@@ -56,7 +56,7 @@ export interface PlanHolder {
   extra_bets: number;
   extra_slots: number;
   /** PostgreSQL: the user's chain head, read in the lock statement (src/repositories/record.ts lockOwnerReadingHead). */
-  chain?: { head: ChainHead | undefined };
+  chain?: { head: LastEntry | undefined };
 }
 
 /**

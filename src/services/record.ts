@@ -12,7 +12,7 @@ import {
   findDay,
   headsBefore,
   insertDay,
-  type ChainHead,
+  type LastEntry,
   insertEntry,
   insertEntryIfNext,
   lastEntry,
@@ -62,7 +62,7 @@ async function appendEntry(
     : owner.ownerHead
       ? owner.ownerHead.head
       : await lastEntry(trx, bet.user_id);
-  const entryOn = (last: ChainHead | undefined) => {
+  const entryOn = (last: LastEntry | undefined) => {
     const seq = (last?.seq ?? 0) + 1;
     const prev = last?.hash ?? GENESIS;
     const at = Math.max(ctx.clock.now(), last?.at ?? 0);
