@@ -353,7 +353,12 @@ export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Pr
     });
     if (!finished) throw badRequest('Bet is not open');
     const { bet: cancelled, chain } = finished;
-    await ctx.events.emit(trx, 'betChanged', { kind: 'cancelled', bet: cancelled, at: now, ...(chain ? { ownerLocked: true, ownerHead: chain } : {}) });
+    await ctx.events.emit(trx, 'betChanged', {
+      kind: 'cancelled',
+      bet: cancelled,
+      at: now,
+      ...(chain ? { ownerLocked: true, ownerHead: chain } : {}),
+    });
     return { due: undefined, cancelled };
   });
   const { due, cancelled } = outcome;

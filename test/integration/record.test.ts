@@ -145,9 +145,7 @@ forEachDialect('verifiable record', (dialect) => {
     const opened = await Promise.all(Array.from({ length: 6 }, () => call('/bet/open', { ticker: 'AAPL', direction: 'LONG' })));
     for (const res of opened) assert.equal(res.statusCode, 200, res.body);
     const ids = opened.map((res) => res.json().bet_id as number);
-    const ended = await Promise.all(
-      ids.map((id, i) => (i % 2 === 0 ? call('/bet/close', { bet_id: id }) : call(`/bet/${id}`))),
-    );
+    const ended = await Promise.all(ids.map((id, i) => (i % 2 === 0 ? call('/bet/close', { bet_id: id }) : call(`/bet/${id}`))));
     for (const res of ended) assert.equal(res.statusCode, 200, res.body);
     const rec = await getRecord(u.id);
     assert.deepEqual(
