@@ -16,7 +16,8 @@ export function wireServices(ctx: AppContext): void {
   const { events, sharedAnswers } = ctx;
 
   // The order of the writes and of the locks they take. The change holds the bet's row lock (an opening, the owner's);
-  // the record chain then takes the owner's row lock before it reads its head, and does so first: a commitment's entry
+  // the record chain then takes the owner's row lock with its head (on PostgreSQL a close's or cancel's update takes it in
+  // the same statement, after the bet's row), and does so first: a commitment's entry
   // (betCommitted, below) takes it before the same transaction's close or settlement adds to the owner's leaderboard
   // row, so every transaction takes the owner's row before that one, never after. A chat's answer is recorded last.
   events.inTransaction('betChanged', recordHandler(ctx));
