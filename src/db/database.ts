@@ -15,6 +15,7 @@ import { DurableSqliteDialect } from './durable-driver.js';
 import { type CommitEvent, GROUP_COMMIT, GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { NamedStatements, withNamedStatements } from './named-statements.js';
+import { type RoundTrips, withPipelinedBegin } from './pipelined-begin.js';
 import { SearchPathDialect } from './schema-introspector.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database, Db } from './tables.js';
@@ -90,6 +91,8 @@ export class DatabaseHandle {
     /** A durable SQLite file's WAL sync and checkpoint worker (none for :memory:, durable: false or PostgreSQL). */
     private readonly durability: WalDurability | null = null,
     onCommitEvent?: (event: CommitEvent) => void,
+    /** PostgreSQL: the statements awaited from the server so far (a BEGIN rides with the statement after it). */
+    private readonly trips: RoundTrips | null = null,
   ) {
     const sync = durability
       ? async () => {
@@ -109,6 +112,11 @@ export class DatabaseHandle {
   /** What the checkpoint worker has done; null where there is none (PostgreSQL, :memory:, durable: false). */
   get checkpointStats(): Readonly<CheckpointStats> | null {
     return this.durability?.checkpointer.stats ?? null;
+  }
+
+  /** Round trips made to PostgreSQL so far (tests count a write's); null on SQLite, which runs in process. */
+  get pgRoundTrips(): number | null {
+    return this.trips?.count ?? null;
   }
 
   /** True while the calling code runs inside a transaction of this database. */
@@ -236,11 +244,14 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
   const pool = new pg.Pool({
     connectionString: config.url,
     max: opts.pgPoolSize ?? config.poolSize ?? DEFAULT_POOL_SIZE,
+    // For BEGIN only (src/db/pipelined-begin.ts): every other statement is awaited before the next is sent.
+    pipeline: true,
     ...pgSessionOptions(opts),
   });
-  const named = withNamedStatements(pool, new NamedStatements());
-  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool: named })), ...queryLog(opts) });
-  return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null);
+  const trips: RoundTrips = { count: 0 };
+  const clients = withPipelinedBegin(withNamedStatements(pool, new NamedStatements()), trips);
+  const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool: clients })), ...queryLog(opts) });
+  return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null, null, undefined, trips);
 }
 
 /** ':memory:' and '' (a private temporary database): no file to sync. */

@@ -23,14 +23,14 @@ interface Compiled {
  * query stays as built. A value left undefined at run time is an error: pass
  * null to bind NULL.
  */
-export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): (db: Db, values: Bound<P>) => Promise<R[]> {
+export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): Prepared<P, R> {
   // Keyed by the dialect's adapter class: the same SQL serves every database of one dialect.
   const byDialect = new Map<unknown, Compiled>();
-  return async (db, values) => {
+  const statement = (db: Db, values: Bound<P>): CompiledQuery<R> => {
     const executor = db.getExecutor();
     // A plugin transforms each query as it is built (the tests' query capture
     // is one): with plugins the query is built for this call, as usual.
-    if (executor.plugins.length > 0) return (await db.executeQuery(build(db, values))).rows;
+    if (executor.plugins.length > 0) return build(db, values as P).compile();
     const dialect = executor.adapter.constructor;
     let compiled = byDialect.get(dialect);
     if (!compiled) {
@@ -38,9 +38,16 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
       byDialect.set(dialect, compiled);
     }
     const params = compiled.slots.map((s) => ('name' in s ? boundValue(values, s.name) : s.constant));
-    const { rows } = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, params));
-    return rows;
+    return CompiledQuery.raw(compiled.sql, params) as CompiledQuery<R>;
   };
+  const run = async (db: Db, values: Bound<P>) => (await db.executeQuery<R>(statement(db, values))).rows;
+  return Object.assign(run, { statement });
+}
+
+/** A prepared query: run it, or take its statement to send with others (src/db/together.ts). */
+export interface Prepared<P, R> {
+  (db: Db, values: Bound<P>): Promise<R[]>;
+  statement(db: Db, values: Bound<P>): CompiledQuery<R>;
 }
 
 function compile<P extends object, R>(db: Db, build: (db: Db, values: P) => Compilable<R>): Compiled {

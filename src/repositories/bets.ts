@@ -2,10 +2,11 @@
 // the caller's transaction first.
 import { sql } from 'kysely';
 import { BET_COLUMNS } from '../db/bet-columns.js';
-import type { Db } from '../db/database.js';
+import { type Db, dialectOf } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
+import { type LastEntry, chainHeadOf } from './record.js';
 
 // The write path's statements are prepared (src/db/prepared.ts): built once, run with each call's values.
 /**
@@ -98,27 +99,74 @@ export interface BetExit {
   ranked_gain?: number | null;
 }
 
+/** The columns an exit sets. */
+const exitValues = (p: BetExit) => ({
+  status: p.status,
+  exit_price: p.exit_price,
+  percentage_gain: p.percentage_gain,
+  closed_at: p.closed_at,
+  close_reason: p.close_reason,
+  benchmark_exit: p.benchmark_exit,
+  ranked_gain: p.ranked_gain,
+  last_event_at: p.closed_at,
+});
+
 const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
+  db.updateTable('bets').set(exitValues(p)).where('id', '=', p.id).where('status', '=', 'OPEN').returningAll(),
+);
+
+/**
+ * PostgreSQL: the update, then its owner's row lock with their chain head
+ * read (as lockOwnerReadingHead), in one statement. The lock is taken on the
+ * rows the join gives, so after the bet's row, as the record handler would
+ * take it, and only when the bet was still OPEN.
+ */
+const finishOpenLockingOwnerQuery = prepared((db, p: BetExit & { id: number; userId: number }) =>
   db
-    .updateTable('bets')
-    .set({
-      status: p.status,
-      exit_price: p.exit_price,
-      percentage_gain: p.percentage_gain,
-      closed_at: p.closed_at,
-      close_reason: p.close_reason,
-      benchmark_exit: p.benchmark_exit,
-      ranked_gain: p.ranked_gain,
-      last_event_at: p.closed_at,
-    })
-    .where('id', '=', p.id)
-    .where('status', '=', 'OPEN')
-    .returningAll(),
+    .with('b', (w) => w.updateTable('bets').set(exitValues(p)).where('id', '=', p.id).where('status', '=', 'OPEN').returningAll())
+    .selectFrom('b')
+    .innerJoin('users', 'users.id', 'b.user_id')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('record_entries')
+          .select(['record_entries.seq', 'record_entries.hash', 'record_entries.at'])
+          .whereRef('record_entries.user_id', '=', 'b.user_id')
+          .orderBy('record_entries.seq', 'desc')
+          .limit(sql.lit(1))
+          .as('head'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('b')
+    .select(['head.seq as head_seq', 'head.hash as head_hash', 'head.at as head_at'])
+    .where('users.id', '=', p.userId)
+    .forNoKeyUpdate('users'),
 );
 
 /** Ends a bet that is still OPEN; undefined when it no longer is (another close or cancel won). */
 export async function finishOpenBet(db: Db, id: number, exit: BetExit): Promise<BetRow | undefined> {
   return (await finishOpenQuery(db, { benchmark_exit: null, ranked_gain: null, ...exit, id }))[0];
+}
+
+/**
+ * finishOpenBet, and on PostgreSQL in the same statement the owner's row
+ * lock and chain head the bet's record entry needs (`chain`, for the
+ * betChanged event); undefined when the bet is no longer OPEN. On SQLite the
+ * record handler reads the head itself.
+ */
+export async function finishOpenBetLockingOwner(
+  db: Db,
+  bet: Pick<BetRow, 'id' | 'user_id'>,
+  exit: BetExit,
+): Promise<{ bet: BetRow; chain?: { head: LastEntry | undefined } } | undefined> {
+  if (dialectOf(db) !== 'postgres') {
+    const row = await finishOpenBet(db, bet.id, exit);
+    return row && { bet: row };
+  }
+  const [row] = await finishOpenLockingOwnerQuery(db, { benchmark_exit: null, ranked_gain: null, ...exit, id: bet.id, userId: bet.user_id });
+  if (!row) return undefined;
+  const { head_seq, head_hash, head_at, ...finished } = row;
+  return { bet: finished, chain: { head: chainHeadOf({ head_seq, head_hash, head_at }) } };
 }
 
 const commitQuery = prepared((db, p: { id: number; price: number; benchmark: number | null }) =>
@@ -225,21 +273,37 @@ const moveUpLaterExitsQuery = prepared((db, p: { userId: number; exit: number; i
     .returning('history_pos'),
 );
 
+type HistoryBet = Pick<BetRow, 'id' | 'user_id' | 'closed_at'>;
+
+function placeParams(bet: HistoryBet) {
+  if (bet.closed_at === null) throw new Error(`bet ${bet.id} has no exit to place in its history`);
+  return { userId: bet.user_id, exit: bet.closed_at, id: bet.id };
+}
+
 /**
  * Gives a bet that has just finished its place in its owner's history. Its
  * exit is nearly always the newest, and then the place is the next: one
- * statement. A settlement is dated at its due instant, though, which can be
- * before a close recorded first (and instances' clocks differ a little):
- * then the entries that exited after it move up one and it takes the lowest
- * of their places. The caller holds the owner's row (the record chain's
- * lock), so places of one user are given one at a time.
+ * statement (placeOnTopStatement, which a caller may send with others). A
+ * settlement is dated at its due instant, though, which can be before a
+ * close recorded first (and instances' clocks differ a little): then nothing
+ * is placed on top, and placeBelowLaterExits moves the entries that exited
+ * after it up one and gives it the lowest of their places. The caller holds
+ * the owner's row (the record chain's lock), so places of one user are given
+ * one at a time.
  */
-export async function placeInHistory(db: Db, bet: Pick<BetRow, 'id' | 'user_id' | 'closed_at'>): Promise<number> {
-  if (bet.closed_at === null) throw new Error(`bet ${bet.id} has no exit to place in its history`);
-  const p = { userId: bet.user_id, exit: bet.closed_at, id: bet.id };
-  const [top] = await placeOnTopQuery(db, p);
-  if (top) return Number(top.history_pos);
-  const moved = await moveUpLaterExitsQuery(db, p);
+export async function placeInHistory(db: Db, bet: HistoryBet): Promise<number> {
+  const [top] = await placeOnTopQuery(db, placeParams(bet));
+  return top ? Number(top.history_pos) : placeBelowLaterExits(db, bet);
+}
+
+/** The statement placing a bet on top of its owner's history: its place, or no row when a later exit exists. */
+export function placeOnTopStatement(db: Db, bet: HistoryBet) {
+  return placeOnTopQuery.statement(db, placeParams(bet));
+}
+
+/** The place of a bet with later exits in its owner's history (see placeInHistory). */
+export async function placeBelowLaterExits(db: Db, bet: HistoryBet): Promise<number> {
+  const moved = await moveUpLaterExitsQuery(db, placeParams(bet));
   const place = Math.min(...moved.map((r) => Number(r.history_pos))) - 1;
   await db.updateTable('bets').set({ history_pos: place }).where('id', '=', bet.id).execute();
   return place;
@@ -289,6 +353,11 @@ const addToLeaderboardQuery = prepared((db, p: { userId: number; gain: number })
 /** Adds one CLOSED bet's gain to its owner's aggregate row. */
 export async function addToLeaderboard(db: Db, userId: number, gain: number): Promise<void> {
   await addToLeaderboardQuery(db, { userId, gain });
+}
+
+/** addToLeaderboard's statement, to send with others. */
+export function addToLeaderboardStatement(db: Db, userId: number, gain: number) {
+  return addToLeaderboardQuery.statement(db, { userId, gain });
 }
 
 /** A page of the aggregate, in the order of leaderboard_rank_idx (never a scan of bets). */

@@ -208,7 +208,18 @@ export async function addToTallies(
   raw: LeagueTally | null,
   ranked: LeagueTally | null = raw,
 ): Promise<void> {
-  if (!raw && !ranked) return;
+  const statement = addToTalliesStatement(db, bet, raw, ranked);
+  if (statement) await db.executeQuery(statement);
+}
+
+/** addToTallies's statement, to send with others; null when there is nothing to add. */
+export function addToTalliesStatement(
+  db: Db,
+  bet: { user_id: number; opened_at: number; closed_at: number; crypto: boolean },
+  raw: LeagueTally | null,
+  ranked: LeagueTally | null = raw,
+) {
+  if (!raw && !ranked) return null;
   const v1 = { ...ZERO, ...raw };
   const v2 = { ...ZERO, ...ranked };
   const values = {} as TallyDeltas;
@@ -216,7 +227,7 @@ export async function addToTallies(
     values[`v1_${c}`] = v1[c];
     values[`v2_${c}`] = v2[c];
   }
-  await addToTalliesQuery(db, {
+  return addToTalliesQuery.statement(db, {
     ...values,
     user_id: bet.user_id,
     opened_at: bet.opened_at,

@@ -38,12 +38,15 @@ const noAddress = sql<string | null>`cast(null as varchar(254))`;
  * however many followers there are, so a trader with many followers opens a
  * bet in the same few statements. Chat rows carry the chat in chat_id, email rows the address in email.
  */
-export async function enqueueForLinkedFollowers(
-  db: Db,
-  notice: { followedId: number; transport: ChatTransportName; kind: NotificationKind; text: string; betId: number },
-  now: number,
-): Promise<void> {
-  await db
+export async function enqueueForLinkedFollowers(db: Db, notice: FollowersNotice, now: number): Promise<void> {
+  await db.executeQuery(enqueueForLinkedFollowersStatement(db, notice, now));
+}
+
+type FollowersNotice = { followedId: number; transport: ChatTransportName; kind: NotificationKind; text: string; betId: number };
+
+/** enqueueForLinkedFollowers's statement, to send with others. */
+export function enqueueForLinkedFollowersStatement(db: Db, notice: FollowersNotice, now: number) {
+  return db
     .insertInto('notifications')
     .columns(['user_id', 'transport', 'chat_id', 'email', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
     .expression((eb) =>
@@ -88,7 +91,7 @@ export async function enqueueForLinkedFollowers(
         ),
     )
     .onConflict((oc) => oc.doNothing())
-    .execute();
+    .compile();
 }
 
 export async function dropPendingOpenings(db: Db, betId: number): Promise<void> {

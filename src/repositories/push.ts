@@ -124,13 +124,15 @@ export interface PushNotice {
  * `to`: the followers of a trader, one user, or one device. One statement
  * however many devices; a device already holding this notice is skipped.
  */
-export async function enqueuePush(
-  db: Db,
-  to: { followersOf: number } | { userId: number } | { deviceId: number },
-  notice: PushNotice,
-  now: number,
-): Promise<void> {
-  await db
+export async function enqueuePush(db: Db, to: PushRecipients, notice: PushNotice, now: number): Promise<void> {
+  await db.executeQuery(enqueuePushStatement(db, to, notice, now));
+}
+
+type PushRecipients = { followersOf: number } | { userId: number } | { deviceId: number };
+
+/** enqueuePush's statement, to send with others. */
+export function enqueuePushStatement(db: Db, to: PushRecipients, notice: PushNotice, now: number) {
+  return db
     .insertInto('notifications')
     .columns(['user_id', 'transport', 'push_subscription_id', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
     .expression((eb) => {
@@ -169,7 +171,7 @@ export async function enqueuePush(
       return q;
     })
     .onConflict((oc) => oc.doNothing())
-    .execute();
+    .compile();
 }
 
 /** A deleted account's devices go, and what was queued for them: its endpoints are not kept. */

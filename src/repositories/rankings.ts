@@ -107,9 +107,14 @@ function sumsOf({ gain, alpha }: Counted) {
  * every close runs it).
  */
 export async function addToDayStats(db: Db, d: DayStatsDelta): Promise<void> {
+  await db.executeQuery(addToDayStatsStatement(db, d));
+}
+
+/** addToDayStats's statement, to send with others. */
+export function addToDayStatsStatement(db: Db, d: DayStatsDelta) {
   const raw = sumsOf(d);
   const ranked = d.ranked ? sumsOf(d.ranked) : { trades: 0, score_sum: 0, wins: 0, alpha_count: 0, alpha_sum: 0, alpha_sq_sum: 0 };
-  await addToDayStatsQuery(db, {
+  return addToDayStatsQuery.statement(db, {
     user_id: d.userId,
     day: d.day,
     ...raw,
@@ -137,6 +142,11 @@ const addToRankedLeaderboardQuery = prepared((db, p: { userId: number; gain: num
 /** Adds one ranked bet's ranked gain to its owner's row of the ranked board's all-time aggregate. */
 export async function addToRankedLeaderboard(db: Db, userId: number, rankedGain: number): Promise<void> {
   await addToRankedLeaderboardQuery(db, { userId, gain: rankedGain });
+}
+
+/** addToRankedLeaderboard's statement, to send with others. */
+export function addToRankedLeaderboardStatement(db: Db, userId: number, rankedGain: number) {
+  return addToRankedLeaderboardQuery.statement(db, { userId, gain: rankedGain });
 }
 
 /** A page of the ranked board's all-time aggregate, in the order of ranked_leaderboard_rank_idx (never a scan of bets). */

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Db, dialectOf } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
-import type { RecordDayLeavesTable, RecordDaysTable, RecordEntriesTable } from '../db/tables.js';
+import type { Database, RecordDayLeavesTable, RecordDaysTable, RecordEntriesTable } from '../db/tables.js';
 
 // Every bet event appends an entry: both statements are prepared (src/db/prepared.ts).
 // The limit is written into the SQL: SQLite runs `limit 1` in half the time of `limit ?`.
@@ -10,8 +10,57 @@ const lastEntryQuery = prepared((db, p: { userId: number }) =>
   db.selectFrom('record_entries').select(['seq', 'hash', 'at']).where('user_id', '=', p.userId).orderBy('seq', 'desc').limit(sql.lit(1)),
 );
 
-export async function lastEntry(db: Db, userId: number) {
+export async function lastEntry(db: Db, userId: number): Promise<LastEntry | undefined> {
   return (await lastEntryQuery(db, { userId }))[0];
+}
+
+/** A chain's last entry: what the next one is built on. */
+export interface LastEntry {
+  seq: number;
+  hash: string;
+  at: number;
+}
+
+/** A user's chain head beside their row, in one statement with the row's read (a lateral join: one index seek). */
+export function withChainHead<O>(qb: SelectQueryBuilder<Database, 'users', O>) {
+  return qb
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('record_entries')
+          .select(['record_entries.seq', 'record_entries.hash', 'record_entries.at'])
+          .whereRef('record_entries.user_id', '=', 'users.id')
+          .orderBy('record_entries.seq', 'desc')
+          .limit(sql.lit(1))
+          .as('head'),
+      (join) => join.onTrue(),
+    )
+    .select(['head.seq as head_seq', 'head.hash as head_hash', 'head.at as head_at']);
+}
+
+/** The head read by withChainHead; undefined when there is no entry yet. */
+export function chainHeadOf(row: { head_seq: number | null; head_hash: string | null; head_at: number | null }): LastEntry | undefined {
+  return row.head_seq === null ? undefined : { seq: row.head_seq, hash: row.head_hash!, at: row.head_at! };
+}
+
+// The users row lock is FOR NO KEY UPDATE, as DatabaseHandle.lock takes it (src/db/database.ts ROW_LOCKS); only the users row is locked.
+const lockedOwnerHeadQuery = prepared((db, p: { userId: number }) =>
+  withChainHead(db.selectFrom('users').where('users.id', '=', p.userId)).forNoKeyUpdate('users'),
+);
+
+/**
+ * Holds the owner's row lock until trx ends and reads their chain head: one
+ * statement on PostgreSQL. Its snapshot is taken before the lock is granted,
+ * so an entry committed by the transaction it waited for may be missing from
+ * the head read: the entry built on it is inserted with insertEntryIfNext,
+ * which refuses it then, and the caller reads the head again under the lock
+ * it now holds. On SQLite the immediate transaction already holds the write
+ * lock: the head is read alone, and is the latest.
+ */
+export async function lockOwnerReadingHead(db: Db, userId: number): Promise<LastEntry | undefined> {
+  if (dialectOf(db) !== 'postgres') return lastEntry(db, userId);
+  const [row] = await lockedOwnerHeadQuery(db, { userId });
+  return row && chainHeadOf(row);
 }
 
 const insertEntryQuery = prepared((db, e: RecordEntriesTable) =>
@@ -29,6 +78,32 @@ const insertEntryQuery = prepared((db, e: RecordEntriesTable) =>
 
 export async function insertEntry(db: Db, entry: RecordEntriesTable): Promise<void> {
   await insertEntryQuery(db, entry);
+}
+
+const insertEntryIfNextQuery = prepared((db, e: RecordEntriesTable) =>
+  db
+    .insertInto('record_entries')
+    .values({
+      user_id: e.user_id,
+      seq: e.seq,
+      bet_id: e.bet_id,
+      kind: e.kind,
+      at: e.at,
+      event: e.event,
+      prev_hash: e.prev_hash,
+      hash: e.hash,
+    })
+    .onConflict((oc) => oc.columns(['user_id', 'seq']).doNothing())
+    .returning('seq'),
+);
+
+/**
+ * Appends an entry built on a head that may be out of date (lockOwnerReadingHead):
+ * false, with nothing written, when its sequence number is already taken.
+ * Any other constraint still fails the statement.
+ */
+export async function insertEntryIfNext(db: Db, entry: RecordEntriesTable): Promise<boolean> {
+  return (await insertEntryIfNextQuery(db, entry)).length > 0;
 }
 
 export async function entriesOf(db: Db, userId: number): Promise<RecordEntriesTable[]> {

@@ -26,8 +26,9 @@ const fanOutQuery = prepared((db, p: { ownerId: number; betId: number; at: numbe
     .onConflict((oc) => oc.columns(['follower_id', 'bet_id']).doUpdateSet((eb) => ({ last_event_at: eb.ref('excluded.last_event_at') }))),
 );
 
-export async function fanOutBet(db: Db, bet: Pick<BetRow, 'id' | 'user_id' | 'last_event_at'>): Promise<void> {
-  await fanOutQuery(db, { ownerId: bet.user_id, betId: bet.id, at: bet.last_event_at });
+/** The statement of a bet's fan-out, to send with the other writes of its event (src/services/bet-aggregates.ts). */
+export function fanOutStatement(db: Db, bet: Pick<BetRow, 'id' | 'user_id' | 'last_event_at'>) {
+  return fanOutQuery.statement(db, { ownerId: bet.user_id, betId: bet.id, at: bet.last_event_at });
 }
 
 /** Every bet of `followedId` into the timeline of `followerId` (a new follow). */

@@ -2,6 +2,7 @@ import { type Db, dialectOf } from '../db/database.js';
 import type { NewUser, UserRow } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
+import { type LastEntry, chainHeadOf, withChainHead } from './record.js';
 
 export async function insertUser(db: Db, user: NewUser): Promise<number> {
   const row = await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow();
@@ -43,21 +44,33 @@ const lockedPlanHolderQuery = prepared((db, p: { userId: number }) =>
     .where('users.deleted_at', 'is', null)
     .forNoKeyUpdate(),
 );
+// An opening's lock statement also reads the chain head its record entry is built on (lockOwnerReadingHead explains why it may be out of date).
+const lockedPlanHolderHeadQuery = prepared((db, p: { userId: number }) =>
+  withChainHead(
+    db.selectFrom('users').select(['username', 'extra_bets', 'extra_slots']).where('users.id', '=', p.userId).where('users.deleted_at', 'is', null),
+  ).forNoKeyUpdate('users'),
+);
 
 export interface PlanHolder {
   username: string;
   extra_bets: number;
   extra_slots: number;
+  /** PostgreSQL: the user's chain head, read in the lock statement (src/repositories/record.ts lockOwnerReadingHead). */
+  chain?: { head: LastEntry | undefined };
 }
 
 /**
  * A live user's name and plan extras, read with the user's row lock held to
  * the end of the transaction on PostgreSQL (one statement for both), so this
- * user's capacity-bound writes (openings, follows) run one after another. On SQLite the immediate transaction
+ * user's capacity-bound writes (openings, follows) run one after another. With
+ * chainHead (an opening, which appends to the user's record) the same
+ * statement reads the chain head too. On SQLite the immediate transaction
  * already holds the database's write lock. Undefined for a missing or deleted user.
  */
-export async function lockPlanHolder(db: Db, userId: number): Promise<PlanHolder | undefined> {
+export async function lockPlanHolder(db: Db, userId: number, opts: { chainHead?: boolean } = {}): Promise<PlanHolder | undefined> {
   if (!isPossibleId(userId)) return undefined;
-  const [row] = await (dialectOf(db) === 'postgres' ? lockedPlanHolderQuery : planHolderQuery)(db, { userId });
-  return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots };
+  if (dialectOf(db) !== 'postgres') return (await planHolderQuery(db, { userId }))[0];
+  if (!opts.chainHead) return (await lockedPlanHolderQuery(db, { userId }))[0];
+  const [row] = await lockedPlanHolderHeadQuery(db, { userId });
+  return row && { username: row.username, extra_bets: row.extra_bets, extra_slots: row.extra_slots, chain: { head: chainHeadOf(row) } };
 }

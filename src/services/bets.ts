@@ -23,7 +23,7 @@ import {
   commitOpenBet,
   countOpenBets,
   findBetById,
-  finishOpenBet,
+  finishOpenBetLockingOwner,
   insertBetWithinCapacity,
   listFinishedBets,
   listOpenBets,
@@ -95,7 +95,8 @@ export async function openBet(
   const [entryPrice, benchmarkEntry] = await Promise.all([priceOrUnavailable(ctx, ticker), benchmarkPrice(ctx, ticker)]);
   return ctx.database.transaction(async (trx) => {
     // The user row lock serialises this user's opens, so the capacity check in the insert stays true until commit.
-    const opener = await lockPlanHolder(trx, userId);
+    // On PostgreSQL the same statement reads the chain head the record handler builds the opening's entry on.
+    const opener = await lockPlanHolder(trx, userId, { chainHead: true });
     if (!opener) throw notFound('User not found');
     // A tail or fade copies an open bet: re-read it here, so one closed since the caller looked is refused.
     if (source && (await findBetById(trx, source.betId))?.status !== 'OPEN') throw badRequest('Bet is not open');
@@ -131,6 +132,7 @@ export async function openBet(
       bet,
       at: now,
       ownerLocked: true,
+      ownerHead: opener.chain,
       ownerName: opener.username,
       button,
       thesisHash: thesis?.hash,
@@ -243,7 +245,8 @@ async function closeAt(
   now: number,
 ): Promise<BetRow | undefined> {
   const gain = percentageGain(bet.direction, bet.entry_price, price);
-  const closed = await finishOpenBet(trx, bet.id, {
+  // On PostgreSQL the update also takes the owner's row lock and reads their chain head, for the record handler.
+  const finished = await finishOpenBetLockingOwner(trx, bet, {
     status: 'CLOSED',
     exit_price: price,
     percentage_gain: gain,
@@ -252,9 +255,11 @@ async function closeAt(
     benchmark_exit: benchmark,
     ranked_gain: exitAt >= committedInstant(bet.opened_at) ? rankedGain(bet, price) : null,
   });
-  if (!closed) return undefined;
+  if (!finished) return undefined;
+  const { bet: closed, chain } = finished;
   // An exit rule's close is a close (SPEC's CLOSED, on the leaderboard); only the settlement is 'settled'.
-  await ctx.events.emit(trx, 'betChanged', { kind: reason === 'settlement' ? 'settled' : 'closed', bet: closed, at: now });
+  const kind = reason === 'settlement' ? 'settled' : 'closed';
+  await ctx.events.emit(trx, 'betChanged', { kind, bet: closed, at: now, ...(chain ? { ownerLocked: true, ownerHead: chain } : {}) });
   return closed;
 }
 
@@ -339,15 +344,21 @@ export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Pr
     if (!isCancelable(bet.opened_at, now)) {
       throw cancelWindowExpired('Bets can be cancelled within 5 minutes of opening; close this bet instead');
     }
-    const cancelled = await finishOpenBet(trx, bet.id, {
+    const finished = await finishOpenBetLockingOwner(trx, bet, {
       status: 'CANCELLED',
       exit_price: bet.entry_price,
       percentage_gain: 0,
       closed_at: now,
       close_reason: 'cancel',
     });
-    if (!cancelled) throw badRequest('Bet is not open');
-    await ctx.events.emit(trx, 'betChanged', { kind: 'cancelled', bet: cancelled, at: now });
+    if (!finished) throw badRequest('Bet is not open');
+    const { bet: cancelled, chain } = finished;
+    await ctx.events.emit(trx, 'betChanged', {
+      kind: 'cancelled',
+      bet: cancelled,
+      at: now,
+      ...(chain ? { ownerLocked: true, ownerHead: chain } : {}),
+    });
     return { due: undefined, cancelled };
   });
   const { due, cancelled } = outcome;

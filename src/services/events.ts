@@ -8,6 +8,7 @@ import type { DatabaseHandle, Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
 import type { ChatAddress } from '../repositories/chat-links.js';
 import type { UpdateKey } from '../repositories/chat-updates.js';
+import type { LastEntry } from '../repositories/record.js';
 
 export type BetEventKind = 'opened' | 'closed' | 'cancelled' | 'settled';
 
@@ -18,6 +19,8 @@ export interface BetEvent {
   at: number;
   /** Set when the caller already holds the owner's row lock in this transaction (an opening): handlers need not take it again. */
   ownerLocked?: boolean;
+  /** The owner's chain head, read by the caller in its lock statement (PostgreSQL); it may be out of date (src/repositories/record.ts lockOwnerReadingHead). */
+  ownerHead?: { head: LastEntry | undefined };
   /** The owner's username when the caller has read it already. */
   ownerName?: string;
   /** A bet opened by a Tail or Fade button in a chat: the update pressed, answered in the opening's transaction. */

@@ -3,18 +3,17 @@
 // counts in, so a board reads sums and the few bets still open, never every
 // bet in the window. Each league adds the delta of its scoring version (raw
 // gain, or ranked gain) in the same statement.
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.js';
 import { tallyDelta } from '../domain/leagues.js';
 import { isCryptoTicker } from '../domain/market-calendar.js';
-import { addToTallies } from '../repositories/leagues.js';
+import { addToTalliesStatement } from '../repositories/leagues.js';
 import type { BetEvent } from './events.js';
 
-/** The betChanged handler: a bet that finishes adds to its owner's tallies. */
-export function leagueTalliesHandler() {
-  return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
-    if (kind === 'opened') return;
-    const finished = { user_id: bet.user_id, opened_at: bet.opened_at, closed_at: bet.closed_at ?? at, crypto: isCryptoTicker(bet.ticker) };
-    const ended = { ...bet, closed_at: finished.closed_at };
-    await addToTallies(trx, finished, tallyDelta(ended, 1), tallyDelta(ended, 2));
-  };
+/** What a finished bet adds to its owner's tallies, as a statement sent with its other writes (src/services/bet-aggregates.ts); null for an opening. */
+export function talliesStatement(trx: Db, { kind, bet, at }: BetEvent): CompiledQuery | null {
+  if (kind === 'opened') return null;
+  const finished = { user_id: bet.user_id, opened_at: bet.opened_at, closed_at: bet.closed_at ?? at, crypto: isCryptoTicker(bet.ticker) };
+  const ended = { ...bet, closed_at: finished.closed_at };
+  return addToTalliesStatement(trx, finished, tallyDelta(ended, 1), tallyDelta(ended, 2));
 }

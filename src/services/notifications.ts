@@ -14,11 +14,12 @@ import {
   settledSummary,
   settledText,
 } from '../domain/notifications.js';
+import { runTogether } from '../db/together.js';
 import { findLinkOfUser } from '../repositories/chat-links.js';
 import { emailNoticeAddress } from '../repositories/notice-settings.js';
 import {
   dropPendingOpenings,
-  enqueueForLinkedFollowers,
+  enqueueForLinkedFollowersStatement,
   enqueueMail,
   enqueueNotification,
   sentOpeningRecipients,
@@ -31,7 +32,7 @@ import {
   listUserNotices,
   type NoticeRecord,
 } from '../repositories/user-notices.js';
-import { enqueuePush } from '../repositories/push.js';
+import { enqueuePush, enqueuePushStatement } from '../repositories/push.js';
 import { findUserById } from '../repositories/users.js';
 import type { NoticeReadState, Notification } from '../schemas/chat.js';
 import type { BetEvent } from './events.js';
@@ -83,8 +84,12 @@ async function onBetEvent(trx: Db, s: NoticeSettings, e: BetEvent): Promise<void
   const { bet, at } = e;
   if (e.kind === 'opened') {
     const text = openedText(e.ownerName ?? (await ownerName(trx, bet)), bet, s.webUrl);
-    await enqueueForLinkedFollowers(trx, { followedId: bet.user_id, transport: s.transport, kind: 'bet_opened', text, betId: bet.id }, at);
-    await enqueuePush(trx, { followersOf: bet.user_id }, { kind: 'bet_opened', text, betId: bet.id }, at);
+    // Chats and mail, and push devices: one round trip on PostgreSQL (src/db/together.ts).
+    await runTogether(
+      trx,
+      enqueueForLinkedFollowersStatement(trx, { followedId: bet.user_id, transport: s.transport, kind: 'bet_opened', text, betId: bet.id }, at),
+      [enqueuePushStatement(trx, { followersOf: bet.user_id }, { kind: 'bet_opened', text, betId: bet.id }, at)],
+    );
   } else if (e.kind === 'cancelled') {
     // A queued opening notice is dropped with nothing to take back; the
     // delivered ones get a cancellation. An opening notice in flight right now

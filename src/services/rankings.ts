@@ -3,14 +3,15 @@
 // in each close's and settlement's own transaction. SPEC's board counts every
 // closed bet's gain; the ranked board and the rankings count ranked gains
 // only (docs/rankings.md).
+import type { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { utcDate } from '../domain/market-calendar.js';
 import { alphaOf, compareRanked, type Period, rankedCount, skillOf, windowStartDay } from '../domain/rankings.js';
-import { addToLeaderboard, leaderboardQuery } from '../repositories/bets.js';
+import { addToLeaderboardStatement, leaderboardQuery } from '../repositories/bets.js';
 import {
-  addToDayStats,
-  addToRankedLeaderboard,
+  addToDayStatsStatement,
+  addToRankedLeaderboardStatement,
   allTimeUsersAhead,
   type Board,
   type Placed,
@@ -31,41 +32,29 @@ export type RankingDeps = Pick<AppContext, 'db' | 'clock' | 'sharedAnswers'>;
 
 export const RANKINGS_SIZE = 100;
 
-/** The betChanged handler for SPEC's leaderboard: each close and settlement adds its gain to its owner's all-time row. */
-export function leaderboardHandler() {
-  return async (trx: Db, { kind, bet }: BetEvent): Promise<void> => {
-    if (kind !== 'closed' && kind !== 'settled') return;
-    await addToLeaderboard(trx, bet.user_id, bet.percentage_gain ?? 0);
-  };
-}
-
-/** The betChanged handler for the ranked board: each ranked close and settlement adds its ranked gain to its owner's all-time row. */
-export function rankedLeaderboardHandler() {
-  return async (trx: Db, { kind, bet }: BetEvent): Promise<void> => {
-    if (kind !== 'closed' && kind !== 'settled') return;
-    if (bet.ranked_gain === null) return;
-    await addToRankedLeaderboard(trx, bet.user_id, bet.ranked_gain);
-  };
-}
-
 /**
- * The betChanged handler for the windows and the rankings: each close and
- * settlement adds to its owner's row for the exit day, its gain and alpha to
- * the raw sums and, when it is ranked, its ranked gain and ranked alpha to the
- * ranked sums, in one statement; cancels never count.
+ * What a close or settlement adds to its owner's aggregates, as statements
+ * sent with the other writes of a finished bet (src/services/bet-aggregates.ts),
+ * in this order: its gain to SPEC's all-time row; its ranked gain, when it is
+ * ranked, to the ranked board's all-time row; and to its owner's row for the
+ * exit day, its gain and alpha to the raw sums and, when it is ranked, its
+ * ranked gain and ranked alpha to the ranked sums (one statement for both).
+ * Cancels never count.
  */
-export function dayStatsHandler() {
-  return async (trx: Db, { kind, bet, at }: BetEvent): Promise<void> => {
-    if (kind !== 'closed' && kind !== 'settled') return;
-    const gain = bet.percentage_gain ?? 0;
-    await addToDayStats(trx, {
+export function aggregateStatements(trx: Db, { kind, bet, at }: BetEvent): CompiledQuery[] {
+  if (kind !== 'closed' && kind !== 'settled') return [];
+  const gain = bet.percentage_gain ?? 0;
+  return [
+    addToLeaderboardStatement(trx, bet.user_id, gain),
+    ...(bet.ranked_gain === null ? [] : [addToRankedLeaderboardStatement(trx, bet.user_id, bet.ranked_gain)]),
+    addToDayStatsStatement(trx, {
       userId: bet.user_id,
       day: utcDate(bet.closed_at ?? at),
       gain,
       alpha: alphaOf(bet.direction, gain, bet.benchmark_entry, bet.benchmark_exit),
       ranked: rankedCount(bet),
-    });
-  };
+    }),
+  ];
 }
 
 export interface WindowQuery {

@@ -28,7 +28,7 @@ export async function recomputeAggregates(db: Db): Promise<void> {
 
 const num = (v: number | null) => (v === null ? null : Number(v));
 
-/** The day rows as dayStatsHandler adds them, one CLOSED bet at a time (its exit day, its gain, its alpha). */
+/** The day rows as aggregateStatements (src/services/rankings.ts) adds them, one CLOSED bet at a time (its exit day, its gain, its alpha). */
 type DayRow = Required<Insertable<UserDayStatsTable>>;
 
 async function dayStatsOfBets(db: Db): Promise<DayRow[]> {

@@ -12,10 +12,13 @@ import {
   findDay,
   headsBefore,
   insertDay,
+  type LastEntry,
   insertEntry,
+  insertEntryIfNext,
   lastEntry,
   latestDay,
   latestLeafOf,
+  lockOwnerReadingHead,
   userBetStates,
   userExists,
 } from '../repositories/record.js';
@@ -41,33 +44,43 @@ const dayEnd = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS;
  * (other users never wait), its head read after the lock is held. The entry
  * is dated when it is appended, never before the previous entry (instances'
  * clocks may differ), so dates rise with sequence numbers as headsBefore
- * assumes; the event's own instant is its event_at.
+ * assumes; the event's own instant is its event_at. On PostgreSQL the head is
+ * read in the lock's own statement (the caller's, or lockOwnerReadingHead),
+ * whose snapshot may predate the lock: an entry built on an out-of-date head
+ * finds its sequence number taken and is built again on the head read now.
  */
 async function appendEntry(
   ctx: RecordDeps,
   trx: Db,
   kind: RecordKind,
   bet: BetRow,
-  ownerLocked: boolean | undefined,
+  owner: Pick<BetEvent, 'ownerLocked' | 'ownerHead'>,
   thesisHash?: string,
 ): Promise<void> {
-  if (!ownerLocked) await ctx.database.holdLock(trx, 'users', bet.user_id);
-  const last = await lastEntry(trx, bet.user_id);
-  const seq = (last?.seq ?? 0) + 1;
-  const prev = last?.hash ?? GENESIS;
-  const at = Math.max(ctx.clock.now(), last?.at ?? 0);
-  const entry = encodeEntry(prev, recordEventOf(kind, bet, seq, at, thesisHash ?? null));
-  await insertEntry(trx, { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...entry, prev_hash: prev });
+  const head = !owner.ownerLocked
+    ? await lockOwnerReadingHead(trx, bet.user_id)
+    : owner.ownerHead
+      ? owner.ownerHead.head
+      : await lastEntry(trx, bet.user_id);
+  const entryOn = (last: LastEntry | undefined) => {
+    const seq = (last?.seq ?? 0) + 1;
+    const prev = last?.hash ?? GENESIS;
+    const at = Math.max(ctx.clock.now(), last?.at ?? 0);
+    const entry = encodeEntry(prev, recordEventOf(kind, bet, seq, at, thesisHash ?? null));
+    return { user_id: bet.user_id, seq, bet_id: bet.id, kind, at, ...entry, prev_hash: prev };
+  };
+  if (await insertEntryIfNext(trx, entryOn(head))) return;
+  await insertEntry(trx, entryOn(await lastEntry(trx, bet.user_id)));
 }
 
 /** The betChanged handler: one chain entry per event. */
 export function recordHandler(ctx: RecordDeps) {
-  return (trx: Db, { kind, bet, ownerLocked, thesisHash }: BetEvent): Promise<void> => appendEntry(ctx, trx, kind, bet, ownerLocked, thesisHash);
+  return (trx: Db, { kind, bet, thesisHash, ...owner }: BetEvent): Promise<void> => appendEntry(ctx, trx, kind, bet, owner, thesisHash);
 }
 
 /** The betCommitted handler: a `committed` entry with the bet's committed prices (the bet's status is unchanged). */
 export function committedRecordHandler(ctx: RecordDeps) {
-  return (trx: Db, { bet }: AppEvents['betCommitted']): Promise<void> => appendEntry(ctx, trx, 'committed', bet, false);
+  return (trx: Db, { bet }: AppEvents['betCommitted']): Promise<void> => appendEntry(ctx, trx, 'committed', bet, {});
 }
 
 const toDay = (d: { day: string; root: string; tree_size: number; published_at: number }): RecordDay => ({

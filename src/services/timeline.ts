@@ -11,23 +11,11 @@ import type { DatabaseHandle, Db } from '../db/database.js';
 import { fanOutAfterFollow, fanOutAfterUnfollow } from '../domain/feed.js';
 import {
   copyIntoTimeline,
-  fanOutBet,
   fanOutState,
   markHeavilyFollowed,
   removeFromTimeline,
   unmarkHeavilyFollowed,
 } from '../repositories/timeline.js';
-import type { BetEvent } from './events.js';
-
-/**
- * The betChanged handler: the bet's new event time into its owner's
- * followers' timelines. Registered after the record's handler, which holds
- * the owner's row lock, so a concurrent follow or unfollow of the owner has
- * committed before this statement reads the follows, or waits for this one.
- */
-export function timelineHandler() {
-  return (trx: Db, { bet }: BetEvent): Promise<void> => fanOutBet(trx, bet);
-}
 
 /** After a new follow, in its transaction: the trader's row is locked by the caller. */
 export async function timelineAfterFollow(trx: Db, followerId: number, followedId: number, maxFollowers: number): Promise<void> {

@@ -8,29 +8,24 @@ import { forgetEmailOf } from '../repositories/email.js';
 import { forgetTheses } from '../repositories/theses.js';
 import { forgetDevicesOf } from '../repositories/push.js';
 import { buttonAnswerHandler, forgetUser } from './chat.js';
-import { historyPlaceHandler } from './history.js';
-import { leagueTalliesHandler } from './league-tallies.js';
-import { timelineHandler } from './timeline.js';
+import { betAggregatesHandler } from './bet-aggregates.js';
 import { noticesHandler } from './notifications.js';
-import { dayStatsHandler, leaderboardHandler, rankedLeaderboardHandler } from './rankings.js';
 import { committedRecordHandler, recordHandler } from './record.js';
 
 export function wireServices(ctx: AppContext): void {
   const { events, sharedAnswers } = ctx;
 
   // The order of the writes and of the locks they take. The change holds the bet's row lock (an opening, the owner's);
-  // the record chain then takes the owner's row lock before it reads its head, and does so first: a commitment's entry
+  // the record chain then takes the owner's row lock with its head (on PostgreSQL a close's or cancel's update takes it in
+  // the same statement, after the bet's row), and does so first: a commitment's entry
   // (betCommitted, below) takes it before the same transaction's close or settlement adds to the owner's leaderboard
   // row, so every transaction takes the owner's row before that one, never after. A chat's answer is recorded last.
   events.inTransaction('betChanged', recordHandler(ctx));
-  events.inTransaction('betChanged', historyPlaceHandler());
-  // After the record's handler, which holds the owner's row lock: follows of the owner are settled (src/services/timeline.ts).
-  events.inTransaction('betChanged', timelineHandler());
-  events.inTransaction('betChanged', leaderboardHandler());
-  events.inTransaction('betChanged', rankedLeaderboardHandler());
+  // The history place, leaderboards, day statistics, league tallies and the followers' timelines: one statement on
+  // PostgreSQL. After the record's handler, which holds the owner's row lock: a follow or unfollow of the owner has
+  // committed before the timelines' statement reads the follows, or waits for it (src/services/timeline.ts).
+  events.inTransaction('betChanged', betAggregatesHandler());
   events.inTransaction('betChanged', noticesHandler({ transport: ctx.chatTransport.name, webUrl: ctx.config.webUrl }));
-  events.inTransaction('betChanged', dayStatsHandler());
-  events.inTransaction('betChanged', leagueTalliesHandler());
   events.inTransaction('betChanged', buttonAnswerHandler(ctx));
   // A commitment is recorded in its owner's chain: the bet's row lock is held (catchUp, closeBet), then the owner's.
   events.inTransaction('betCommitted', committedRecordHandler(ctx));

@@ -138,6 +138,23 @@ forEachDialect('verifiable record', (dialect) => {
     assert.deepEqual(verifyUserRecord(rec), []);
   });
 
+  test('concurrent opens, closes and cancels of one user through the API keep one unbroken chain (on PostgreSQL each reads the head in its lock statement, possibly before the lock was granted)', async () => {
+    const u = await registerAndLogin(t.app);
+    const call = (url: string, payload?: object) =>
+      t.app.inject({ method: payload ? 'POST' : 'DELETE', url, headers: { cookie: u.cookie }, ...(payload ? { payload } : {}) });
+    const opened = await Promise.all(Array.from({ length: 6 }, () => call('/bet/open', { ticker: 'AAPL', direction: 'LONG' })));
+    for (const res of opened) assert.equal(res.statusCode, 200, res.body);
+    const ids = opened.map((res) => res.json().bet_id as number);
+    const ended = await Promise.all(ids.map((id, i) => (i % 2 === 0 ? call('/bet/close', { bet_id: id }) : call(`/bet/${id}`))));
+    for (const res of ended) assert.equal(res.statusCode, 200, res.body);
+    const rec = await getRecord(u.id);
+    assert.deepEqual(
+      rec.entries.map((e: { seq: number }) => e.seq),
+      Array.from({ length: 12 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(verifyUserRecord(rec), []);
+  });
+
   test('an append undone with its transaction leaves no trace for the next append, in the same commit or the next', async () => {
     const u = await registerAndLogin(t.app);
     await change(openBet(u.id), 'opened');

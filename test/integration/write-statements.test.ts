@@ -1,5 +1,6 @@
 // The statements an open and a close make, counted on the real database so
-// round trips cannot creep back, and the fan-out of an opening: the same
+// round trips cannot creep back (on PostgreSQL the round trips themselves,
+// printed as the test's diagnostics: docs/performance.md), and the fan-out of an opening: the same
 // statements whether the trader has no follower or ten thousand, and one
 // queued delivery for every linked follower.
 import assert from 'node:assert/strict';
@@ -21,21 +22,28 @@ forEachDialect('statements of a write', (dialect) => {
   });
   after(() => t.close());
 
-  async function counted(fn: () => Promise<void>): Promise<{ work: string[]; control: string[] }> {
+  /** The statements fn ran, and on PostgreSQL the round trips they took (a BEGIN rides with the statement after it). */
+  async function counted(fn: () => Promise<void>): Promise<{ work: string[]; control: string[]; trips: number | null }> {
     const all: string[] = [];
+    const tripsBefore = t.ctx.database.pgRoundTrips;
     log = all;
     try {
       await fn();
     } finally {
       log = null;
     }
-    return { work: all.filter((s) => !CONTROL.test(s)), control: all.filter((s) => CONTROL.test(s)) };
+    const tripsAfter = t.ctx.database.pgRoundTrips;
+    const trips = tripsBefore === null || tripsAfter === null ? null : tripsAfter - tripsBefore;
+    return { work: all.filter((s) => !CONTROL.test(s)), control: all.filter((s) => CONTROL.test(s)), trips };
   }
+
+  /** Statements holding `pattern`, alone or riding in another (src/db/together.ts). */
+  const holding = (work: string[], pattern: RegExp) => work.filter((s) => pattern.test(s)).length;
 
   const call = (u: TestUser, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>
     t.app.inject({ method, url, headers: { cookie: u.cookie }, ...(payload ? { payload } : {}) });
 
-  test('an open: the user (locked on PostgreSQL), the insert with its capacity check, notices, chain head, chain entry; no session read once it is known live', async () => {
+  test('an open: the user (locked on PostgreSQL, with the chain head), the insert with its capacity check, the chain entry, notices; no session read once it is known live', async (tc) => {
     const u = await registerAndLogin(t.app, 'st');
     // The session's first use reads its row; later requests find it in the instance's session cache.
     assert.equal((await call(u, 'GET', '/me')).statusCode, 200);
@@ -45,36 +53,61 @@ forEachDialect('statements of a write', (dialect) => {
     };
     await warm();
     let betId = 0;
-    const { work, control } = await counted(async () => {
+    const { work, control, trips } = await counted(async () => {
       const res = await call(u, 'POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' });
       assert.equal(res.statusCode, 200, res.body);
       betId = res.json().bet_id;
     });
-    const lock = dialect === 'postgres' ? 1 : 0;
-    // the user [locked], the insert, chain head, chain entry, followers' timelines, followers' chats and mail, followers' push devices
-    assert.equal(work.length, 7, work.join('\n'));
-    assert.equal(work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, "every follower's timeline in one statement");
-    assert.equal(work.filter((s) => /^insert into "notifications"/i.test(s)).length, 2, 'chats and mail in one statement, push devices in one');
-    assert.equal(work.filter((s) => /for no key update/i.test(s)).length, lock, 'one user-row lock, not two');
+    const pg = dialect === 'postgres';
+    // PostgreSQL: the user locked with the chain head, the insert, the chain entry, chats and mail with push devices.
+    // SQLite: the user, the insert, the chain head, the chain entry, chats and mail, push devices.
+    // Both: the followers' timelines, one statement.
+    assert.equal(work.length, pg ? 5 : 7, work.join('\n'));
+    assert.equal(holding(work, /insert into "timeline"/i), 1, "every follower's timeline in one statement");
+    assert.equal(
+      holding(work, /insert into "notifications"/i),
+      pg ? 1 : 2,
+      'chats and mail in one statement, push devices in one (riding together on PostgreSQL)',
+    );
+    assert.equal(holding(work, /for no key update/i), pg ? 1 : 0, 'one user-row lock, not two');
+    assert.equal(holding(work, /"record_entries"/i), 2, 'the head read (in the lock statement on PostgreSQL) and the entry');
     assert.equal(work.filter((s) => /^insert into "bets"/i.test(s) && /count\(\*\)/i.test(s)).length, 1, 'the capacity check is in the insert');
     assert.deepEqual(
       control.map((s) => s.split(' ')[0]!.toLowerCase()),
-      dialect === 'postgres' ? ['begin', 'commit'] : ['begin', 'savepoint', 'release', 'commit'],
+      pg ? ['begin', 'commit'] : ['begin', 'savepoint', 'release', 'commit'],
     );
+    // Every statement and the COMMIT is a round trip; the BEGIN rides with the first statement.
+    if (pg) {
+      assert.equal(trips, 6, work.join('\n'));
+      tc.diagnostic(`PostgreSQL round trips of an open: ${trips}`);
+    }
 
     await warm();
     const close = await counted(async () => {
       const res = await call(u, 'POST', '/bet/close', { bet_id: betId });
       assert.equal(res.statusCode, 200, res.body);
     });
-    // the bet (before the price), update, leaderboard, [lock], chain head, chain entry, history place, followers' timelines, day statistics, league tallies
-    assert.equal(close.work.length, 9 + lock, close.work.join('\n'));
-    assert.equal(close.work.filter((s) => /^insert into "timeline"/i.test(s)).length, 1, "every follower's timeline in one statement");
-    assert.equal(close.work.filter((s) => /^update "bets" set "history_pos"/i.test(s)).length, 1, 'the history place in one statement');
-    assert.equal(close.work.filter((s) => /^update "league_members"/i.test(s)).length, 1, 'one statement for every league the bet counts in');
+    // PostgreSQL: the bet (before the price), the update locking the user and reading the chain head, the chain entry,
+    // then the history place with leaderboard, day statistics and league tallies riding on it.
+    // SQLite: the bet, update, chain head, chain entry, history place, leaderboard, day statistics, league tallies.
+    // The followers' timelines: riding with the aggregates on PostgreSQL, a statement of their own on SQLite.
+    assert.equal(close.work.length, pg ? 4 : 9, close.work.join('\n'));
+    assert.equal(holding(close.work, /insert into "timeline"/i), 1, "every follower's timeline in one statement");
+    assert.equal(holding(close.work, /update "bets" set "history_pos"/i), 1, 'the history place in one statement');
+    assert.equal(holding(close.work, /update "league_members"/i), 1, 'one statement for every league the bet counts in');
+    assert.equal(holding(close.work, /for no key update/i), pg ? 1 : 0, 'the user-row lock rides on the update');
+    if (pg) {
+      assert.match(
+        close.work[1]!,
+        /^with "b" as \(update "bets" set "status"/i,
+        'the bet is updated (and its row locked) before its owner is locked',
+      );
+      assert.equal(close.trips, 5, close.work.join('\n'));
+      tc.diagnostic(`PostgreSQL round trips of a close: ${close.trips}`);
+    }
   });
 
-  test('a ranked close (held past its cancel window, committed): one statement more, the ranked board; the ranked day sums ride on the day statistics', async () => {
+  test('a ranked close (held past its cancel window, committed): the ranked board rides with the other aggregates; the ranked day sums ride on the day statistics', async (tc) => {
     const u = await registerAndLogin(t.app, 'rk');
     assert.equal((await call(u, 'GET', '/me')).statusCode, 200);
     const res = await call(u, 'POST', '/bet/open', { ticker: 'AAPL', direction: 'LONG' });
@@ -87,10 +120,14 @@ forEachDialect('statements of a write', (dialect) => {
       const r = await call(u, 'POST', '/bet/close', { bet_id: betId });
       assert.equal(r.statusCode, 200, r.body);
     });
-    const lock = dialect === 'postgres' ? 1 : 0;
-    assert.equal(close.work.length, 10 + lock, close.work.join('\n'));
-    assert.equal(close.work.filter((s) => /^insert into "ranked_leaderboard"/i.test(s)).length, 1);
-    assert.equal(close.work.filter((s) => /^insert into "user_day_stats"/i.test(s)).length, 1, 'raw and ranked day sums in one statement');
+    const pg = dialect === 'postgres';
+    assert.equal(close.work.length, pg ? 4 : 10, close.work.join('\n'));
+    assert.equal(holding(close.work, /insert into "ranked_leaderboard"/i), 1);
+    assert.equal(holding(close.work, /insert into "user_day_stats"/i), 1, 'raw and ranked day sums in one statement');
+    if (pg) {
+      assert.equal(close.trips, 5, close.work.join('\n'));
+      tc.diagnostic(`PostgreSQL round trips of a ranked close: ${close.trips}`);
+    }
   });
 
   test('a quote is published once per ticker and cache time: one insert of its own, then cache hits', async () => {
