@@ -197,10 +197,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
 
 /** The settings every connection of the pool starts with (libpq's `options`). */
 function pgSessionOptions(opts: OpenOptions): { options?: string } {
-  const settings = [
-    ...(opts.pgSchema ? [`-c search_path=${opts.pgSchema}`] : []),
-    ...(opts.pgAsyncCommit ? ['-c synchronous_commit=off'] : []),
-  ];
+  const settings = [...(opts.pgSchema ? [`-c search_path=${opts.pgSchema}`] : []), ...(opts.pgAsyncCommit ? ['-c synchronous_commit=off'] : [])];
   return settings.length > 0 ? { options: settings.join(' ') } : {};
 }
 
