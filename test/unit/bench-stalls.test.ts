@@ -56,7 +56,14 @@ test("a scenario's stalls: the counters differenced, the longest from the later 
 test('instances merged: the longest of any, counts summed', () => {
   const a = { longestMs: 30, cause: 'gc', count: 1, byCause: { gc: 1 }, delayMaxMs: 31, delayP99Ms: 10 };
   const b = { longestMs: 90, cause: 'requests', count: 2, byCause: { requests: 1, gc: 1 }, delayMaxMs: null, delayP99Ms: null };
-  assert.deepEqual(mergeStalls([a, b]), { longestMs: 90, cause: 'requests', count: 3, byCause: { gc: 2, requests: 1 }, delayMaxMs: 31, delayP99Ms: 10 });
+  assert.deepEqual(mergeStalls([a, b]), {
+    longestMs: 90,
+    cause: 'requests',
+    count: 3,
+    byCause: { gc: 2, requests: 1 },
+    delayMaxMs: 31,
+    delayP99Ms: 10,
+  });
   assert.equal(mergeStalls([]), null);
 });
 
@@ -96,14 +103,32 @@ const measured = (stalls: Measured['stalls']): Measured => ({
 test('the runs of a scenario keep the longest stall of any run; the report has it in a column', () => {
   const runs = [
     measured({ longestMs: 40, cause: 'gc', count: 1, byCause: { gc: 1 }, delayMaxMs: 41, delayP99Ms: 10 }),
-    measured({ longestMs: 650, cause: 'job:record publication', count: 1, byCause: { 'job:record publication': 1 }, delayMaxMs: 651, delayP99Ms: 11 }),
+    measured({
+      longestMs: 650,
+      cause: 'job:record publication',
+      count: 1,
+      byCause: { 'job:record publication': 1 },
+      delayMaxMs: 651,
+      delayP99Ms: 11,
+    }),
     measured(null),
   ];
   const m = medianMeasured(runs);
   assert.equal(m.stalls?.longestMs, 650);
   assert.equal(m.stalls?.count, 2);
   const report = {
-    meta: { dialect: 'sqlite', size: 'full', connections: 64, durationS: 10, runs: 3, startedAt: 'now', node: 'v22', os: 'linux', cpus: 2, cpuModel: 'x' },
+    meta: {
+      dialect: 'sqlite',
+      size: 'full',
+      connections: 64,
+      durationS: 10,
+      runs: 3,
+      startedAt: 'now',
+      node: 'v22',
+      os: 'linux',
+      cpus: 2,
+      cpuModel: 'x',
+    },
     baseline: { requestsPerSecond: 200, p50Ms: 1, p99Ms: 2, runs: [200] },
     results: [{ key: 'home', label: 'GET /', kind: 'read', unit: 'request', status: 'ok', target: null, pass: null, measured: m, runs }],
     loginMix: { status: 'skipped', target: null, pass: null },
