@@ -101,7 +101,10 @@ export async function publishDay(ctx: RecordDeps, day: string, o: { slice?: numb
   if (end > ctx.clock.now()) return null;
   // The job and the requests that publish lazily (the first after midnight) share one run of the work.
   let inFlight = publishing.get(ctx.database);
-  if (!inFlight) publishing.set(ctx.database, (inFlight = new Map()));
+  if (!inFlight) {
+    inFlight = new Map();
+    publishing.set(ctx.database, inFlight);
+  }
   const running = inFlight.get(day);
   if (running) return running;
   const run = publish(ctx, day, end, o.slice ?? RECORD_SLICE).finally(() => inFlight.delete(day));
