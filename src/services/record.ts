@@ -15,6 +15,7 @@ import {
   recordEventOf,
 } from '../domain/record.js';
 import { notFound } from '../errors.js';
+import { yieldToLoop } from '../lib/yield.js';
 import {
   dayLeaves,
   entriesOf,
@@ -88,7 +89,6 @@ const toDay = (d: { day: string; root: string; tree_size: number; published_at: 
 
 /** Chain heads a publication reads and hashes before it lets the event loop run again (tests lower it). */
 export const RECORD_SLICE = 1_000;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Publications in progress in this process, by database and day: concurrent callers share one. */
 const publishing = new WeakMap<object, Map<string, Promise<RecordDay>>>();
