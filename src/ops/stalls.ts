@@ -33,6 +33,13 @@ export interface AttributedStall extends Interval {
   cause: string;
 }
 
+/** Drops the leading intervals that ended before `horizon` (both lists are kept in the order they ended). */
+function dropEndedBefore(list: Interval[], horizon: number): void {
+  let n = 0;
+  while (n < list.length && list[n]!.end < horizon) n++;
+  if (n > 0) list.splice(0, n);
+}
+
 const overlap = (a: Interval, b: Interval) => Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
 
 /**
@@ -72,8 +79,8 @@ export class StallMonitor {
   private lastTick = 0;
   private readonly running = new Map<number, { name: string; start: number }>();
   private nextRun = 0;
-  private spans: JobSpan[] = [];
-  private gcs: Interval[] = [];
+  private readonly spans: JobSpan[] = [];
+  private readonly gcs: Interval[] = [];
   private pending: Interval[] = [];
 
   constructor(private readonly sink: StallSink) {}
@@ -146,7 +153,7 @@ export class StallMonitor {
       this.pending = later;
     }
     const horizon = now - KEEP_MS;
-    if (this.spans.length > 0 && this.spans[0]!.end < horizon) this.spans = this.spans.filter((s) => s.end >= horizon);
-    if (this.gcs.length > 0 && this.gcs[0]!.end < horizon) this.gcs = this.gcs.filter((g) => g.end >= horizon);
+    dropEndedBefore(this.spans, horizon);
+    dropEndedBefore(this.gcs, horizon);
   }
 }
