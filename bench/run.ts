@@ -293,7 +293,8 @@ try {
       loadGenerator: wrkVersion(wrk),
       service: {
         command: ['node', ...nodeArgs, service.entry].join(' '),
-        env: shownEnv(env),
+        // Every instance serves its metrics (its stalls are scraped around each scenario), each on a port of its own.
+        env: shownEnv({ ...env, METRICS_PORT: env.METRICS_PORT ?? '<a free port each>' }),
         logs: 'stdout and stderr to pipes the benchmark reads as they fill and discards (it keeps the last 16 KiB)',
       },
       redis: redisUrl !== null,
