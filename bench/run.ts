@@ -36,7 +36,19 @@ import {
 } from './lib/report.js';
 import { BENCH_PASSWORD, emailOf, type RoleName, ROLES } from './lib/roles.js';
 import { EXTRA_KEYS, loginMix, type Scenario, type Sessions, scenarios, traderCount, tradersOf } from './lib/scenarios.js';
-import { type ChildServer, LOAD_CPU, SERVER_CPU, type Sampled, serviceCommand, startServer, taskset, waitQuiet, withSampling } from './lib/server.js';
+import {
+  type ChildServer,
+  freePort,
+  LOAD_CPU,
+  SERVER_CPU,
+  type Sampled,
+  serviceCommand,
+  startServer,
+  taskset,
+  waitQuiet,
+  withSampling,
+} from './lib/server.js';
+import { mergeStalls, type StallScrape, type StallSummary, scrapeStalls, stallsBetween } from './lib/stalls.js';
 import { checkServiceConfig, servicePoolSize, serviceEnv } from './lib/service-env.js';
 import { median } from './lib/stats.js';
 import { meets, PEAK_RSS_TARGET_MB, type Target, TARGET_CONDITIONS, targetsFor } from './lib/targets.js';
@@ -138,7 +150,10 @@ const stop = async (s: ChildServer) => {
   running.delete(s);
 };
 const startService = async (name: string, extra: Record<string, string> = {}) => {
-  const s = track(await startServer(name, service.entry, { ...env, ...extra }, { nodeArgs, cpu: serverCpu }));
+  // Each instance serves its metrics on a port of its own: its stalls are scraped around each scenario (bench/lib/stalls.ts).
+  const metricsPort = extra.METRICS_PORT ?? env.METRICS_PORT ?? String(await freePort());
+  const s = track(await startServer(name, service.entry, { ...env, ...extra, METRICS_PORT: metricsPort }, { nodeArgs, cpu: serverCpu }));
+  s.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   // What it does on starting (the record's publication, the outbox's first rounds) is not billed to a scenario.
   if (!(await waitQuiet(s.pid, quick ? 10_000 : 120_000))) log(`  (${name} was still busy after starting; measuring anyway)`);
   return s;
@@ -278,7 +293,8 @@ try {
       loadGenerator: wrkVersion(wrk),
       service: {
         command: ['node', ...nodeArgs, service.entry].join(' '),
-        env: shownEnv(env),
+        // Every instance serves its metrics (its stalls are scraped around each scenario), each on a port of its own.
+        env: shownEnv({ ...env, METRICS_PORT: env.METRICS_PORT ?? '<a free port each>' }),
         logs: 'stdout and stderr to pipes the benchmark reads as they fill and discards (it keeps the last 16 KiB)',
       },
       redis: redisUrl !== null,
@@ -546,9 +562,11 @@ async function runRounds(
         await runWrk({ binary: wrk!, url: stage.url, plan, connections, durationS: warmupS });
         if (queue) await drainOutbox(queue, drainMaxS);
       }
+      const stallsBefore = await scrapeServers(stage.servers);
       const { value: load, ...sampled } = await withSampling(stage.servers, () =>
         runWrk({ binary: wrk!, url: stage.url, plan, connections, durationS }),
       );
+      const stalls = stallsOver(stallsBefore, await scrapeServers(stage.servers));
       // The notices a write queued are delivered before the next measurement, which would otherwise pay for them.
       const outbox: Drained | undefined = s.kind === 'write' && queue ? await drainOutbox(queue, drainMaxS) : undefined;
       // A smoke run measures the hello world once a round: its figures are not read, its time is.
@@ -563,6 +581,7 @@ async function runRounds(
         micros.length ? micros.reduce((a, b) => a + b) / micros.length : null,
       );
       if (outbox) m.outbox = outbox;
+      m.stalls = stalls;
       if (pgN && s.kind === 'write') {
         m.ratioPgbenchN = m.perSecond / pgN.tps;
         m.pgbenchNTps = pgN.tps;
@@ -648,6 +667,22 @@ async function runRounds(
     );
   }
   return { results, loginMix: loginMixResult, hello: baselineOf(helloRuns), bare: baselineOf(bareRuns), pgbench };
+}
+
+/** Each service instance's stall figures now (null where its metrics did not answer). */
+function scrapeServers(servers: ChildServer[]): Promise<Array<StallScrape | null>> {
+  return Promise.all(servers.map((s) => (s.metricsUrl ? scrapeStalls(s.metricsUrl) : Promise.resolve(null))));
+}
+
+/** The stalls over a scenario's load, every instance together; null when an instance's metrics did not answer. */
+function stallsOver(before: Array<StallScrape | null>, after: Array<StallScrape | null>): StallSummary | null {
+  const each: StallSummary[] = [];
+  for (const [i, b] of before.entries()) {
+    const a = after[i];
+    if (!b || !a) return null;
+    each.push(stallsBetween(b, a));
+  }
+  return mergeStalls(each);
 }
 
 function baseOf(s: Scenario, stage: Stage): Pick<ScenarioResult, 'key' | 'label' | 'kind' | 'unit' | 'target' | 'note' | 'sharedPublic'> {

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { StallMonitor } from './ops/stalls.js';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -73,6 +74,40 @@ export class Metrics {
     help: 'Price look-ups that went to the provider',
     registers: [this.registry],
   });
+  /** Event-loop stalls over 20 ms (src/ops/stalls.ts), by what they are charged to: gc, job:<name> or requests. */
+  readonly stalls = new Counter({
+    name: 'event_loop_stalls_total',
+    help: 'Stretches over 20 ms in which the event loop ran nothing else, by cause (gc, job:<name>, requests)',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+  readonly stallSeconds = new Counter({
+    name: 'event_loop_stall_seconds_total',
+    help: 'Time the event loop spent in stalls over 20 ms, by cause',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+  /** Reset by every scrape: a scraper reads the longest stall since its previous scrape (the benchmark scrapes around each scenario). */
+  readonly stallLongest = new Gauge({
+    name: 'event_loop_stall_longest_seconds',
+    help: 'Longest event-loop stall since the previous scrape, by cause',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+  readonly loopDelayMax = new Gauge({
+    name: 'event_loop_delay_max_seconds',
+    help: 'Largest event-loop delay since the previous scrape (monitorEventLoopDelay, 10 ms resolution)',
+    registers: [this.registry],
+  });
+  readonly loopDelayP99 = new Gauge({
+    name: 'event_loop_delay_p99_seconds',
+    help: '99th percentile of the event-loop delay since the previous scrape (monitorEventLoopDelay, 10 ms resolution)',
+    registers: [this.registry],
+  });
+  /** Started with the process metrics (or on request in tests); null when off. */
+  readonly stallMonitor: StallMonitor | null;
+  private longest = new Map<string, number>();
+
   readonly databaseUp = new Gauge({
     name: 'database_up',
     help: '1 when the last health check reached the database, else 0',
@@ -102,11 +137,47 @@ export class Metrics {
   /** The exposition text, after the scrape hooks have run (a failing hook leaves its gauges as they were). */
   async scrape(): Promise<string> {
     await Promise.all(this.scrapeHooks.map((h) => h().catch(() => undefined)));
-    return this.registry.metrics();
+    this.observeStalls();
+    const text = await this.registry.metrics();
+    this.resetStalls();
+    return text;
   }
 
-  constructor(opts: { processMetrics?: boolean } = {}) {
+  /** Marks a periodic job's run (the stall monitor charges a stall overlapping it to the job); the function returned ends it. */
+  jobStarted(job: string): () => void {
+    return this.stallMonitor ? this.stallMonitor.jobStarted(job) : () => undefined;
+  }
+
+  private observeStalls(): void {
+    const monitor = this.stallMonitor;
+    if (!monitor) return;
+    monitor.flush();
+    const { max, p99 } = monitor.delay();
+    this.loopDelayMax.set(max);
+    this.loopDelayP99.set(p99);
+    for (const [cause, seconds] of this.longest) this.stallLongest.set({ cause }, seconds);
+  }
+
+  private resetStalls(): void {
+    if (!this.stallMonitor) return;
+    this.stallMonitor.resetDelay();
+    this.longest = new Map();
+    this.stallLongest.reset();
+  }
+
+  constructor(opts: { processMetrics?: boolean; stalls?: boolean } = {}) {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
+    this.stallMonitor =
+      (opts.stalls ?? opts.processMetrics)
+        ? new StallMonitor({
+            stall: (cause, seconds) => {
+              this.stalls.inc({ cause });
+              this.stallSeconds.inc({ cause }, seconds);
+              if (seconds > (this.longest.get(cause) ?? 0)) this.longest.set(cause, seconds);
+            },
+          })
+        : null;
+    this.stallMonitor?.start();
   }
 
   /** Serves GET /metrics on host:port (port 0 picks a free one); resolves with the port. */
@@ -135,6 +206,7 @@ export class Metrics {
   }
 
   async stop(): Promise<void> {
+    this.stallMonitor?.stop();
     const server = this.server;
     this.server = null;
     if (!server) return;

@@ -7,6 +7,7 @@ import type { GenerateSummary } from './generate.js';
 import type { PgbenchResult } from './pgbench.js';
 import type { CpuUse } from './server.js';
 import { median, medianOrNull } from './stats.js';
+import { mergeStalls, type StallSummary, stallText } from './stalls.js';
 import { describeTarget, type Target } from './targets.js';
 import { type TriggersResult, triggersTable } from './triggers.js';
 
@@ -50,6 +51,13 @@ export interface Measured {
   errors: number;
   /** Writes: the outbox's delivery of what the run queued, waited for before the next scenario. */
   outbox?: Drained;
+  /**
+   * The service's event-loop stalls over 20 ms during the load (its metrics
+   * scraped before and after, bench/lib/stalls.ts): the longest and its cause.
+   * Of several runs: the longest of any run, the counts summed. Null when the
+   * metrics did not answer; absent in reports from before it was measured.
+   */
+  stalls?: StallSummary | null;
 }
 
 export interface ScenarioResult {
@@ -198,6 +206,7 @@ export function medianMeasured(runs: Measured[]): Measured {
     : null;
   const outboxes = runs.map((r) => r.outbox).filter((o): o is Drained => o !== undefined);
   const first = runs[0]!;
+  const stalls = runs.map((r) => r.stalls).filter((x): x is StallSummary => x !== undefined && x !== null);
   return {
     perSecond: m((r) => r.perSecond),
     requestsPerSecond: m((r) => r.requestsPerSecond),
@@ -217,6 +226,7 @@ export function medianMeasured(runs: Measured[]): Measured {
     statusCounts,
     non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
     errors: runs.reduce((s, r) => s + r.errors, 0),
+    ...('stalls' in first ? { stalls: mergeStalls(stalls) } : {}),
     ...(outboxes.length
       ? {
           outbox: {
@@ -274,7 +284,8 @@ export function resultLine(r: ScenarioResult): string {
     (r.answerCeiling ? `; same answer with its ${r.answerCeiling.headers} headers: ${num(r.answerCeiling.ratio, 2)}×` : '') +
     (r.bodyCeiling ? ']' : '') +
     (m.cpu ? `   [CPU: service thread ${cpuCell(m.cpu, r.unit)}; wrk ${num(m.cpu.loadGeneratorPct)} %]` : '') +
-    (m.outbox ? `   [outbox: ${outboxText(m.outbox)}]` : '')
+    (m.outbox ? `   [outbox: ${outboxText(m.outbox)}]` : '') +
+    (m.stalls !== undefined ? `   [longest stall: ${stallText(m.stalls)}]` : '')
   );
 }
 
@@ -343,12 +354,12 @@ export function markdown(report: Report): string {
   if (report.anchors) lines.push(`- ${anchorsText(report.anchors)}`);
   lines.push(
     '',
-    `| scenario | throughput | p50 ms | p99 ms | × hello | × no-log${pg ? ' | × pgbench -N' : ''} | target | verdict | runs | peak RSS MiB | service thread CPU | wrk CPU |`,
-    `|---|---:|---:|---:|---:|---:|${pg ? '---:|' : ''}---|---|---|---:|---:|---:|`,
+    `| scenario | throughput | p50 ms | p99 ms | × hello | × no-log${pg ? ' | × pgbench -N' : ''} | target | verdict | runs | peak RSS MiB | service thread CPU | wrk CPU | longest stall |`,
+    `|---|---:|---:|---:|---:|---:|${pg ? '---:|' : ''}---|---|---|---:|---:|---:|---|`,
   );
   for (const r of report.results) {
     if (!r.measured) {
-      lines.push(`| ${r.label} | ${r.status} | | | | |${pg ? ' |' : ''} ${describeTarget(r.target)} | ${verdict(r.pass)} | | | | |`);
+      lines.push(`| ${r.label} | ${r.status} | | | | |${pg ? ' |' : ''} ${describeTarget(r.target)} | ${verdict(r.pass)} | | | | | |`);
       continue;
     }
     const m = r.measured;
@@ -356,7 +367,8 @@ export function markdown(report: Report): string {
     lines.push(
       `| ${r.label} | ${num(m.perSecond)} ${unitText(r.unit)}${flag} | ${num(m.p50Ms, 1)} | ${num(m.p99Ms, 1)} | ${ratioText(m.ratio)} | ${ratioText(m.ratioBare)} |` +
         `${pg ? ` ${r.kind === 'write' ? ratioText(m.ratioPgbenchN) : ''} |` : ''} ${describeTarget(r.target)} | ${verdict(r.pass)} | ${runsCell(r)} | ${num(m.peakRssMb)} | ` +
-        (m.cpu ? `${cpuCell(m.cpu, r.unit)} | ${num(m.cpu.loadGeneratorPct)} % |` : '— | — |'),
+        (m.cpu ? `${cpuCell(m.cpu, r.unit)} | ${num(m.cpu.loadGeneratorPct)} % |` : '— | — |') +
+        ` ${stallText(m.stalls)} |`,
     );
   }
   const mix = report.loginMix;
@@ -398,6 +410,13 @@ export function markdown(report: Report): string {
       "- CPU columns: % of one core over the run, the service's from /proc, wrk's from its resource usage; and the CPU the " +
         "service's main thread spent a request or pair, beside the hello world's a request in its paired runs. A service " +
         'thread near 100 % means the service was the limit; wrk near 100 % with the service thread below it means the load generator was.',
+    );
+  }
+  if (report.results.some((r) => r.measured?.stalls)) {
+    notes.push(
+      "- Longest stall: the longest stretch over 20 ms in which the service's event loop ran nothing else, during the load, " +
+        'and what it is charged to: a periodic job whose run overlapped it (job:<name>), garbage collection (gc), or else the ' +
+        "requests; with the number of such stalls (over every run). From the service's metrics, scraped before and after the load (docs/performance.md).",
     );
   }
   if (report.results.some((r) => r.measured?.logBytesPerRequest)) {

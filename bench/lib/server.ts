@@ -12,6 +12,8 @@ export interface ChildServer {
   name: string;
   url: string;
   pid: number;
+  /** The service's metrics endpoint (METRICS_PORT), scraped around each scenario for its event-loop stalls. */
+  metricsUrl?: string;
   /** Resident memory now and the process's peak so far, in MiB. */
   memory(): { rssMb: number; peakMb: number };
   /** The last output the process wrote (at most 16 KiB), for diagnosing a failed start or run. */

@@ -148,6 +148,45 @@ export function merkleRoot(leaves: string[]): string {
   return nodeHash(merkleRoot(leaves.slice(0, k)), merkleRoot(leaves.slice(k)));
 }
 
+/**
+ * The same root as merkleRoot, built one leaf at a time: it keeps only the
+ * perfect subtrees the leaves so far form (one per bit of their count), so a
+ * publication hashes its leaves slice by slice as it reads them.
+ */
+export class MerkleFrontier {
+  private readonly stack: Array<{ hash: string; size: number }> = [];
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  push(leaf: string): void {
+    let node = { hash: leaf, size: 1 };
+    while (this.stack.length > 0 && this.stack.at(-1)!.size === node.size) {
+      const left = this.stack.pop()!;
+      node = { hash: nodeHash(left.hash, node.hash), size: node.size * 2 };
+    }
+    this.stack.push(node);
+    this.count++;
+  }
+
+  /** The root over every leaf pushed: the subtrees folded right to left, as RFC 6962 splits at the largest power of two. */
+  root(): string {
+    if (this.stack.length === 0) return sha256('');
+    let acc = this.stack.at(-1)!.hash;
+    for (let i = this.stack.length - 2; i >= 0; i--) acc = nodeHash(this.stack[i]!.hash, acc);
+    return acc;
+  }
+
+  copy(): MerkleFrontier {
+    const c = new MerkleFrontier();
+    c.stack.push(...this.stack.map((n) => ({ ...n })));
+    c.count = this.count;
+    return c;
+  }
+}
+
 /** RFC 6962 audit path for leaf m. */
 export function inclusionProof(leaves: string[], m: number): string[] {
   if (leaves.length <= 1) return [];

@@ -10,6 +10,7 @@
 import type { AppContext } from '../context.js';
 import { CANCEL_WINDOW_MS, commitDue } from '../domain/bets.js';
 import { benchmarkOf } from '../domain/rankings.js';
+import { yieldToLoop } from '../lib/yield.js';
 import { listDueSettlementInstants, listUncommittedBets, oldestPendingInstants } from '../repositories/bets.js';
 import { earliestUnsettledEnd, tickersAtLeagueEnds } from '../repositories/leagues.js';
 import { pruneQuotes } from '../repositories/quotes.js';
@@ -34,6 +35,9 @@ export function commitmentsJob(ctx: CommitmentDeps, log: JobLogger): JobDefiniti
   return { name: 'commitments', intervalMs: 1_000, run: () => commitDueBets(ctx, log) };
 }
 
+/** Quotes one statement of the pruning deletes (about: those at the boundary instant go too), the loop running between. */
+export const PRUNE_SLICE = 1_000;
+
 /** Quotes no pending instant needs any more are dropped hourly. */
 export function quotePruningJob(ctx: CommitmentDeps): JobDefinition<number> {
   return { name: 'quote pruning', intervalMs: 3_600_000, run: () => pruneOldQuotes(ctx) };
@@ -56,6 +60,8 @@ export async function commitDueBets(ctx: CommitmentDeps, log: JobLogger): Promis
     }
     if (page.length < BATCH) break;
     afterId = page[page.length - 1].id;
+    // A page of bets still inside their window commits nothing, and so never waits for a transaction.
+    await yieldToLoop();
   }
   // Settlement instants and league ends that have come: each needs the first quote at or after it.
   const instants = [...(await listDueSettlementInstants(ctx.db, now, BATCH)), ...(await tickersAtLeagueEnds(ctx.db, now, BATCH))];
@@ -72,12 +78,18 @@ export async function commitDueBets(ctx: CommitmentDeps, log: JobLogger): Promis
 }
 
 /** Drops quotes older than the retention, but never one a pending commit, settlement or league end may still need. */
-export async function pruneOldQuotes(ctx: CommitmentDeps): Promise<number> {
+export async function pruneOldQuotes(ctx: CommitmentDeps, slice = PRUNE_SLICE): Promise<number> {
   const pending = await oldestPendingInstants(ctx.db);
   let before = ctx.clock.now() - QUOTE_RETENTION_MS;
   if (pending.opened !== null) before = Math.min(before, pending.opened + CANCEL_WINDOW_MS);
   if (pending.settle !== null) before = Math.min(before, pending.settle);
   const leagueEnd = await earliestUnsettledEnd(ctx.db);
   if (leagueEnd !== null) before = Math.min(before, leagueEnd);
-  return pruneQuotes(ctx.db, before);
+  let pruned = 0;
+  for (;;) {
+    const n = await pruneQuotes(ctx.db, before, slice);
+    pruned += n;
+    if (n < slice) return pruned;
+    await yieldToLoop();
+  }
 }

@@ -1,6 +1,7 @@
 // The app's background work as one set of periodic jobs (src/jobs/schedule.ts
 // lists them): started together once the app is ready, stopped together on
-// close, each run counted and timed in the metrics.
+// close, each run counted and timed in the metrics, and its span marked for
+// the stall monitor (src/ops/stalls.ts), which charges a stall to the run it overlapped.
 import type { Metrics } from '../metrics.js';
 import { type JobDefinition, type JobLogger, PeriodicJob } from './periodic-job.js';
 
@@ -15,9 +16,13 @@ export class JobRunner {
       definition,
       this.o.log,
       metrics
-        ? (name, seconds, ok) => {
-            metrics.jobRuns.inc({ job: name, outcome: ok ? 'ok' : 'failed' });
-            metrics.jobDuration.observe({ job: name }, seconds);
+        ? (name) => {
+            const spanEnded = metrics.jobStarted(name);
+            return (seconds, ok) => {
+              spanEnded();
+              metrics.jobRuns.inc({ job: name, outcome: ok ? 'ok' : 'failed' });
+              metrics.jobDuration.observe({ job: name }, seconds);
+            };
           }
         : undefined,
     );

@@ -23,8 +23,11 @@ export interface JobDefinition<T> {
   again?(result: T): boolean;
 }
 
-/** Told the outcome and duration of every run (the metrics). */
-export type RunObserver = (job: string, seconds: number, ok: boolean) => void;
+/**
+ * Told when each run starts, and through the function it returns, the run's
+ * outcome and duration (the metrics, and the stall monitor's span of the run).
+ */
+export type RunObserver = (job: string) => (seconds: number, ok: boolean) => void;
 
 export class PeriodicJob<T> {
   private timer: NodeJS.Timeout | null = null;
@@ -46,7 +49,8 @@ export class PeriodicJob<T> {
   runOnce(): Promise<T> {
     if (this.running) return this.running;
     const started = performance.now();
-    const done = (ok: boolean) => this.observe?.(this.name, (performance.now() - started) / 1000, ok);
+    const ended = this.observe?.(this.name);
+    const done = (ok: boolean) => ended?.((performance.now() - started) / 1000, ok);
     this.running = this.definition
       .run(this.controller.signal)
       .then(

@@ -9,6 +9,7 @@
 // re-check, so once; the quotes table is shared, so every instance reads the
 // same first crossing.
 import type { AppContext } from '../context.js';
+import { yieldToLoop } from '../lib/yield.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
 
 export interface QuoteWatcher {
@@ -57,8 +58,10 @@ export function priceTriggersJob(ctx: PriceTriggerDeps, watchers: QuoteWatcher[]
       const ask = new Set(tickers.length <= budget ? tickers : rotate(tickers, turn, budget));
       turn = tickers.length === 0 ? 0 : (turn + Math.min(budget, tickers.length)) % tickers.length;
       let fired = 0;
-      for (const ticker of tickers) {
+      for (const [i, ticker] of tickers.entries()) {
         if (signal.aborted) break;
+        // A ticker's rules at a time: cached quotes and SQLite's statements never let the loop run otherwise.
+        if (i > 0) await yieldToLoop();
         if (ask.has(ticker)) {
           try {
             await ctx.prices.quote(ticker);

@@ -8,6 +8,7 @@
 // instances sharing PostgreSQL never close a bet twice. A bet whose quote
 // cannot be had waits for the next run.
 import type { AppContext } from '../context.js';
+import { yieldToLoop } from '../lib/yield.js';
 import { listDueBets } from '../repositories/bets.js';
 import { type BetDeps, type CaughtUp, catchUp } from '../services/bets.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
@@ -55,6 +56,7 @@ export async function settleDue(ctx: SettlementDeps, log: JobLogger): Promise<Se
     }
     if (due.length < BATCH) break;
     afterId = due[due.length - 1].id;
+    await yieldToLoop();
   }
   return result;
 }

@@ -72,7 +72,21 @@ export async function releaseClaim(db: Db, k: KeyOf, claimedAt: number): Promise
     .execute();
 }
 
-/** Every key claimed before `before` (created_at's index). */
-export async function deleteKeysBefore(db: Db, before: number): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('created_at', '<', before).execute();
+/**
+ * The oldest keys claimed before `before`: `limit` of them, and the others of
+ * the last one's instant (created_at's index finds the boundary). Returns how
+ * many went; fewer than `limit`, none is left before `before`.
+ */
+export async function deleteKeysBefore(db: Db, before: number, limit: number): Promise<number> {
+  const boundary = await db
+    .selectFrom('idempotency_keys')
+    .select('created_at')
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(1)
+    .offset(limit - 1)
+    .executeTakeFirst();
+  const upTo = boundary ? db.deleteFrom('idempotency_keys').where('created_at', '<=', boundary.created_at) : db.deleteFrom('idempotency_keys');
+  const r = await upTo.where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

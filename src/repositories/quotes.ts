@@ -38,8 +38,22 @@ export async function firstQuoteAtOrAfter(db: Db, ticker: string, at: number): P
 }
 
 /** Drops quotes published before `before`; the caller keeps every instant still pending. */
-export async function pruneQuotes(db: Db, before: number): Promise<number> {
-  const result = await db.deleteFrom('quotes').where('published_at', '<', before).executeTakeFirst();
+/**
+ * Deletes the oldest quotes published before `before`: `limit` of them, and
+ * the others of the last one's instant (published_at's index finds the
+ * boundary). Fewer than `limit` deleted: none is left before `before`.
+ */
+export async function pruneQuotes(db: Db, before: number, limit: number): Promise<number> {
+  const boundary = await db
+    .selectFrom('quotes')
+    .select('published_at')
+    .where('published_at', '<', before)
+    .orderBy('published_at')
+    .limit(1)
+    .offset(limit - 1)
+    .executeTakeFirst();
+  const upTo = boundary ? db.deleteFrom('quotes').where('published_at', '<=', boundary.published_at) : db.deleteFrom('quotes');
+  const result = await upTo.where('published_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

@@ -110,14 +110,22 @@ export async function entriesOf(db: Db, userId: number): Promise<RecordEntriesTa
   return db.selectFrom('record_entries').selectAll().where('user_id', '=', userId).orderBy('seq').execute();
 }
 
-/** Each user's chain head as of an instant (entries strictly before it), in user order. */
-export async function headsBefore(db: Db, before: number) {
+/**
+ * Chain heads as of an instant (entries strictly before it) of the next
+ * `limit` users after `afterUserId`, in user order: a publication reads every
+ * user's head a slice at a time, each slice one short statement walking the
+ * primary key (user_id, seq).
+ */
+export async function headsBefore(db: Db, before: number, afterUserId: number, limit: number) {
   const latest = db
     .selectFrom('record_entries')
     .select(['user_id'])
     .select((eb) => eb.fn.max('seq').as('seq'))
     .where('at', '<', before)
+    .where('user_id', '>', afterUserId)
     .groupBy('user_id')
+    .orderBy('user_id')
+    .limit(limit)
     .as('latest');
   return db
     .selectFrom(latest)
@@ -135,19 +143,31 @@ export async function latestDay(db: Db): Promise<RecordDaysTable | undefined> {
   return db.selectFrom('record_days').selectAll().orderBy('day', 'desc').limit(1).executeTakeFirst();
 }
 
-/** Publishes a day once: the first writer wins, and every writer computes the same tree. */
-export async function insertDay(db: Db, day: RecordDaysTable, leaves: RecordDayLeavesTable[]): Promise<boolean> {
+/**
+ * Publishes a day once: the first writer wins, and every writer computes the
+ * same tree. The leaves go in `chunk` rows a statement, `between` awaited
+ * after each (the publication lets the event loop run there).
+ */
+export async function insertDay(
+  db: Db,
+  day: RecordDaysTable,
+  leaves: RecordDayLeavesTable[],
+  o: { chunk?: number; between?: () => Promise<void> } = {},
+): Promise<boolean> {
+  const chunk = o.chunk ?? 500;
   const r = await db
     .insertInto('record_days')
     .values(day)
     .onConflict((oc) => oc.column('day').doNothing())
     .executeTakeFirst();
   if (Number(r.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-  for (let i = 0; i < leaves.length; i += 500)
+  for (let i = 0; i < leaves.length; i += chunk) {
     await db
       .insertInto('record_day_leaves')
-      .values(leaves.slice(i, i + 500))
+      .values(leaves.slice(i, i + chunk))
       .execute();
+    if (o.between && i + chunk < leaves.length) await o.between();
+  }
   return true;
 }
 

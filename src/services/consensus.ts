@@ -4,9 +4,19 @@
 // stored calls did; the job that stores each close's call and scores it at the
 // next close; and every instrument's consensus for sorting the directory.
 import type { AppContext } from '../context.js';
-import { type Consensus, closeAfter, closeAtOrBefore, consensusOf, nextDayMove, RECENT_CALLS, trackRecordOf } from '../domain/consensus.js';
+import {
+  type Consensus,
+  closeAfter,
+  closeAtOrBefore,
+  consensusOf,
+  type Holder,
+  nextDayMove,
+  RECENT_CALLS,
+  trackRecordOf,
+} from '../domain/consensus.js';
 import { RANKINGS_DEFAULT_PERIOD, windowStartDay } from '../domain/rankings.js';
 import { notFound } from '../errors.js';
+import { yieldToLoop } from '../lib/yield.js';
 import type { JobLogger } from '../jobs/periodic-job.js';
 import { callsOf, insertCall, openHolders, setNextPrice, tickersWithCall, unscoredCalls } from '../repositories/consensus.js';
 import type { ConsensusResponse } from '../schemas/consensus.js';
@@ -83,7 +93,15 @@ export async function everyConsensus(ctx: ConsensusDeps): Promise<ReadonlyMap<st
  * passed, which scores them. A price that fails is tried again next run.
  * Answers how many calls it stored and scored.
  */
-export async function recordConsensusCloses(ctx: ConsensusDeps, log: JobLogger, signal?: AbortSignal): Promise<number> {
+/** Tickers whose holders one statement reads (every open holder's alpha sums: over many users, too much for one go on SQLite). */
+export const TICKERS_PER_SLICE = 8;
+
+export async function recordConsensusCloses(
+  ctx: ConsensusDeps,
+  log: JobLogger,
+  signal?: AbortSignal,
+  tickersPerSlice = TICKERS_PER_SLICE,
+): Promise<number> {
   const now = ctx.clock.now();
   const calendar = ctx.config.marketCalendar;
   const due = new Map<number, string[]>();
@@ -98,7 +116,11 @@ export async function recordConsensusCloses(ctx: ConsensusDeps, log: JobLogger, 
   for (const [closeAt, tickers] of due) {
     const stored = await tickersWithCall(ctx.db, tickers, closeAt);
     const todo = tickers.filter((t) => !stored.has(t));
-    const holders = await openHolders(ctx.db, todo, fromDay(ctx));
+    const holders = new Map<string, Holder[]>();
+    for (let i = 0; i < todo.length; i += tickersPerSlice) {
+      if (i > 0) await yieldToLoop();
+      for (const [ticker, list] of await openHolders(ctx.db, todo.slice(i, i + tickersPerSlice), fromDay(ctx))) holders.set(ticker, list);
+    }
     for (const ticker of todo) {
       const list = holders.get(ticker);
       // Nobody holds it: there is nothing to call, and no quote is spent on it.

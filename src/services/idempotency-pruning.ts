@@ -13,4 +13,9 @@ export class IdempotencyPruning {
     this.last = now;
     return true;
   }
+
+  /** The prune just made was a full slice: the next claim prunes again. */
+  again(): void {
+    this.last = Number.NEGATIVE_INFINITY;
+  }
 }

@@ -13,6 +13,8 @@ export type { KeyOf } from '../repositories/idempotency.js';
 
 /** How long a key answers as the first time did. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** Expired keys one claim deletes at most (about: those of the boundary instant go too). */
+export const PRUNE_SLICE = 1_000;
 /**
  * A claim still in flight after this long belongs to a request that died
  * (a crash, a lost connection to the database): the key is free again. Far
@@ -50,7 +52,8 @@ export async function claimKey(ctx: IdempotencyDeps, k: KeyOf, fingerprint: stri
   const now = ctx.clock.now();
   const pruneDue = ctx.idempotencyPruning.due(now);
   return ctx.database.transaction(async (trx): Promise<Claim> => {
-    if (pruneDue) await deleteKeysBefore(trx, now - IDEMPOTENCY_TTL_MS);
+    // A slice at a time, in this request's transaction: a backlog is worked off by the claims that follow.
+    if (pruneDue && (await deleteKeysBefore(trx, now - IDEMPOTENCY_TTL_MS, PRUNE_SLICE)) >= PRUNE_SLICE) ctx.idempotencyPruning.again();
     // Two tries: a row seen free may be retaken by another request first.
     for (let attempt = 0; attempt < 2; attempt++) {
       if (await insertClaim(trx, k, fingerprint, now)) return { kind: 'claimed', claimedAt: now };

@@ -15,15 +15,23 @@ import type { Insertable } from 'kysely';
 import type { UserDayStatsTable } from '../db/tables.js';
 import { utcDate } from '../domain/market-calendar.js';
 import { alphaOf, rankedCount } from '../domain/rankings.js';
+import { yieldToLoop } from '../lib/yield.js';
 import { pageOfClosedBets, rewriteDayStats, rewriteLeaderboard } from '../repositories/aggregates.js';
 
-const PAGE = 2000;
+/** Closed bets read, users' board rows counted, day rows written a statement: the loop runs between (tests lower it). */
+export const RECOUNT_SLICE = 2000;
 
-/** Recounts every aggregate from the bets; run it inside one transaction so readers never see a half-made board. */
-export async function recomputeAggregates(db: Db): Promise<void> {
-  await rewriteLeaderboard(db, 'raw');
-  await rewriteLeaderboard(db, 'ranked');
-  await rewriteDayStats(db, await dayStatsOfBets(db));
+/**
+ * Recounts every aggregate from the bets; run it inside one transaction so
+ * readers never see a half-made board. The work goes in slices with the event
+ * loop running between them (on SQLite the transaction keeps the connection
+ * meanwhile: other statements wait, the loop does not).
+ */
+export async function recomputeAggregates(db: Db, slice = RECOUNT_SLICE): Promise<void> {
+  const o = { slice, between: yieldToLoop };
+  await rewriteLeaderboard(db, 'raw', o);
+  await rewriteLeaderboard(db, 'ranked', o);
+  await rewriteDayStats(db, await dayStatsOfBets(db, slice), o);
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
@@ -31,11 +39,11 @@ const num = (v: number | null) => (v === null ? null : Number(v));
 /** The day rows as aggregateStatements (src/services/rankings.ts) adds them, one CLOSED bet at a time (its exit day, its gain, its alpha). */
 type DayRow = Required<Insertable<UserDayStatsTable>>;
 
-async function dayStatsOfBets(db: Db): Promise<DayRow[]> {
+async function dayStatsOfBets(db: Db, slice: number): Promise<DayRow[]> {
   const rows = new Map<string, DayRow>();
   let afterId = 0;
   for (;;) {
-    const page = await pageOfClosedBets(db, afterId, PAGE);
+    const page = await pageOfClosedBets(db, afterId, slice);
     for (const bet of page) {
       const gain = Number(bet.percentage_gain ?? 0);
       const day = utcDate(Number(bet.closed_at ?? bet.opened_at));
@@ -88,8 +96,9 @@ async function dayStatsOfBets(db: Db): Promise<DayRow[]> {
         }
       }
     }
-    if (page.length < PAGE) break;
+    if (page.length < slice) break;
     afterId = Number(page[page.length - 1].id);
+    await yieldToLoop();
   }
   return [...rows.values()];
 }

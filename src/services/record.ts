@@ -4,8 +4,18 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
-import { encodeEntry, GENESIS, inclusionProof, leafHash, merkleRoot, type RecordEvent, type RecordKind, recordEventOf } from '../domain/record.js';
+import {
+  encodeEntry,
+  GENESIS,
+  inclusionProof,
+  leafHash,
+  MerkleFrontier,
+  type RecordEvent,
+  type RecordKind,
+  recordEventOf,
+} from '../domain/record.js';
 import { notFound } from '../errors.js';
+import { yieldToLoop } from '../lib/yield.js';
 import {
   dayLeaves,
   entriesOf,
@@ -90,23 +100,63 @@ const toDay = (d: { day: string; root: string; tree_size: number; published_at: 
   published_at: new Date(d.published_at).toISOString(),
 });
 
+/** Chain heads a publication reads and hashes before it lets the event loop run again (tests lower it). */
+export const RECORD_SLICE = 1_000;
+
+/** Publications in progress in this process, by database and day: concurrent callers share one. */
+const publishing = new WeakMap<object, Map<string, Promise<RecordDay>>>();
+
 /** Publishes an ended day (idempotent; concurrent publishers agree). Null for a day not yet over. */
-export async function publishDay(ctx: RecordDeps, day: string): Promise<RecordDay | null> {
+export async function publishDay(ctx: RecordDeps, day: string, o: { slice?: number } = {}): Promise<RecordDay | null> {
   const existing = await findDay(ctx.db, day);
   if (existing) return toDay(existing);
   const end = dayEnd(day);
   if (end > ctx.clock.now()) return null;
+  // The job and the requests that publish lazily (the first after midnight) share one run of the work.
+  let inFlight = publishing.get(ctx.database);
+  if (!inFlight) {
+    inFlight = new Map();
+    publishing.set(ctx.database, inFlight);
+  }
+  const running = inFlight.get(day);
+  if (running) return running;
+  const run = publish(ctx, day, end, o.slice ?? RECORD_SLICE).finally(() => inFlight.delete(day));
+  inFlight.set(day, run);
+  return run;
+}
+
+/**
+ * Every user's chain head is read and hashed a slice at a time, the event
+ * loop running between slices (100,000 heads are too many for one go on
+ * SQLite, whose statements block the loop). The day's row, its leaves and its
+ * boards are then written in one transaction, so the day appears at once with
+ * every leaf its proofs need; the leaves go in chunks with the loop running
+ * between them. An entry is dated when it is appended, so once the day is
+ * over no new entry falls in it (instances' clocks aside, as ever): reading
+ * the heads before the transaction gives the tree reading them inside did.
+ */
+async function publish(ctx: RecordDeps, day: string, end: number, slice: number): Promise<RecordDay> {
+  const tree = new MerkleFrontier();
+  const leaves: Array<{ day: string; idx: number; user_id: number; seq: number; hash: string }> = [];
+  for (let after = -1; ; ) {
+    const heads = await headsBefore(ctx.db, end, after, slice);
+    for (const h of heads) {
+      tree.push(leafHash(h));
+      leaves.push({ day, idx: leaves.length, user_id: h.user_id, seq: h.seq, hash: h.hash });
+    }
+    if (heads.length < slice) break;
+    after = heads.at(-1)!.user_id;
+    await yieldToLoop();
+  }
   await ctx.database.transaction(async (trx) => {
-    const heads = await headsBefore(trx, end);
     // Final boards of leagues settled by then follow the chain heads (docs/leagues.md).
     const boards = await boardsToPublish(trx, end);
-    const leaves = [...heads.map((h) => leafHash(h)), ...boards.map((b) => leagueLeafHash(b.id, b.board_hash!))];
-    const inserted = await insertDay(
-      trx,
-      { day, root: merkleRoot(leaves), tree_size: leaves.length, published_at: ctx.clock.now() },
-      heads.map((h, idx) => ({ day, idx, user_id: h.user_id, seq: h.seq, hash: h.hash })),
-    );
-    if (inserted) for (const [i, b] of boards.entries()) await setBoardLeaf(trx, b.id, day, heads.length + i);
+    const all = tree.copy();
+    for (const b of boards) all.push(leagueLeafHash(b.id, b.board_hash!));
+    const inserted = await insertDay(trx, { day, root: all.root(), tree_size: all.size, published_at: ctx.clock.now() }, leaves, {
+      between: yieldToLoop,
+    });
+    if (inserted) for (const [i, b] of boards.entries()) await setBoardLeaf(trx, b.id, day, leaves.length + i);
   });
   return toDay((await findDay(ctx.db, day))!);
 }

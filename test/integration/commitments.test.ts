@@ -287,4 +287,22 @@ forEachDialect('quote pruning', (dialect) => {
     await commitDueBets(t.ctx, { info: () => undefined, warn: () => undefined, error: () => undefined });
     assert.equal((await findBetById(t.ctx.db, id))?.committed_price, 111, 'the quote the pending instant needed was kept');
   });
+
+  test('pruning in slices of 3 (instants shared by several tickers) deletes what one statement would, and no more', async () => {
+    // Nothing pending is older than these quotes: only the retention bounds the pruning.
+    await t.ctx.db.deleteFrom('quotes').execute();
+    const base = Date.parse('2026-01-05T00:00:00Z');
+    const rows = [];
+    for (let i = 0; i < 11; i++)
+      for (const ticker of i % 2 ? ['T1', 'T2', 'T3'] : ['T1']) rows.push({ ticker, published_at: base + i * S, price: i });
+    await t.ctx.db.insertInto('quotes').values(rows).execute();
+    const cutoff = base + 7 * S;
+    const expected = rows.filter((r) => r.published_at >= cutoff).length;
+    t.clock.set(cutoff + QUOTE_RETENTION_MS);
+    const dropped = await pruneOldQuotes(t.ctx, 3);
+    assert.equal(dropped, rows.length - expected);
+    const left = await t.ctx.db.selectFrom('quotes').select(['ticker', 'published_at']).orderBy('published_at').orderBy('ticker').execute();
+    assert.equal(left.length, expected);
+    assert.ok(left.every((r) => Number(r.published_at) >= cutoff));
+  });
 });

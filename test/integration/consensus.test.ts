@@ -182,7 +182,7 @@ forEachDialect('skill-weighted consensus', (dialect) => {
     assert.equal(await recordConsensusCloses(t.ctx, quiet), 0);
     t.clock.set(WED_CLOSE + 30_000);
     // AAPL and MSFT are held (NVDA too); BTC-USD and SPY are not, and its 00:00 UTC close is long past anyway.
-    assert.equal(await recordConsensusCloses(t.ctx, quiet), 3);
+    assert.equal(await recordConsensusCloses(t.ctx, quiet, undefined, 1), 3, 'the holders read a ticker at a time');
     assert.equal(await recordConsensusCloses(t.ctx, quiet), 0, 'a close is stored once');
     const aapl = await consensus('AAPL');
     assert.equal(aapl.record.calls, 0);

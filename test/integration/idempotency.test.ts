@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { claimKey, fingerprintOf, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS } from '../../src/services/idempotency.js';
+import { claimKey, fingerprintOf, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, PRUNE_SLICE } from '../../src/services/idempotency.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { Barrier } from '../helpers/barrier.js';
 import { forEachDialect } from '../helpers/db.js';
@@ -182,6 +182,45 @@ forEachDialect('Idempotency-Key', (dialect) => {
     await openBet(u, freshKey());
     const left = (await rows()).map((r) => r.idem_key);
     assert.ok(!left.includes(old), 'the expired key was pruned');
+  });
+
+  test('a backlog of expired keys goes a slice a claim, every claim after a full slice pruning again', async () => {
+    const u = await registerAndLogin(t.app, 'idem');
+    t.clock.advance(120_000);
+    const expiredAt = t.clock.now() - IDEMPOTENCY_TTL_MS - 1_000;
+    const backlog = 2 * PRUNE_SLICE + 5;
+    const rows = Array.from({ length: backlog }, (_, i) => ({
+      user_id: u.id,
+      idem_key: `expired-${i}`,
+      fingerprint: 'f'.repeat(64),
+      // Pairs share an instant, as keys claimed in the same millisecond do.
+      created_at: expiredAt - Math.floor(i / 2),
+      status: 200,
+      answer: '{}',
+    }));
+    for (let i = 0; i < rows.length; i += 200)
+      await t.ctx.db
+        .insertInto('idempotency_keys')
+        .values(rows.slice(i, i + 200))
+        .execute();
+    const expired = async () =>
+      Number(
+        (
+          await t.ctx.db
+            .selectFrom('idempotency_keys')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('user_id', '=', u.id)
+            .where('idem_key', 'like', 'expired-%')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const claim = () => claimKey(t.ctx, { userId: u.id, key: freshKey() }, 'a'.repeat(64));
+    await claim();
+    const afterOne = await expired();
+    assert.ok(afterOne < backlog && afterOne >= backlog - PRUNE_SLICE - 1, `${afterOne} left after one claim`);
+    await claim();
+    await claim();
+    assert.equal(await expired(), 0);
   });
 
   test('a malformed key is 400 and does nothing', async () => {

@@ -73,6 +73,8 @@ forEachDialect('bench --quick', (dialect) => {
       for (const r of report.results) {
         const m = r.measured!;
         assert.ok(m.perSecond > 0, `${r.label}: nothing completed (${m.perSecond}/s, max ${m.maxMs} ms, CPU ${JSON.stringify(m.cpu)})`);
+        // The service's metrics were scraped around the load: the longest stall and its cause (or none).
+        assert.ok(m.stalls, `${r.label}: no stall figures (the service's metrics port did not answer)`);
       }
       // A read that missed its ratio was measured again as the hello world: its body's size, then its exact answer replayed.
       for (const r of report.results.filter((x) => x.bodyCeiling)) {

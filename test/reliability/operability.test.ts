@@ -69,6 +69,27 @@ forEachDialect('operability: request ids, no-store, metrics, degraded health', (
     // Outbox depth and settlement lag are read from the database at scrape time (queue-metrics.test.ts).
     assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
   });
+
+  test('metrics: a 50 ms block of the event loop is a stall on the metrics port, and the delay shows it', async () => {
+    const scrape = async () => (await fetch(`http://127.0.0.1:${t.ctx.metrics.port}/metrics`)).text();
+    const stalls = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('event_loop_stalls_total{'))
+        .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    const before = stalls(await scrape());
+    // The scrape resets the delay histogram, which then measures from its next tick on.
+    await new Promise((r) => setTimeout(r, 30));
+    const until = performance.now() + 50;
+    while (performance.now() < until) {
+      // the loop runs nothing else meanwhile
+    }
+    await new Promise((r) => setTimeout(r, 120));
+    const after = await scrape();
+    assert.ok(stalls(after) > before, after);
+    assert.match(after, /^event_loop_stall_longest_seconds\{cause="[^"]+"\} /m);
+    assert.ok(Number(/^event_loop_delay_max_seconds (\S+)$/m.exec(after)?.[1]) >= 0.04, after);
+  });
 });
 
 forEachDialect('health: degraded when the database fails', (dialect) => {

@@ -8,6 +8,7 @@ import {
   GENESIS,
   inclusionProof,
   leafHash,
+  MerkleFrontier,
   merkleRoot,
   type RecordEvent,
   rootFromProof,
@@ -118,6 +119,21 @@ describe('record: Merkle tree (RFC 6962)', () => {
         if (n > 1) assert.notEqual(rootFromProof(ls[(m + 1) % n], m, n, path), root);
       }
     }
+  });
+
+  test('the frontier built a leaf at a time has the root of merkleRoot at every size, and a copy grows apart', () => {
+    const ls = leaves(70);
+    const f = new MerkleFrontier();
+    assert.equal(f.root(), merkleRoot([]));
+    for (let n = 1; n <= ls.length; n++) {
+      f.push(ls[n - 1]);
+      assert.equal(f.size, n);
+      assert.equal(f.root(), merkleRoot(ls.slice(0, n)), `n=${n}`);
+    }
+    const c = f.copy();
+    c.push(ls[0]);
+    assert.equal(f.root(), merkleRoot(ls));
+    assert.equal(c.root(), merkleRoot([...ls, ls[0]]));
   });
 
   test('leaves and inner nodes are domain-separated', () => {
