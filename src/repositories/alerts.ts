@@ -1,6 +1,7 @@
 // Price alerts (docs/alerts.md): the caller's list and capacity count, and the
 // trigger engine's live rules by ticker and its one-time firing.
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { PriceAlertsTable } from '../db/tables.js';
 import type { Selectable } from 'kysely';
 
@@ -45,17 +46,21 @@ export async function liveAlertTickers(db: Db): Promise<string[]> {
 }
 
 /** The live alerts on a ticker, set up to `until`, earliest first. */
-export function liveAlertsOn(db: Db, ticker: string, until: number): Promise<AlertRow[]> {
-  return db
+export async function liveAlertsOn(db: Db, ticker: string, until: number): Promise<AlertRow[]> {
+  return (await liveOnQuery(db, { ticker, until })) as AlertRow[];
+}
+
+// Compiled once: the trigger engine asks for each watched instrument every quote interval.
+const liveOnQuery = prepared((db, p: { ticker: string; until: number }) =>
+  db
     .selectFrom('price_alerts')
     .selectAll()
-    .where('ticker', '=', ticker)
+    .where('ticker', '=', p.ticker)
     .where('fired_at', 'is', null)
-    .where('starts_at', '<=', until)
+    .where('starts_at', '<=', p.until)
     .orderBy('starts_at')
-    .orderBy('id')
-    .execute();
-}
+    .orderBy('id'),
+);
 
 /**
  * Fires an alert at a quote, once: a conditional update, so a second

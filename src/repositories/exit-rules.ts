@@ -3,6 +3,7 @@
 import type { Db } from '../db/database.js';
 import type { BetRow, ExitRulesTable } from '../db/tables.js';
 import type { Selectable } from 'kysely';
+import { prepared } from '../db/prepared.js';
 
 export type ExitRuleRow = Selectable<ExitRulesTable>;
 
@@ -44,21 +45,27 @@ export async function liveExitTickers(db: Db): Promise<string[]> {
   return rows.map((r) => r.ticker);
 }
 
-export type LiveExitRule = ExitRuleRow & { bet: BetRow };
+/** A live rule with what its evaluation needs of its OPEN bet; the bet's whole row is read only for one that fires. */
+export type LiveExitRule = ExitRuleRow & Pick<BetRow, 'direction' | 'entry_price' | 'settle_at'>;
 
-/** The live rules on one instrument, each with its OPEN bet. */
-export async function liveExitRulesOn(db: Db, ticker: string): Promise<LiveExitRule[]> {
-  const rows = await db
+// Compiled once: the trigger engine asks for each watched instrument every quote interval.
+const liveOnQuery = prepared((db, p: { ticker: string }) =>
+  db
     .selectFrom('exit_rules as e')
     .innerJoin('bets as b', 'b.id', 'e.bet_id')
-    .selectAll('b')
-    .select(['e.stop_loss as rule_stop_loss', 'e.take_profit as rule_take_profit', 'e.set_at as rule_set_at'])
-    .where('e.ticker', '=', ticker)
+    .select(['e.bet_id', 'e.stop_loss', 'e.take_profit', 'e.set_at', 'b.direction', 'b.entry_price', 'b.settle_at'])
+    .where('e.ticker', '=', p.ticker)
     .where('b.status', '=', 'OPEN')
-    .orderBy('e.bet_id')
-    .execute();
-  return rows.map(({ rule_stop_loss, rule_take_profit, rule_set_at, ...bet }) => ({
-    ...toRule({ bet_id: bet.id, ticker, stop_loss: rule_stop_loss, take_profit: rule_take_profit, set_at: rule_set_at }),
-    bet: bet as BetRow,
+    .orderBy('e.bet_id'),
+);
+
+/** The live rules on one instrument, each with its OPEN bet's direction, entry and settlement instant. */
+export async function liveExitRulesOn(db: Db, ticker: string): Promise<LiveExitRule[]> {
+  const rows = await liveOnQuery(db, { ticker });
+  return rows.map((r) => ({
+    ...toRule({ bet_id: r.bet_id, ticker, stop_loss: r.stop_loss, take_profit: r.take_profit, set_at: r.set_at }),
+    direction: r.direction,
+    entry_price: Number(r.entry_price),
+    settle_at: r.settle_at === null ? null : Number(r.settle_at),
   }));
 }

@@ -101,14 +101,13 @@ export function exitRulesWatcher(ctx: ExitDeps): QuoteWatcher {
       let fired = 0;
       let failure: unknown = null;
       for (const rule of rules) {
-        const crossing = firstCrossing(
-          { ...rule, direction: rule.bet.direction, entry_price: rule.bet.entry_price, settle_at: rule.bet.settle_at },
-          quotes,
-        );
+        const crossing = firstCrossing(rule, quotes);
         if (!crossing) continue;
         try {
-          const closed = await closeAtQuote(ctx, rule.bet, crossing.reason, crossing.quote, (trx, bet) =>
-            stillMeets(trx, bet, crossing.reason, crossing.quote),
+          const bet = await findBetById(ctx.db, rule.bet_id);
+          if (bet?.status !== 'OPEN') continue;
+          const closed = await closeAtQuote(ctx, bet, crossing.reason, crossing.quote, (trx, locked) =>
+            stillMeets(trx, locked, crossing.reason, crossing.quote),
           );
           if (closed) fired++;
         } catch (err) {

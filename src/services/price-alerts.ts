@@ -29,6 +29,12 @@ const QUOTE_PAGE = 1000;
  * firing is once.
  */
 const RESUME_OVERLAP_MS = 60_000;
+/**
+ * An alert's mark moves once it is this far behind the last quote evaluated,
+ * not every pass: a pass re-reads at most this much more of the quotes (a few
+ * dozen rows) instead of writing every live alert's row each quote interval.
+ */
+const MARK_EVERY_MS = 60_000;
 
 /** The web app's page of the caller's alerts, where every alert notice links. */
 const ALERTS_PAGE = 'alerts';
@@ -49,9 +55,20 @@ export function priceAlertsWatcher(ctx: AlertDeps): QuoteWatcher {
  */
 function previousCloses(ctx: AlertDeps, ticker: string) {
   const known = new Map<number, number | undefined>();
+  // A stock's base is the close before the New York date of its market time, which changes only on a
+  // minute's edge (midnight, a session's open or close): it is worked out once a minute (the calendar's
+  // date arithmetic costs far more than the comparison it serves). Crypto's is a day before the quote.
+  const crypto = isCryptoTicker(ticker);
+  const baseByMinute = new Map<number, number>();
   return async (at: number): Promise<number | undefined> => {
-    const dated = isCryptoTicker(ticker) ? at : ctx.config.marketCalendar.marketTime(at);
-    const base = dailyChangeBase(ctx.config.marketCalendar, ticker, dated);
+    let base: number;
+    if (crypto) base = dailyChangeBase(ctx.config.marketCalendar, ticker, at);
+    else {
+      const minute = Math.floor(at / 60_000);
+      const known = baseByMinute.get(minute);
+      base = known ?? dailyChangeBase(ctx.config.marketCalendar, ticker, ctx.config.marketCalendar.marketTime(at));
+      if (known === undefined) baseByMinute.set(minute, base);
+    }
     if (!known.has(base)) known.set(base, (await ctx.prices.marksAt([ticker], base)).get(ticker));
     return known.get(base);
   };
@@ -69,8 +86,11 @@ export async function evaluateAlerts(ctx: AlertDeps, ticker: string, until: numb
     const quotes = await quotesInRange(ctx.db, ticker, from, until, QUOTE_PAGE);
     if (quotes.length === 0) break;
     const waiting: AlertRow[] = [];
+    // The previous close of each quote, once for every move alert (undefined: the provider could not say).
+    const closes = new Map<number, number | undefined>();
+    if (live.some((a) => a.kind === 'move')) for (const q of quotes) closes.set(q.at, await previousClose(q.at));
     for (const alert of live) {
-      const found = await firstMeeting(alert, quotes, resumeAt(alert), previousClose);
+      const found = firstMeeting(alert, quotes, resumeAt(alert), closes);
       if (found === 'stalled') continue;
       if (found === null) waiting.push(alert);
       else if (await fire(ctx, alert, found)) fired++;
@@ -83,8 +103,9 @@ export async function evaluateAlerts(ctx: AlertDeps, ticker: string, until: numb
   // The alerts still live were evaluated up to the last quote: the next pass starts near it.
   // A stalled one keeps its mark, so the quote it could not read is read again.
   if (lastSeen !== null && live.length > 0) {
-    const ids = live.map((a) => a.id);
-    await markChecked(ctx.db, ids, lastSeen);
+    const seen = lastSeen;
+    const ids = live.filter((a) => a.checked_until === null || a.checked_until <= seen - MARK_EVERY_MS).map((a) => a.id);
+    if (ids.length > 0) await markChecked(ctx.db, ids, seen);
   }
   return fired;
 }
@@ -100,18 +121,13 @@ interface Hit {
  * cannot give now: it stops there (never skipping a quote that may have met
  * it) and a later pass goes on from it.
  */
-async function firstMeeting(
-  alert: AlertRow,
-  quotes: StoredQuote[],
-  from: number,
-  previousClose: (at: number) => Promise<number | undefined>,
-): Promise<Hit | null | 'stalled'> {
+function firstMeeting(alert: AlertRow, quotes: StoredQuote[], from: number, closes: ReadonlyMap<number, number | undefined>): Hit | null | 'stalled' {
   const rule: AlertRule = { kind: alert.kind, value: alert.value };
   for (const quote of quotes) {
     if (quote.at < from) continue;
     let close: number | null = null;
     if (rule.kind === 'move') {
-      const known = await previousClose(quote.at);
+      const known = closes.get(quote.at);
       if (known === undefined) return 'stalled';
       close = known;
     }

@@ -9,13 +9,7 @@
 // follow's copy and a bet's fan-out cannot miss each other.
 import type { DatabaseHandle, Db } from '../db/database.js';
 import { fanOutAfterFollow, fanOutAfterUnfollow } from '../domain/feed.js';
-import {
-  copyIntoTimeline,
-  fanOutState,
-  markHeavilyFollowed,
-  removeFromTimeline,
-  unmarkHeavilyFollowed,
-} from '../repositories/timeline.js';
+import { copyIntoTimeline, fanOutState, markHeavilyFollowed, removeFromTimeline, unmarkHeavilyFollowed } from '../repositories/timeline.js';
 
 /** After a new follow, in its transaction: the trader's row is locked by the caller. */
 export async function timelineAfterFollow(trx: Db, followerId: number, followedId: number, maxFollowers: number): Promise<void> {

@@ -229,6 +229,34 @@ forEachDialect('price alerts', (dialect) => {
       assert.equal(await evaluateAlerts(t.ctx, 'AAPL', t.clock.now()), 0);
     });
 
+    test("a live alert's mark moves once it is a minute behind, not every pass, and a crossing after a held mark still fires at its quote", async () => {
+      const u = await registerAndLogin(t.app, 'mk');
+      await quoteNow('NVDA');
+      const a = await create(u, { ticker: 'NVDA', kind: 'above', value: 900 });
+      const mark = async () =>
+        Number((await t.ctx.db.selectFrom('price_alerts').select('checked_until').where('id', '=', a.id).executeTakeFirstOrThrow()).checked_until);
+      const first = await publish('NVDA', 801, 5_000);
+      assert.equal(await evaluateAlerts(t.ctx, 'NVDA', t.clock.now()), 0);
+      assert.equal(await mark(), first, 'the first pass sets the mark');
+      await publish('NVDA', 802, 5_000);
+      assert.equal(await evaluateAlerts(t.ctx, 'NVDA', t.clock.now()), 0);
+      assert.equal(await mark(), first, 'held: five seconds behind');
+      const crossing = await publish('NVDA', 901, 5_000);
+      await publish('NVDA', 850, 5_000);
+      assert.equal(await evaluateAlerts(t.ctx, 'NVDA', t.clock.now()), 1);
+      const fired = await alertOf(u, a.id);
+      assert.equal(fired.fired_at, new Date(crossing).toISOString());
+      const b = await create(u, { ticker: 'NVDA', kind: 'above', value: 2000 });
+      const markOf = async () =>
+        Number((await t.ctx.db.selectFrom('price_alerts').select('checked_until').where('id', '=', b.id).executeTakeFirstOrThrow()).checked_until);
+      const start = await publish('NVDA', 851, 5_000);
+      await evaluateAlerts(t.ctx, 'NVDA', t.clock.now());
+      assert.equal(await markOf(), start);
+      const later = await publish('NVDA', 852, 61_000);
+      await evaluateAlerts(t.ctx, 'NVDA', t.clock.now());
+      assert.equal(await markOf(), later, 'moved: a minute behind');
+    });
+
     test('quotes after `until` wait for a later pass; an alert already met when set fires at the quote in force then', async () => {
       const u = await registerAndLogin(t.app, 'aw');
       t.clock.advance(10_000);
