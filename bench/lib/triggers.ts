@@ -142,7 +142,7 @@ export class TriggerRules {
     const farBets = candidates.filter((b) => !nearIds.has(b.id)).slice(0, half - cryptoBets.length);
 
     const prices = new Map<string, number>();
-    for (const t of new Set([...cryptoBets.map((b) => b.ticker), ...CRYPTO])) prices.set(t, await priceOf(t));
+    for (const t of new Set([...candidates.map((b) => b.ticker), ...CRYPTO])) prices.set(t, await priceOf(t));
     const exitRows: unknown[][] = [];
     for (const b of cryptoBets) {
       // The level on the side the gain stands (a stop-loss is negative, a take-profit positive), a hair beyond it.
@@ -152,7 +152,13 @@ export class TriggerRules {
       const take = gain >= 0 ? gain + near : b.direction === 'SHORT' ? 99 : 1000;
       exitRows.push([b.id, b.ticker, stop, take, now]);
     }
-    for (const b of farBets) exitRows.push([b.id, b.ticker, -60, b.direction === 'SHORT' ? 90 : 200, now]);
+    // Far: levels a long way from where the gain stands now (a generated entry may be far from today's price).
+    for (const b of farBets) {
+      const gain = gainOf(b, prices.get(b.ticker)!);
+      const stop = gain - 40 > -99 ? gain - 40 : null;
+      const take = b.direction === 'SHORT' ? (gain + 40 < 99 ? Math.max(0.01, gain + 40) : null) : Math.max(0.01, gain + 100);
+      exitRows.push([b.id, b.ticker, stop === null ? (take === null ? -99 : null) : Math.min(stop, -0.01), take, now]);
+    }
     await this.sql.insertMany('exit_rules', ['bet_id', 'ticker', 'stop_loss', 'take_profit', 'set_at'], exitRows);
     this.planted.exitBets = [...cryptoBets, ...farBets].map((b) => Number(b.id));
 
