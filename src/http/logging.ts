@@ -128,7 +128,10 @@ export function noteFailure(request: FastifyRequest, err: unknown, level: Failur
  * when it ends; the first says nothing the second does not.
  */
 class RequestLog extends LogController {
-  override incomingRequest(): void {}
+  /** At debug level only (LOG_LEVEL=debug): a request that never ends still shows it began. */
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // Logged as aborted already (installRequestLog); a socket gone cannot finish the answer anyway.

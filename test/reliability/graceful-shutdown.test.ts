@@ -15,7 +15,8 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('SIGTERM mid-request: the request completes, new connections are refused, the database is closed, exit 0', async () => {
   const file = path.join(dir, 'graceful.db');
-  const server = startServer({ DATABASE_URL: `sqlite:${file}` });
+  // At debug level the service logs a request as it begins, as well as when it ends.
+  const server = startServer({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'debug' });
   const base = new URL(await server.ready);
   const port = Number(base.port);
 
@@ -33,7 +34,7 @@ test('SIGTERM mid-request: the request completes, new connections are refused, t
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
   );
   // The server has started on the request once it logs it.
-  await server.waitForLog((e) => e.reqId === 'graceful-1');
+  await server.waitForLog((e) => e.reqId === 'graceful-1' && e.msg === 'incoming request');
 
   server.child.kill('SIGTERM');
   await server.waitForLog((e) => e.msg === 'shutting down');

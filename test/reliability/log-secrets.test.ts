@@ -68,8 +68,10 @@ test('logs of real requests carry request ids and none of the secrets they saw',
   for (const s of secrets) assert.ok(!log.includes(s), `secret ${s.slice(0, 6)}… leaked into the log`);
   assert.ok(!log.includes('$argon2'), 'no password hash in the log');
   const entries = lines.map((l) => JSON.parse(l) as { reqId?: string; msg?: string; req?: { url?: string }; res?: { statusCode?: number } });
-  // One line a request, when it ends (src/http/logging.ts): ten requests, ten lines, each with its status.
-  const requestLines = entries.filter((e) => e.req);
+  // One line a request, when it ends (src/http/logging.ts): ten requests, ten lines, each with its status. This log is
+  // at trace level, where each request's beginning is a line of its own too (debug and below; checked for secrets above).
+  assert.equal(entries.filter((e) => e.msg === 'incoming request').length, 10, 'at debug level, each beginning');
+  const requestLines = entries.filter((e) => e.req && e.msg !== 'incoming request');
   assert.equal(requestLines.length, 10, 'one line per request');
   assert.equal(new Set(requestLines.map((e) => e.reqId)).size, 10, 'no request logged twice');
   assert.ok(requestLines.every((e) => e.msg === 'request completed' && typeof e.res?.statusCode === 'number'));
