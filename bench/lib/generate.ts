@@ -136,6 +136,10 @@ export async function generate(
           return n;
         })
       : 0;
+    // The aggregates above are the ones the commitment backfill's recount would give (every generated bet is
+    // flagged entry_not_quoted), so the population starts as a deployment does once that job has run: no
+    // recount of a million bets at the service's start, and no second path for it either.
+    if (await b.hasTable('data_jobs')) await b.exec(`update data_jobs set done_at = ${Date.now()} where name = 'commitment_backfill'`);
     await b.exec(`insert into settings (key, value) values ('${DATASET_SETTING}', '${datasetStamp(preset).replace(/'/g, "''")}')`);
     if (target.dialect === 'postgres') {
       // Ids were given explicitly: move the sequences past them.

@@ -31,4 +31,4 @@ export function presetNamed(name: string): Preset {
 }
 
 /** Bumped whenever the generated data changes shape, so cached databases are rebuilt. */
-export const DATASET_VERSION = 4;
+export const DATASET_VERSION = 5;
