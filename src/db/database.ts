@@ -134,13 +134,14 @@ export class DatabaseHandle {
    * on (lock()). Nesting is refused: on SQLite an inner transaction would
    * wait for the batch its caller holds open, for ever.
    */
-  async transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+  /** `alone`: a transaction that writes a great deal runs by itself on SQLite (GroupCommitter.run). */
+  async transaction<T>(fn: (trx: Db) => Promise<T>, opts: { alone?: boolean } = {}): Promise<T> {
     if (this.inTransaction) {
       throw new Error('transaction() called inside a transaction: pass the open transaction down instead of starting another');
     }
     const open: OpenTransaction = { committed: [] };
     const run = (trx: Db) => this.current.run(open, () => fn(trx));
-    const result = this.committer ? await this.committer.run(run) : await this.db.transaction().execute(run);
+    const result = this.committer ? await this.committer.run(run, opts) : await this.db.transaction().execute(run);
     for (const work of open.committed) work();
     return result;
   }

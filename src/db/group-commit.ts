@@ -19,6 +19,8 @@ import type { Db } from './tables.js';
 
 interface Pending {
   fn: (trx: Db) => Promise<unknown>;
+  /** Runs in a batch of its own, without a savepoint (see run()). */
+  alone: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -82,11 +84,17 @@ export class GroupCommitter {
     this.beforeBatch = opts.beforeBatch ?? null;
   }
 
-  /** Runs fn as a member of the next batch; resolves after the shared commit and its sync. */
-  run<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+  /**
+   * Runs fn as a member of the next batch; resolves after the shared commit and its sync.
+   * `alone`: a transaction that writes a great deal (a recount of every aggregate) runs in a
+   * batch of its own and without a savepoint, whose undo copy of every page it changes SQLite
+   * would keep in memory (temp_store=MEMORY) until the batch ends: a gigabyte for a recount of
+   * a million bets. A failure rolls back the batch, which is that transaction alone.
+   */
+  run<T>(fn: (trx: Db) => Promise<T>, opts: { alone?: boolean } = {}): Promise<T> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, alone: opts.alone === true, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
         this.running = true;
         // Started on the next turn of the event loop, not now: requests that
@@ -129,6 +137,20 @@ export class GroupCommitter {
         try {
           // Later arrivals join while the batch is open, up to maxBatch.
           while (this.queue.length > 0 && members.length < this.maxBatch) {
+            // One that runs alone waits for the next batch, and closes its own.
+            if (this.queue[0]!.alone) {
+              if (members.length > 0) break;
+              const item = this.queue.shift()!;
+              const entry: { item: Pending; outcome: Outcome } = { item, outcome: { ok: false, error: undefined } };
+              members.push(entry);
+              try {
+                entry.outcome = { ok: true, value: await item.fn(conn) };
+              } catch (error) {
+                entry.outcome = { ok: false, error };
+                throw error;
+              }
+              break;
+            }
             const item = this.queue.shift()!;
             const entry: { item: Pending; outcome: Outcome } = { item, outcome: { ok: false, error: undefined } };
             members.push(entry);

@@ -160,12 +160,15 @@ export async function backfillCommitments(ctx: BackfillDeps, log: JobLogger, cur
   // The end of the flagged bets: start over next pass; when none is left at all, recount once.
   cursor.afterId = 0;
   if (await anyFlaggedBet(ctx.db, BACKFILL_PENDING)) return result;
-  result.recounted = await ctx.database.transaction(async (trx) => {
-    // Claimed first: of instances finishing together, one recounts.
-    if (!(await claimDataJobDone(trx, BACKFILL_JOB, ctx.clock.now()))) return false;
-    await recomputeAggregates(trx);
-    return true;
-  });
+  result.recounted = await ctx.database.transaction(
+    async (trx) => {
+      // Claimed first: of instances finishing together, one recounts.
+      if (!(await claimDataJobDone(trx, BACKFILL_JOB, ctx.clock.now()))) return false;
+      await recomputeAggregates(trx);
+      return true;
+    },
+    { alone: true },
+  );
   if (result.recounted) log.info({ job: BACKFILL_JOB }, 'commitment backfill done: aggregates recounted');
   result.done = true;
   return result;

@@ -24,9 +24,9 @@ export async function rewriteLeaderboard(db: Db, board: 'raw' | 'ranked', o: Sli
   const gain = board === 'raw' ? 'bets.percentage_gain' : 'bets.ranked_gain';
   await db.deleteFrom(table).execute();
   for (let afterUser = -1; ; ) {
-    const users = await db.selectFrom('users').select('id').where('id', '>', afterUser).orderBy('id').limit(o.slice).execute();
+    const users = await userIdsAfter(db, afterUser, o.slice);
     if (users.length === 0) return;
-    const lastUser = Number(users[users.length - 1]!.id);
+    const lastUser = users[users.length - 1]!;
     let counted = db
       .selectFrom('bets')
       .innerJoin('users', 'users.id', 'bets.user_id')
@@ -62,8 +62,14 @@ export type ClosedBetFigures = Pick<
   | 'benchmark_committed'
 >;
 
-/** A page of CLOSED bets by id after a cursor, with what the aggregates count of them. */
-export function pageOfClosedBets(db: Db, afterId: number, limit: number): Promise<ClosedBetFigures[]> {
+/** Up to `limit` user ids after `afterUser`, in order: the slices of a recount. */
+export async function userIdsAfter(db: Db, afterUser: number, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('users').select('id').where('id', '>', afterUser).orderBy('id').limit(limit).execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/** The CLOSED bets of the users with ids in (afterUser, lastUser], with what the aggregates count of them. */
+export function closedBetsOfUsers(db: Db, afterUser: number, lastUser: number): Promise<ClosedBetFigures[]> {
   return db
     .selectFrom('bets')
     .select([
@@ -79,15 +85,18 @@ export function pageOfClosedBets(db: Db, afterId: number, limit: number): Promis
       'benchmark_committed',
     ])
     .where('status', '=', 'CLOSED')
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
+    .where('user_id', '>', afterUser)
+    .where('user_id', '<=', lastUser)
     .execute();
 }
 
-/** Replaces every user_day_stats row by `rows`, at most 500 (or the slice) a statement. */
-export async function rewriteDayStats(db: Db, rows: Array<Insertable<UserDayStatsTable>>, o: Slicing): Promise<void> {
+/** Removes every user_day_stats row (a recount writes them again, a slice of users at a time). */
+export async function clearDayStats(db: Db): Promise<void> {
   await db.deleteFrom('user_day_stats').execute();
+}
+
+/** Adds day rows, at most 500 (or the slice) a statement. */
+export async function insertDayStats(db: Db, rows: Array<Insertable<UserDayStatsTable>>, o: Slicing): Promise<void> {
   const chunk = Math.min(INSERT_ROWS, o.slice);
   for (let i = 0; i < rows.length; i += chunk) {
     if (i > 0) await o.between();

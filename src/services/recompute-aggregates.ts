@@ -16,9 +16,16 @@ import type { UserDayStatsTable } from '../db/tables.js';
 import { utcDate } from '../domain/market-calendar.js';
 import { alphaOf, rankedCount } from '../domain/rankings.js';
 import { yieldToLoop } from '../lib/yield.js';
-import { pageOfClosedBets, rewriteDayStats, rewriteLeaderboard } from '../repositories/aggregates.js';
+import {
+  type ClosedBetFigures,
+  clearDayStats,
+  closedBetsOfUsers,
+  insertDayStats,
+  rewriteLeaderboard,
+  userIdsAfter,
+} from '../repositories/aggregates.js';
 
-/** Closed bets read, users' board rows counted, day rows written a statement: the loop runs between (tests lower it). */
+/** Users whose closed bets are read and counted at a time, day rows written a statement: the loop runs between (tests lower it). */
 export const RECOUNT_SLICE = 2000;
 
 /**
@@ -31,7 +38,24 @@ export async function recomputeAggregates(db: Db, slice = RECOUNT_SLICE): Promis
   const o = { slice, between: yieldToLoop };
   await rewriteLeaderboard(db, 'raw', o);
   await rewriteLeaderboard(db, 'ranked', o);
-  await rewriteDayStats(db, await dayStatsOfBets(db, slice), o);
+  await recountDayStats(db, o);
+}
+
+/**
+ * The day rows, a slice of users at a time: only that slice's bets and rows are held, where
+ * holding every user's (a million bets make about as many rows) took a gigabyte.
+ */
+async function recountDayStats(db: Db, o: { slice: number; between: () => Promise<void> }): Promise<void> {
+  await clearDayStats(db);
+  for (let afterUser = -1; ; ) {
+    const users = await userIdsAfter(db, afterUser, o.slice);
+    if (users.length === 0) return;
+    const lastUser = users[users.length - 1]!;
+    await insertDayStats(db, dayRowsOf(await closedBetsOfUsers(db, afterUser, lastUser)), o);
+    if (users.length < o.slice) return;
+    afterUser = lastUser;
+    await o.between();
+  }
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
@@ -39,66 +63,59 @@ const num = (v: number | null) => (v === null ? null : Number(v));
 /** The day rows as aggregateStatements (src/services/rankings.ts) adds them, one CLOSED bet at a time (its exit day, its gain, its alpha). */
 type DayRow = Required<Insertable<UserDayStatsTable>>;
 
-async function dayStatsOfBets(db: Db, slice: number): Promise<DayRow[]> {
+function dayRowsOf(bets: readonly ClosedBetFigures[]): DayRow[] {
   const rows = new Map<string, DayRow>();
-  let afterId = 0;
-  for (;;) {
-    const page = await pageOfClosedBets(db, afterId, slice);
-    for (const bet of page) {
-      const gain = Number(bet.percentage_gain ?? 0);
-      const day = utcDate(Number(bet.closed_at ?? bet.opened_at));
-      const key = `${bet.user_id}|${day}`;
-      let row = rows.get(key);
-      if (!row) {
-        row = {
-          user_id: Number(bet.user_id),
-          day,
-          trades: 0,
-          score_sum: 0,
-          wins: 0,
-          alpha_count: 0,
-          alpha_sum: 0,
-          alpha_sq_sum: 0,
-          ranked_trades: 0,
-          ranked_score_sum: 0,
-          ranked_wins: 0,
-          ranked_alpha_count: 0,
-          ranked_alpha_sum: 0,
-          ranked_alpha_sq_sum: 0,
-        };
-        rows.set(key, row);
-      }
-      row.trades++;
-      row.score_sum += gain;
-      if (gain > 0) row.wins++;
-      const alpha = alphaOf(bet.direction, gain, num(bet.benchmark_entry), num(bet.benchmark_exit));
-      if (alpha !== null) {
-        row.alpha_count++;
-        row.alpha_sum += alpha;
-        row.alpha_sq_sum += alpha * alpha;
-      }
-      const ranked = rankedCount({
-        direction: bet.direction,
-        percentage_gain: gain,
-        benchmark_entry: num(bet.benchmark_entry),
-        benchmark_exit: num(bet.benchmark_exit),
-        ranked_gain: num(bet.ranked_gain),
-        benchmark_committed: num(bet.benchmark_committed),
-      });
-      if (ranked) {
-        row.ranked_trades++;
-        row.ranked_score_sum += ranked.gain;
-        if (ranked.gain > 0) row.ranked_wins++;
-        if (ranked.alpha !== null) {
-          row.ranked_alpha_count++;
-          row.ranked_alpha_sum += ranked.alpha;
-          row.ranked_alpha_sq_sum += ranked.alpha * ranked.alpha;
-        }
+  for (const bet of bets) {
+    const gain = Number(bet.percentage_gain ?? 0);
+    const day = utcDate(Number(bet.closed_at ?? bet.opened_at));
+    const key = `${bet.user_id}|${day}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = {
+        user_id: Number(bet.user_id),
+        day,
+        trades: 0,
+        score_sum: 0,
+        wins: 0,
+        alpha_count: 0,
+        alpha_sum: 0,
+        alpha_sq_sum: 0,
+        ranked_trades: 0,
+        ranked_score_sum: 0,
+        ranked_wins: 0,
+        ranked_alpha_count: 0,
+        ranked_alpha_sum: 0,
+        ranked_alpha_sq_sum: 0,
+      };
+      rows.set(key, row);
+    }
+    row.trades++;
+    row.score_sum += gain;
+    if (gain > 0) row.wins++;
+    const alpha = alphaOf(bet.direction, gain, num(bet.benchmark_entry), num(bet.benchmark_exit));
+    if (alpha !== null) {
+      row.alpha_count++;
+      row.alpha_sum += alpha;
+      row.alpha_sq_sum += alpha * alpha;
+    }
+    const ranked = rankedCount({
+      direction: bet.direction,
+      percentage_gain: gain,
+      benchmark_entry: num(bet.benchmark_entry),
+      benchmark_exit: num(bet.benchmark_exit),
+      ranked_gain: num(bet.ranked_gain),
+      benchmark_committed: num(bet.benchmark_committed),
+    });
+    if (ranked) {
+      row.ranked_trades++;
+      row.ranked_score_sum += ranked.gain;
+      if (ranked.gain > 0) row.ranked_wins++;
+      if (ranked.alpha !== null) {
+        row.ranked_alpha_count++;
+        row.ranked_alpha_sum += ranked.alpha;
+        row.ranked_alpha_sq_sum += ranked.alpha * ranked.alpha;
       }
     }
-    if (page.length < slice) break;
-    afterId = Number(page[page.length - 1].id);
-    await yieldToLoop();
   }
   return [...rows.values()];
 }

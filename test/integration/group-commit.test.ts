@@ -43,6 +43,43 @@ describe('SQLite group commit', () => {
     });
   });
 
+  test('a transaction that runs alone: a batch of its own between the others, without a savepoint; its failure undoes it alone', async () => {
+    const before = { ...d.groupCommitStats! };
+    let savepointSeen: boolean | null = null;
+    const first = put('al-a');
+    const alone = d.transaction(
+      async (trx) => {
+        await trx.insertInto('settings').values({ key: 'alone-1', value: 'v' }).execute();
+        // The members' savepoint is named "member": releasing it fails where there is none.
+        savepointSeen = await sql`release member`.execute(trx).then(
+          () => true,
+          () => false,
+        );
+        return 'alone-1';
+      },
+      { alone: true },
+    );
+    const results = await Promise.all([first, alone, put('al-b')]);
+    assert.deepEqual(results, ['al-a', 'alone-1', 'al-b']);
+    assert.equal(savepointSeen, false, 'no savepoint around a transaction that runs alone');
+    const stats = d.groupCommitStats!;
+    assert.equal(stats.transactions - before.transactions, 3);
+    assert.equal(stats.batches - before.batches, 3, 'the one alone neither joins the batch before it nor lets the next join its own');
+    await assert.rejects(
+      d.transaction(
+        async (trx) => {
+          await trx.insertInto('settings').values({ key: 'alone-2', value: 'v' }).execute();
+          throw new Error('refused alone-2');
+        },
+        { alone: true },
+      ),
+      /refused alone-2/,
+    );
+    assert.equal(await put('al-c'), 'al-c', 'the next batch runs');
+    const stored = new Set((await d.db.selectFrom('settings').select('key').where('key', 'like', 'al%').execute()).map((r) => r.key));
+    assert.deepEqual([...stored].sort(), ['al-a', 'al-b', 'al-c', 'alone-1']);
+  });
+
   test('requests arriving over the network together share commits (each reads first, as a handler does)', async () => {
     // Each request is handled in its own I/O callback, its microtasks run to the
     // end before the next one's: a batch started at once would hold one member.
