@@ -63,18 +63,19 @@ export async function lockOwnerReadingHead(db: Db, userId: number): Promise<Last
   return row && chainHeadOf(row);
 }
 
-const insertEntryQuery = prepared((db, e: RecordEntriesTable) =>
-  db.insertInto('record_entries').values({
-    user_id: e.user_id,
-    seq: e.seq,
-    bet_id: e.bet_id,
-    kind: e.kind,
-    at: e.at,
-    event: e.event,
-    prev_hash: e.prev_hash,
-    hash: e.hash,
-  }),
-);
+/** An entry's columns, each named (a prepared statement's values are slots by name). */
+const entryValues = (e: RecordEntriesTable): RecordEntriesTable => ({
+  user_id: e.user_id,
+  seq: e.seq,
+  bet_id: e.bet_id,
+  kind: e.kind,
+  at: e.at,
+  event: e.event,
+  prev_hash: e.prev_hash,
+  hash: e.hash,
+});
+
+const insertEntryQuery = prepared((db, e: RecordEntriesTable) => db.insertInto('record_entries').values(entryValues(e)));
 
 export async function insertEntry(db: Db, entry: RecordEntriesTable): Promise<void> {
   await insertEntryQuery(db, entry);
@@ -83,16 +84,7 @@ export async function insertEntry(db: Db, entry: RecordEntriesTable): Promise<vo
 const insertEntryIfNextQuery = prepared((db, e: RecordEntriesTable) =>
   db
     .insertInto('record_entries')
-    .values({
-      user_id: e.user_id,
-      seq: e.seq,
-      bet_id: e.bet_id,
-      kind: e.kind,
-      at: e.at,
-      event: e.event,
-      prev_hash: e.prev_hash,
-      hash: e.hash,
-    })
+    .values(entryValues(e))
     .onConflict((oc) => oc.columns(['user_id', 'seq']).doNothing())
     .returning('seq'),
 );
