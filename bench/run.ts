@@ -464,6 +464,7 @@ function measuredOf(
   perUnit: number,
   helloRps: number,
   helloMicros: number | null,
+  helloP99Ms: number | null = null,
 ): Measured {
   const perSecond = load.rps / perUnit;
   const s = sampled.server;
@@ -476,6 +477,7 @@ function measuredOf(
     maxMs: load.maxMs,
     ratio: perSecond / helloRps,
     baselineRps: helloRps,
+    baselineP99Ms: helloP99Ms,
     ratioBare: null,
     bareBaselineRps: null,
     peakRssMb: sampled.peakRssMb,
@@ -579,6 +581,7 @@ async function runRounds(
         s.unit === 'pair' ? 2 : 1,
         (before.rps + after.rps) / 2,
         micros.length ? micros.reduce((a, b) => a + b) / micros.length : null,
+        (before.p99Ms + after.p99Ms) / 2,
       );
       if (outbox) m.outbox = outbox;
       m.stalls = stalls;
@@ -717,7 +720,7 @@ async function loginMixRound(
   const errors = [failures(loginLoad) && `logins: ${failures(loginLoad)}`, failures(readLoad) && `leaderboard: ${failures(readLoad)}`]
     .filter(Boolean)
     .join('; ');
-  return { measured: measuredOf(readLoad, sampled, 1, hello.rps, hello.microsPerRequest), loginsPerSecond: loginLoad.rps, errors };
+  return { measured: measuredOf(readLoad, sampled, 1, hello.rps, hello.microsPerRequest, hello.p99Ms), loginsPerSecond: loginLoad.rps, errors };
 }
 
 /**

@@ -7,16 +7,7 @@ import { type BetColumn, BET_COLUMNS as COLUMNS_OF_A_BET } from '../../src/db/be
 import type { Direction } from '../../src/db/tables.js';
 import type { Preset } from './presets.js';
 import { seededRng, type Rng } from './random.js';
-import {
-  emailOf,
-  FEED_FOLLOWS,
-  FIRST_ORDINARY_ID,
-  HISTORY_DEEP_COUNT,
-  PLAN_SIZED_EXTRA,
-  POPULAR_FOLLOWERS,
-  PORTFOLIO_OPEN_BETS,
-  ROLES,
-} from './roles.js';
+import { emailOf, FEED_FOLLOWS, FIRST_ORDINARY_ID, PLAN_SIZED_EXTRA, POPULAR_FOLLOWERS, PORTFOLIO_OPEN_BETS, ROLES } from './roles.js';
 import { TICKERS } from './tickers.js';
 
 export type Row = Array<string | number | null>;
@@ -91,7 +82,7 @@ export class Population {
   /** How many finished bets the special users get; the rest go to ordinary users. */
   private roleQuotas(): Array<{ id: number; left: number }> {
     return [
-      { id: ROLES.history.id, left: HISTORY_DEEP_COUNT },
+      { id: ROLES.history.id, left: this.preset.historyBets },
       { id: ROLES.demo.id, left: 150 },
       { id: ROLES.popular.id, left: 80 },
       { id: ROLES.portfolio.id, left: 20 },

@@ -24,6 +24,8 @@ export interface Measured {
   /** perSecond ÷ the hello world with the service's logging, measured just before and just after (their mean). */
   ratio: number;
   baselineRps: number;
+  /** The p99 of that same-logging hello world (their mean): the tail's bound is twice it (targets.ts). */
+  baselineP99Ms?: number | null;
   /** perSecond ÷ the hello world without logging, measured at the start and the end of the round (their mean). */
   ratioBare: number | null;
   bareBaselineRps: number | null;
@@ -216,6 +218,7 @@ export function medianMeasured(runs: Measured[]): Measured {
     maxMs: m((r) => r.maxMs),
     ratio: m((r) => r.ratio),
     baselineRps: m((r) => r.baselineRps),
+    baselineP99Ms: n((r) => r.baselineP99Ms),
     ratioBare: n((r) => r.ratioBare),
     bareBaselineRps: n((r) => r.bareBaselineRps),
     ...('ratioPgbenchN' in first ? { ratioPgbenchN: n((r) => r.ratioPgbenchN), pgbenchNTps: n((r) => r.pgbenchNTps) } : {}),

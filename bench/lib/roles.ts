@@ -11,7 +11,7 @@ export const ROLES = {
   demo: { id: 1, username: 'demo_trader' },
   /** Exactly 10 open bets: GET /portfolio. */
   portfolio: { id: 2, username: 'bench_portfolio' },
-  /** 5,200 finished bets: GET /history?limit=100&offset=5000. */
+  /** The preset's historyBets finished bets: GET /history at offsets 5,000 and 10,000. */
   history: { id: 3, username: 'bench_history' },
   /** Follows 50 active traders: GET /feed. */
   feed: { id: 4, username: 'bench_feed' },
@@ -34,7 +34,6 @@ export const FIRST_ORDINARY_ID = 10;
 /** Capacity the write-heavy roles get, as if on a plan, so 64 concurrent opens never hit the limit. */
 export const PLAN_SIZED_EXTRA = 1_000_000;
 
-export const HISTORY_DEEP_COUNT = 5_200;
 export const FEED_FOLLOWS = 50;
 export const POPULAR_FOLLOWERS = 50;
 export const PORTFOLIO_OPEN_BETS = 10;

@@ -90,8 +90,11 @@ export function scenarios(preset: Preset, dialect: Dialect, traders: number): Sc
     read('price', `GET /price/${PRICE_TICKER} (an ordinary trader's session)`, 'traders', t.price, `/price/${PRICE_TICKER}`),
     read('portfolio', 'GET /portfolio (10 open bets)', 'portfolio', t.portfolio, '/portfolio'),
     read('history', 'GET /history?limit=100&offset=5000', 'history', t.deepRead, '/history?limit=100&offset=5000'),
+    read('history-deep', 'GET /history?limit=100&offset=10000', 'history', t.deepRead, '/history?limit=100&offset=10000', {
+      note: `the history user has ${preset.historyBets.toLocaleString('en-US')} finished bets in this population`,
+    }),
     read('feed', 'GET /feed (50 followed)', 'feed', t.deepRead, '/feed'),
-    read('public', `GET /user/${ROLES.demo.id}/public`, null, t.deepRead, `/user/${ROLES.demo.id}/public`, { sharedPublic: true }),
+    read('public', `GET /user/${ROLES.demo.id}/public`, null, t.publicRead, `/user/${ROLES.demo.id}/public`, { sharedPublic: true }),
     read('bet-page', `GET /bet/${betPage}`, null, t.otherRead, `/bet/${betPage}`, { sharedPublic: true }),
     betPairs(
       'bet-pairs',

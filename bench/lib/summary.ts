@@ -50,12 +50,15 @@ function cellOf(rows: Array<{ status: string; target: Target | null; measured?: 
     ratio: median(ms.map((m) => m.ratio)),
     ratioPgbenchN: medianOf(ms.map((m) => m.ratioPgbenchN)),
     ratioNginxHello: medianOf(ms.map((m) => m.ratioNginxHello)),
+    ratioBare: medianOf(ms.map((m) => m.ratioBare)),
+    p50Ms: median(ms.map((m) => m.p50Ms)),
+    baselineP99Ms: medianOf(ms.map((m) => m.baselineP99Ms)),
   };
   const p99Ms = median(ms.map((m) => m.p99Ms));
   return {
     perSecond: median(ms.map((m) => m.perSecond)),
     ratio: ratios.ratio,
-    ratioBare: medianOf(ms.map((m) => m.ratioBare)),
+    ratioBare: ratios.ratioBare,
     judged: ratioFor(target, ratios),
     p99Ms,
     pass: meets(target, ratios, p99Ms),

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { BET_COLUMNS, CHAT_LINK_COLUMNS, FOLLOW_COLUMNS, Population, type Row } from '../../bench/lib/dataset.js';
 import { percentageGain } from '../../src/domain/bets.js';
 import { PRESETS } from '../../bench/lib/presets.js';
-import { FIRST_ORDINARY_ID, HISTORY_DEEP_COUNT, PORTFOLIO_OPEN_BETS, ROLES } from '../../bench/lib/roles.js';
+import { FIRST_ORDINARY_ID, PORTFOLIO_OPEN_BETS, ROLES } from '../../bench/lib/roles.js';
 import { svgChart, type Report } from '../../bench/lib/report.js';
 
 const NOW = Date.parse('2026-11-22T04:00:00Z');
@@ -31,7 +31,7 @@ describe('bench population', () => {
 
   test('gives the special users exactly what their measurement needs', () => {
     const count = (rows: typeof finished, id: number) => rows.filter((b) => b.user_id === id).length;
-    assert.equal(count(finished, ROLES.history.id), HISTORY_DEEP_COUNT);
+    assert.equal(count(finished, ROLES.history.id), PRESETS.tiny.historyBets);
     assert.equal(count(open, ROLES.portfolio.id), PORTFOLIO_OPEN_BETS);
     assert.equal(count(finished, ROLES.trader.id) + count(open, ROLES.trader.id), 0);
     const followed = (id: number) => follows.filter((f) => f[FOLLOW_COLUMNS.indexOf('followed_id')] === id).length;

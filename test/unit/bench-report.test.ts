@@ -59,19 +59,28 @@ test('a scenario’s figures are the medians of its runs, figure by figure; fail
   assert.equal(medianMeasured([measured(1, 1, { ratioPgbenchN: 0.2 }), measured(1, 1, { ratioPgbenchN: 0.4 })]).ratioPgbenchN, 0.30000000000000004);
 });
 
-test("targets: the issue's table per database, PostgreSQL's writes judged against pgbench -N", () => {
+test("targets: issue 35's table per database, the reads 0.05× lower on PostgreSQL, the tail bounded by the round's p50 and hello", () => {
   const sqlite = targetsFor('sqlite');
   const pg = targetsFor('postgres');
-  assert.deepEqual(sqlite.health, { minRatio: 0.8, maxP99Ms: 25 });
-  assert.deepEqual(pg.price, { minRatio: 0.5, maxP99Ms: 40 });
-  assert.deepEqual(sqlite.portfolio, { minRatio: 0.45, maxP99Ms: 25 });
-  assert.deepEqual(pg.deepRead, { minRatio: 0.25, maxP99Ms: 40 });
-  assert.deepEqual(sqlite.betPairs, { minRatio: 0.1 });
-  assert.deepEqual(pg.betPairs, { minRatio: 0.25, against: 'pgbench-N' });
-  assert.equal(describeTarget(pg.betPairs), '≥ 0.25× pgbench -N');
-  assert.equal(meets(pg.betPairs, { ratio: 0.01, ratioPgbenchN: 0.3 }, 500), true);
-  assert.equal(meets(pg.betPairs, { ratio: 0.9, ratioPgbenchN: null }, 1), false, 'no anchor: not met');
-  assert.equal(meets(sqlite.health, { ratio: 0.85 }, 26), false, 'p99 above 25 ms');
+  assert.deepEqual(sqlite.health, { minRatio: 0.8, minBareRatio: 0.45, stallBound: true });
+  assert.deepEqual(pg.health, { minRatio: 0.75, minBareRatio: 0.4, stallBound: true });
+  assert.deepEqual(sqlite.price, { minRatio: 0.75, minBareRatio: 0.4, stallBound: true });
+  assert.deepEqual(sqlite.publicRead, sqlite.leaderboard);
+  assert.deepEqual(pg.portfolio, { minRatio: 0.4, minBareRatio: 0.17, stallBound: true });
+  assert.deepEqual(sqlite.deepRead, { minRatio: 0.25, minBareRatio: 0.12, stallBound: true });
+  assert.deepEqual(sqlite.betPairs, { minRatio: 0.15, stallBound: true });
+  assert.deepEqual(pg.betPairs, { minRatio: 0.25, against: 'pgbench-N', stallBound: true });
+  assert.equal(describeTarget(pg.betPairs), '≥ 0.25× pgbench -N, p99 ≤ max(3× p50, 2× hello p99)');
+  assert.equal(describeTarget(sqlite.health), '≥ 0.80×, ≥ 0.45× no-log, p99 ≤ max(3× p50, 2× hello p99)');
+  const judged = { ratio: 0.85, ratioBare: 0.5, p50Ms: 2, baselineP99Ms: 10 };
+  assert.equal(meets(sqlite.health, judged, 20), true, 'p99 at 2× the hello world');
+  assert.equal(meets(sqlite.health, judged, 20.5), false, 'p99 beyond both bounds: a stall');
+  assert.equal(meets(sqlite.health, { ...judged, p50Ms: 8 }, 24), true, 'p99 at 3× its own p50');
+  assert.equal(meets(sqlite.health, { ...judged, ratioBare: 0.44 }, 5), false, 'the no-log ratio too');
+  assert.equal(meets(sqlite.health, { ratio: 0.85, ratioBare: 0.5 }, 1), false, 'no p50: the tail cannot be judged');
+  assert.equal(meets(pg.betPairs, { ratio: 0.01, ratioPgbenchN: 0.3, p50Ms: 100, baselineP99Ms: 5 }, 250), true);
+  assert.equal(meets(pg.betPairs, { ratio: 0.9, ratioPgbenchN: null, p50Ms: 1 }, 1), false, 'no anchor: not met');
+  assert.equal(meets(targetsFor('sqlite').leaderboardDuringLogins, { ratio: 0.1 }, 26), false, 'the leaderboard during logins keeps its 25 ms');
 });
 
 function report(dialect: 'sqlite' | 'postgres', result: ScenarioResult): Report {
@@ -121,7 +130,10 @@ test('the report says how the service ran, and its columns say which side was th
   assert.match(md, /`node --max-old-space-size=256 dist\/main\.js` with NODE_ENV=production JWT_SECRET=\[redacted\]/);
   assert.match(md, /servers \(and pgbench\) on core 0, wrk on core 1/);
   const row = md.split('\n').find((l) => l.startsWith('| GET /price/AAPL'))!;
-  assert.match(row, /\| 400 req\/s \| 1\.0 \| 12\.0 \| 0\.40× \| 0\.13× \| ≥ 0\.60×, p99 ≤ 25 ms \| FAIL \| 400 \/ 420 \/ 380 \|/);
+  assert.match(
+    row,
+    /\| 400 req\/s \| 1\.0 \| 12\.0 \| 0\.40× \| 0\.13× \| ≥ 0\.75×, ≥ 0\.40× no-log, p99 ≤ max\(3× p50, 2× hello p99\) \| FAIL \| 400 \/ 420 \/ 380 \|/,
+  );
   assert.match(row, /\| 97 %, 2,435 µs a request \(hello world 13\.9\) \| 41 % \| — \|$/);
   assert.match(resultLine(r), /\[CPU: service thread 97 %, 2,435 µs a request \(hello world 13\.9\); wrk 41 %\]/);
 });
@@ -150,7 +162,7 @@ test('on PostgreSQL a write shows its ratio to pgbench -N beside the hello world
     },
   });
   assert.match(md, /\| × pgbench -N \|/);
-  assert.match(md, /\| 0\.30× \| 0\.10× \| 0\.04× \| ≥ 0\.25× pgbench -N \| FAIL \|/);
+  assert.match(md, /\| 0\.30× \| 0\.10× \| 0\.04× \| ≥ 0\.25× pgbench -N, p99 ≤ max\(3× p50, 2× hello p99\) \| FAIL \|/);
   assert.match(md, /`pgbench -N` 7,000 tps/);
   assert.match(resultLine(r), /0\.04× pgbench -N/);
 });

@@ -12,14 +12,15 @@ function measuredOf(ratio: number, p99Ms: number, rss: number, cpu: Cpu = null, 
   return {
     perSecond: ratio * 1000,
     requestsPerSecond: ratio * 1000,
-    p50Ms: 1,
-    p90Ms: 2,
+    p50Ms: 5,
+    p90Ms: 8,
     p99Ms,
     maxMs: 40,
     ratio,
     baselineRps: 1000,
-    ratioBare: ratio / 3,
-    bareBaselineRps: 3000,
+    ratioBare: ratio / 2,
+    bareBaselineRps: 2000,
+    baselineP99Ms: 7,
     peakRssMb: rss,
     cpu,
     logBytesPerRequest: 400,
@@ -84,7 +85,11 @@ test('the table quotes medians, judges them against each database’s targets, a
   ]);
   assert.match(table, /SQLite \(median of 3 reports, each median of 3 runs\)/);
   assert.doesNotMatch(table, /PostgreSQL/);
-  assert.match(table, /\| GET \/leaderboard \| ≥ 0\.70×, p99 ≤ 25 ms \| 800 req\/s, 0\.80× \(no-log 0\.27×\), p99 12\.0 ms ✓ \|/);
+  const bound = 'p99 ≤ max\\(3× p50, 2× hello p99\\)';
+  assert.match(
+    table,
+    new RegExp(`\\| GET /leaderboard \\| ≥ 0\\.75×, ≥ 0\\.40× no-log, ${bound} \\| 800 req/s, 0\\.80× \\(no-log 0\\.40×\\), p99 12\\.0 ms ✓ \\|`),
+  );
   assert.match(table, /\| GET \/feed \| .* \| failing \|/);
   assert.match(table, /310 MiB ✗/);
   assert.match(table, /fan-out: .* \| \(reported\) \| 0: 3\.0 ms, 1,000: 9\.0 ms \|/);
@@ -96,9 +101,19 @@ test('PostgreSQL’s column judges its writes against pgbench -N, beside SQLite�
     { title: 'PostgreSQL', reports: [run('postgres', 0.6, 30, 200)] },
   ]);
   const row = table.split('\n').find((l) => l.startsWith('| POST /bet/open'))!;
-  assert.match(row, /\| ≥ 0\.10× \| 90 pairs\/s, 0\.09× \(no-log 0\.03×\), p99 30\.0 ms ✗ \|/);
-  assert.match(row, /\| ≥ 0\.25× pgbench -N \| 60 pairs\/s, 0\.30× pgbench -N \(0\.06× hello\), p99 30\.0 ms ✓ \|$/);
-  assert.match(table, /\| GET \/leaderboard \| ≥ 0\.70×, p99 ≤ 25 ms \| .* \| ≥ 0\.70×, p99 ≤ 40 ms \| 600 req\/s, 0\.60× .* ✗ \|/);
+  const bound = 'p99 ≤ max\\(3× p50, 2× hello p99\\)';
+  assert.match(row, new RegExp(`\\| ≥ 0\\.15×, ${bound} \\| 90 pairs/s, 0\\.09× \\(no-log 0\\.04×\\), p99 30\\.0 ms ✗ \\|`));
+  assert.match(
+    row,
+    new RegExp(`\\| ≥ 0\\.25× pgbench -N, ${bound} \\| 60 pairs/s, 0\\.30× pgbench -N \\(0\\.06× hello\\), p99 30\\.0 ms ✗ \\|$`),
+    'p99 30 ms beyond 3× its p50 of 5 ms',
+  );
+  assert.match(
+    table,
+    new RegExp(
+      `\\| GET /leaderboard \\| ≥ 0\\.75×, ≥ 0\\.40× no-log, ${bound} \\| .* \\| ≥ 0\\.70×, ≥ 0\\.35× no-log, ${bound} \\| 600 req/s, 0\\.60× .* ✗ \\|`,
+    ),
+  );
 });
 
 test('the CPU table quotes the medians of where the CPU went, and a dash where a run could not tell', () => {
