@@ -55,9 +55,18 @@ describe('Price alerts in Chromium (injected clock)', { skip: skipReason }, () =
       await page.getByLabel('Search by name or symbol').fill('apple');
       const list = page.getByTestId('instrument-list');
       await list.getByRole('button', { name: 'AAPL' }).waitFor();
-      // Every listed instrument has its alert button.
-      const rows = await list.getByRole('listitem').count();
-      assert.equal(await list.getByRole('link', { name: /^Set a price alert on / }).count(), rows);
+      // Every listed instrument has its alert button. The list redraws as the search narrows it (AAPL is listed
+      // before and after): rows and buttons are counted together until one count of each agrees.
+      const alertLinks = list.getByRole('link', { name: /^Set a price alert on / });
+      let rows = await list.getByRole('listitem').count();
+      let links = await alertLinks.count();
+      for (let i = 0; i < 50 && links !== rows; i++) {
+        await page.waitForTimeout(100);
+        rows = await list.getByRole('listitem').count();
+        links = await alertLinks.count();
+      }
+      assert.ok(rows > 0);
+      assert.equal(links, rows);
       await list.getByRole('link', { name: 'Set a price alert on AAPL' }).click();
       await page.waitForURL(/\/app\/alerts\?ticker=AAPL$/);
       assert.equal(await page.getByLabel('Ticker').inputValue(), 'AAPL');
