@@ -41,3 +41,23 @@ export function betColumnsOf<A extends string, X extends BetColumn = never>(alia
   const skipped = new Set<BetColumn>(except);
   return BET_COLUMNS.filter((c): c is Exclude<BetColumn, X> => !skipped.has(c)).map((c) => `${alias}.${c}` as const);
 }
+
+/**
+ * The columns a bet's view reads. Pages of many bets select these alone:
+ * SQLite hands over each column of each row one by one (about 100 ns each),
+ * so a page of 100 bets reads half as many values as with every column.
+ */
+export const BET_VIEW_COLUMNS = [
+  'id',
+  'user_id',
+  'ticker',
+  'direction',
+  'status',
+  'entry_price',
+  'exit_price',
+  'percentage_gain',
+  'opened_at',
+  'closed_at',
+  'close_reason',
+] as const satisfies readonly (keyof BetRow)[];
+export type BetViewRow = Pick<BetRow, (typeof BET_VIEW_COLUMNS)[number]>;

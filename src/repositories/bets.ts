@@ -1,7 +1,7 @@
 // Queries on bets and the leaderboard aggregate. Each takes the database or
 // the caller's transaction first.
 import { sql } from 'kysely';
-import { BET_COLUMNS } from '../db/bet-columns.js';
+import { BET_COLUMNS, BET_VIEW_COLUMNS, type BetViewRow } from '../db/bet-columns.js';
 import { type Db, dialectOf } from '../db/database.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
@@ -230,16 +230,19 @@ function historySizeOf(db: Db, userId: number) {
  * one seek on bets_user_history_idx whatever the depth, never a walk over
  * the newer entries it skips.
  */
-export async function listFinishedBets(db: Db, userId: number, limit: number, offset: number): Promise<BetRow[]> {
-  const size = historySizeOf(db, userId);
+const finishedPageQuery = prepared((db, p: { userId: number; from: number; to: number }) => {
+  const size = historySizeOf(db, p.userId);
   return db
     .selectFrom('bets')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('history_pos', '>', sql<number>`(${size}) - ${offset + limit}`)
-    .where('history_pos', '<=', sql<number>`(${size}) - ${offset}`)
-    .orderBy('history_pos', 'desc')
-    .execute();
+    .select(BET_VIEW_COLUMNS)
+    .where('user_id', '=', p.userId)
+    .where('history_pos', '>', sql<number>`(${size}) - ${p.to}`)
+    .where('history_pos', '<=', sql<number>`(${size}) - ${p.from}`)
+    .orderBy('history_pos', 'desc');
+});
+
+export async function listFinishedBets(db: Db, userId: number, limit: number, offset: number): Promise<BetViewRow[]> {
+  return finishedPageQuery(db, { userId, from: offset, to: offset + limit });
 }
 
 export async function countFinishedBets(db: Db, userId: number): Promise<number> {

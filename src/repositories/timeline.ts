@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { BetRow } from '../db/tables.js';
+import { BET_VIEW_COLUMNS, type BetViewRow } from '../db/bet-columns.js';
 import { chunk, FEED_USERS_PER_QUERY, type FeedPage, newestEventFirst } from '../domain/feed.js';
 import { latestEvents } from './feed.js';
 
@@ -150,7 +151,7 @@ export async function heavilyFollowedBy(db: Db, followerId: number): Promise<num
   return (await heavyFollowedQuery(db, { followerId })).map((r) => Number(r.user_id));
 }
 
-export type FeedRow = BetRow & { username: string };
+export type FeedRow = BetViewRow & Pick<BetRow, 'last_event_at'> & { username: string };
 
 type PageValues = { followerId: number; limit: number; offset: number; depth: number } & Record<`u${number}`, number>;
 
@@ -163,7 +164,10 @@ type PageValues = { followerId: number; limit: number; offset: number; depth: nu
 function pageQueryFor(n: number) {
   return prepared((db, v: PageValues) => {
     const timeline = db.selectFrom('timeline').where('follower_id', '=', v.followerId).orderBy('last_event_at', 'desc').orderBy('bet_id', 'desc');
-    const rows = db.selectFrom('bets').innerJoin('users', 'users.id', 'bets.user_id').selectAll('bets').select('users.username');
+    const rows = db
+      .selectFrom('bets')
+      .innerJoin('users', 'users.id', 'bets.user_id')
+      .select([...BET_VIEW_COLUMNS.map((c) => `bets.${c}` as const), 'bets.last_event_at', 'users.username']);
     const newestFirst = (q: typeof rows) => q.orderBy('bets.last_event_at', 'desc').orderBy('bets.id', 'desc');
     if (n === 0) return newestFirst(rows.where('bets.id', 'in', timeline.select('bet_id').limit(v.limit).offset(v.offset)));
     const branches = [

@@ -1,11 +1,13 @@
 // Bet rows as the API shows them. Shared by trading (portfolio, history), the
 // social part (feed, public profiles) and the single-bet page.
 import type { BetRow } from '../db/tables.js';
+import type { BetViewRow } from '../db/bet-columns.js';
 import { cancelableUntil, isCancelable, percentageGain } from '../domain/bets.js';
 import { recordCloseReason } from '../domain/record.js';
+import { isoTime } from '../lib/iso-time.js';
 import type { ClosedBet, PortfolioBet } from '../schemas/bets.js';
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+export const iso = isoTime;
 
 /**
  * An OPEN bet marked to market. `mark` is the current (or last known) price;
@@ -28,12 +30,17 @@ export function toPortfolioBet(row: BetRow, mark: number | undefined, now: numbe
 
 export type StatusBet = ClosedBet & { status: BetRow['status'] };
 
-/** A CLOSED or CANCELLED bet (a cancelled one shows exit = entry, 0 %, at the cancel time), with why it ended as the record names it. */
-export function toClosedBet(row: BetRow): StatusBet {
+/**
+ * A CLOSED or CANCELLED bet (a cancelled one shows exit = entry, 0 %, at the
+ * cancel time), with why it ended as the record names it. Built as one
+ * literal, the reason set after it: a spread of a conditional part makes an
+ * object whose every later copy is slow, and pages copy 100 of them.
+ */
+export function toClosedBet(row: BetViewRow): StatusBet {
   if (row.closed_at === null || row.exit_price === null || row.percentage_gain === null) {
     throw new Error(`toClosedBet: bet ${row.id} is ${row.status}, not finished`);
   }
-  return {
+  const view: StatusBet = {
     id: row.id,
     ticker: row.ticker,
     direction: row.direction,
@@ -43,12 +50,13 @@ export function toClosedBet(row: BetRow): StatusBet {
     exit_date: iso(row.closed_at),
     entry_date: iso(row.opened_at),
     status: row.status,
-    ...(row.close_reason === null ? {} : { close_reason: recordCloseReason(row.close_reason)! }),
   };
+  if (row.close_reason !== null) view.close_reason = recordCloseReason(row.close_reason)!;
+  return view;
 }
 
 /** Any bet in ClosedBet shape: finished ones as they ended, OPEN ones marked to market at `now`. */
-export function toBetView(row: BetRow, mark: number | undefined, now: number): StatusBet {
+export function toBetView(row: BetViewRow, mark: number | undefined, now: number): StatusBet {
   if (row.status !== 'OPEN') return toClosedBet(row);
   const current = mark ?? row.entry_price;
   return {
