@@ -43,12 +43,15 @@ function dropEndedBefore(list: Interval[], horizon: number): void {
 const overlap = (a: Interval, b: Interval) => Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
 
 /**
- * What a stall is charged to: `gc` when garbage collection overlapped it at
- * least as much as any one job's run, else `job:<name>` of the run that
- * overlapped it most, else `requests` (handlers, serialisation, compression:
- * whatever else the loop was doing). A job's span covers its awaits too, so a
- * request's stall during a long run is charged to the run: the label names
- * the suspect, the per-job durations (job_run_duration_seconds) tell more.
+ * What a stall is charged to: `gc` when garbage collection's pauses fill at
+ * least half of it and overlap it at least as much as any one job's run, else
+ * `job:<name>` of the run that overlapped it most, else `requests` (handlers,
+ * serialisation, compression: whatever else the loop was doing). Half, because
+ * a loop saturated by requests runs scavenges of a few milliseconds all along:
+ * a 100 ms turn holding a 2 ms scavenge is the requests' turn, not GC's. A
+ * job's span covers its awaits too, so a request's stall during a long run is
+ * charged to the run: the label names the suspect, the per-job durations
+ * (job_run_duration_seconds) tell more.
  */
 export function attributeStall(stall: Interval, spans: readonly JobSpan[], gcs: readonly Interval[]): string {
   let gc = 0;
@@ -62,7 +65,7 @@ export function attributeStall(stall: Interval, spans: readonly JobSpan[], gcs: 
       bestOverlap = o;
     }
   }
-  if (gc > 0 && gc >= bestOverlap) return 'gc';
+  if (gc > 0 && gc >= (stall.end - stall.start) / 2 && gc >= bestOverlap) return 'gc';
   if (best) return `job:${best.name}`;
   return 'requests';
 }

@@ -23,8 +23,9 @@ test('a stall overlapping a job run is charged to that job; of two, to the one o
   assert.equal(attributeStall(stall, spans, []), 'job:record publication');
 });
 
-test('GC is the cause when its pauses overlap the stall at least as much as any job run', () => {
-  assert.equal(attributeStall(stall, [], [{ start: 120, end: 125 }]), 'gc');
+test('GC is the cause when its pauses fill half the stall or more, and overlap it at least as much as any job run', () => {
+  assert.equal(attributeStall(stall, [], [{ start: 120, end: 150 }]), 'gc');
+  assert.equal(attributeStall(stall, [], [{ start: 120, end: 125 }]), 'requests', 'a scavenge within a turn of requests is not the stall');
   const gcs = [
     { start: 100, end: 120 },
     { start: 130, end: 150 },
