@@ -108,6 +108,25 @@ export class Metrics {
   readonly stallMonitor: StallMonitor | null;
   private longest = new Map<string, number>();
 
+  readonly groupCommitTransactions = new Counter({
+    name: 'db_group_commit_transactions_total',
+    help: 'Write transactions committed through SQLite group commit',
+    registers: [this.registry],
+  });
+  readonly groupCommitBatches = new Counter({
+    name: 'db_group_commit_batches_total',
+    help: 'Commits those transactions shared, each with one WAL sync: transactions over batches is how many a sync serves',
+    registers: [this.registry],
+  });
+  private committed = { transactions: 0, batches: 0 };
+
+  /** The group committer's running totals (read at scrape time), added as the counters' increments. */
+  observeGroupCommit(stats: { transactions: number; batches: number }): void {
+    this.groupCommitTransactions.inc(Math.max(0, stats.transactions - this.committed.transactions));
+    this.groupCommitBatches.inc(Math.max(0, stats.batches - this.committed.batches));
+    this.committed = { ...stats };
+  }
+
   readonly databaseUp = new Gauge({
     name: 'database_up',
     help: '1 when the last health check reached the database, else 0',

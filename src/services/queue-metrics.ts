@@ -1,11 +1,14 @@
 // Gauges read at scrape time: how late settlement runs and how much the
-// notification outbox holds. Both queries use indexes on status.
+// notification outbox holds; and how many transactions SQLite's group
+// commits have served. Both queries use indexes on status.
 import type { AppContext } from '../context.js';
 
 /** The part of the context this module uses. */
-export type QueueMetricsDeps = Pick<AppContext, 'clock' | 'db' | 'metrics'>;
+export type QueueMetricsDeps = Pick<AppContext, 'clock' | 'db' | 'database' | 'metrics'>;
 
 export async function observeQueues(ctx: QueueMetricsDeps): Promise<void> {
+  const committed = ctx.database.groupCommitStats;
+  if (committed) ctx.metrics.observeGroupCommit(committed);
   const now = ctx.clock.now();
   const due = await ctx.db
     .selectFrom('bets')

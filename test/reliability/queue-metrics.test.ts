@@ -74,4 +74,29 @@ forEachDialect('metrics fed by prices, settlement and the outbox', (dialect) => 
     assert.ok(value(text, 'settlement_lag_seconds') >= 90, 'settlement lag');
     assert.equal(value(text, 'outbox_depth{channel="log"}'), 1);
   });
+
+  test("group commit's transactions and batches are counted on SQLite, and absent on PostgreSQL", async () => {
+    const u = await registerAndLogin(t.app);
+    const before = await t.ctx.metrics.scrape();
+    await Promise.all(
+      ['AAPL', 'MSFT', 'NVDA'].map((ticker) =>
+        t.ctx.database.transaction((trx) =>
+          trx
+            .selectFrom('users')
+            .select('id')
+            .where('id', '=', u.id)
+            .execute()
+            .then(() => ticker),
+        ),
+      ),
+    );
+    const text = await t.ctx.metrics.scrape();
+    const moved = (name: string) => value(text, name) - (value(before, name) || 0);
+    if (dialect === 'sqlite') {
+      assert.ok(moved('db_group_commit_transactions_total') >= 3, 'three transactions at least');
+      assert.ok(moved('db_group_commit_batches_total') >= 1 && moved('db_group_commit_batches_total') <= moved('db_group_commit_transactions_total'));
+    } else {
+      assert.equal(value(text, 'db_group_commit_transactions_total'), 0);
+    }
+  });
 });
