@@ -1,0 +1,132 @@
+// Where SQLite's share of a request goes, on a copy of the benchmark's full
+// data (npm run bench:generate -- --size full): what reading a page of 100
+// finished bets costs by how its rows reach JavaScript, and the time of each
+// statement of an open + close, one pair at a time, through the service's own
+// functions (no HTTP). docs/performance.md "Where the time goes" quotes it.
+//
+//   node --import tsx bench/sqlite-costs.ts [--pairs 1000]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import SQLite from 'better-sqlite3';
+import { ROLES } from './lib/roles.js';
+
+const SOURCE = path.resolve('data/bench-full.db');
+
+function perCall(fn: () => unknown, n = 3000): number {
+  for (let i = 0; i < 300; i++) fn();
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) fn();
+  return Number(process.hrtime.bigint() - start) / n / 1000;
+}
+
+function pageReads(file: string): void {
+  const db = new SQLite(file, { readonly: true });
+  db.pragma('cache_size = -32768');
+  const user = ROLES.history.id;
+  const where = 'from bets where user_id = ? and history_pos > ? and history_pos <= ?';
+  const args = [user, 5000, 5100] as const;
+  const all = db.prepare(`select * ${where}`);
+  const raw = db.prepare(`select * ${where}`).raw(true);
+  const names = raw.columns().map((c) => c.name);
+  const make = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (v: unknown[]) => object;
+  const eleven = db
+    .prepare(`select id, user_id, ticker, direction, status, entry_price, exit_price, percentage_gain, opened_at, closed_at, close_reason ${where}`)
+    .raw(true);
+  const sqlOnly = db.prepare(`select sum(length(ticker) + entry_price + coalesce(exit_price, 0)) ${where}`);
+  const rows = [
+    ['SQLite alone (the seek and 100 lookups, one value back)', perCall(() => sqlOnly.get(...args))],
+    ['23 columns as better-sqlite3 row objects', perCall(() => all.all(...args))],
+    ['23 columns as arrays, made into objects by a compiled literal', perCall(() => (raw.all(...args) as unknown[][]).map(make))],
+    ['11 columns as arrays', perCall(() => eleven.all(...args))],
+  ] as const;
+  console.log(`A page of 100 finished bets (user ${user}, places 5,001–5,100), µs a read:\n`);
+  console.log('| how | µs |\n|---|---:|');
+  for (const [how, us] of rows) console.log(`| ${how} | ${us.toFixed(0)} |`);
+  db.close();
+}
+
+async function pairs(file: string, n: number): Promise<void> {
+  const stats = new Map<string, { calls: number; ns: bigint }>();
+  const proto = SQLite.prototype as unknown as { prepare: (text: string) => SQLite.Statement };
+  const prepare = proto.prepare;
+  proto.prepare = function (this: SQLite.Database, text: string) {
+    const stmt = prepare.call(this, text) as unknown as Record<string, (...a: unknown[]) => unknown>;
+    for (const method of ['all', 'run', 'get']) {
+      const real = stmt[method]!.bind(stmt);
+      stmt[method] = (...a: unknown[]) => {
+        const start = process.hrtime.bigint();
+        try {
+          return real(...a);
+        } finally {
+          const s = stats.get(text) ?? { calls: 0, ns: 0n };
+          s.calls += 1;
+          s.ns += process.hrtime.bigint() - start;
+          stats.set(text, s);
+        }
+      };
+    }
+    return stmt as unknown as SQLite.Statement;
+  };
+  const { loadConfig } = await import('../src/config.js');
+  const { createContext } = await import('../src/create-context.js');
+  const { openBet, closeBet } = await import('../src/services/bets.js');
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: `sqlite:${file}`,
+    JWT_SECRET: 'sqlite-costs-secret-not-a-secret-0123456789',
+    MARKET_SEED: 'bench-market-seed-not-a-secret-0123456789',
+    MAIL_TRANSPORT: 'log',
+    PAYMENTS: 'local',
+    CHAT_TRANSPORT: 'log',
+    PRICE_PROVIDER: 'simulated',
+    WORKERS: 'off',
+    LOG_LEVEL: 'silent',
+  };
+  const ctx = await createContext(loadConfig(env));
+  // Ordinary traders spread over the population, as the benchmark's are.
+  const traders = Array.from({ length: 64 }, (_, i) => 1000 + i * 1400);
+  const run = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const user = traders[i % traders.length]!;
+      const opened = await openBet(ctx, user, { ticker: 'AAPL', direction: 'LONG' });
+      await closeBet(ctx, user, opened.bet_id);
+    }
+  };
+  await run(200);
+  stats.clear();
+  const cpu = process.cpuUsage();
+  await run(n);
+  const used = process.cpuUsage(cpu);
+  await ctx.close();
+  let total = 0n;
+  for (const s of stats.values()) total += s.ns;
+  console.log(
+    `\nOpen + close, ${n} pairs one at a time: ${((used.user + used.system) / n).toFixed(0)} µs of CPU a pair, ${(Number(total / BigInt(n)) / 1000).toFixed(0)} µs of it in SQLite statements:\n`,
+  );
+  console.log('| statement | µs a pair | runs a pair |\n|---|---:|---:|');
+  for (const [text, s] of [...stats].sort((a, b) => Number(b[1].ns - a[1].ns)).slice(0, 12)) {
+    const sql = text.replace(/\s+/g, ' ').replace(/"/g, '');
+    console.log(`| \`${sql.length > 90 ? `${sql.slice(0, 90)}…` : sql}\` | ${(Number(s.ns) / n / 1000).toFixed(0)} | ${s.calls / n} |`);
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { pairs: { type: 'string', default: '1000' } } });
+  if (!fs.existsSync(SOURCE)) throw new Error(`${SOURCE} is missing: run npm run bench:generate -- --size full`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-costs-'));
+  try {
+    const copy = path.join(dir, 'bench.db');
+    fs.copyFileSync(SOURCE, copy);
+    pageReads(copy);
+    await pairs(copy, Number(values.pairs));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
