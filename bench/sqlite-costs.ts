@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
+import { rowMaker } from '../src/db/statement-cache.js';
 import { ROLES } from './lib/roles.js';
 
 const SOURCE = path.resolve('data/bench-full.db');
@@ -30,7 +31,8 @@ function pageReads(file: string): void {
   const all = db.prepare(`select * ${where}`);
   const raw = db.prepare(`select * ${where}`).raw(true);
   const names = raw.columns().map((c) => c.name);
-  const make = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (v: unknown[]) => object;
+  const make = rowMaker(names);
+  if (!make) throw new Error('the bets table has columns rowMaker leaves to better-sqlite3');
   const eleven = db
     .prepare(`select id, user_id, ticker, direction, status, entry_price, exit_price, percentage_gain, opened_at, closed_at, close_reason ${where}`)
     .raw(true);

@@ -31,8 +31,8 @@ function objectRows(stmt: SQLite.Statement, schema: { generation: number }): Sql
   let generation = -1;
   let names: string[] = [];
   let make: MakeRow | null = null;
-  const maker = (width: number | null): MakeRow | null => {
-    if (generation !== schema.generation || (width !== null && width !== names.length)) {
+  const maker = (width: number): MakeRow | null => {
+    if (generation !== schema.generation || width !== names.length) {
       generation = schema.generation;
       names = stmt.columns().map((c) => c.name);
       make = rowMaker(names);
