@@ -96,6 +96,9 @@ groups.sort((a, b) => b.cost - a.cost);
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bets-test-run-'));
 const totals = { tests: 0, pass: 0, fail: 0, skipped: 0, cancelled: 0, todo: 0 };
 const failedGroups = [];
+/** The spec reporter's closing list of failures (with their errors) of each failed group, printed again last: a log's tail then says why. */
+const failures = [];
+const FAILURES_KEPT = 6_000;
 const started = Date.now();
 
 function runGroup(group, index) {
@@ -125,7 +128,12 @@ function runGroup(group, index) {
         const m = output.match(new RegExp(`^ℹ ${key} (\\d+)$`, 'm'));
         if (m) totals[key] += Number(m[1]);
       }
-      if (code !== 0) failedGroups.push(index + 1);
+      if (code !== 0) {
+        failedGroups.push(index + 1);
+        const at = output.lastIndexOf('✖ failing tests:');
+        const why = at >= 0 ? output.slice(at) : output.slice(-FAILURES_KEPT);
+        failures.push(`group ${index + 1}: ${why.length > FAILURES_KEPT ? `${why.slice(0, FAILURES_KEPT)}\n…` : why}`);
+      }
       if (fs.existsSync(timingsFile))
         for (const [file, ms] of Object.entries(JSON.parse(fs.readFileSync(timingsFile, 'utf8')))) known[`${tierName}:${file}`] = ms;
       resolve();
@@ -152,6 +160,7 @@ console.log(
     `${totals.tests} tests, ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled`,
 );
 if (failedGroups.length > 0) {
+  console.log(`\n${failures.join('\n')}`);
   console.log(`FAILED: group${failedGroups.length > 1 ? 's' : ''} ${failedGroups.join(', ')} (search the output above for ✖)`);
   process.exit(1);
 }

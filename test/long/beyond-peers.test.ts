@@ -285,7 +285,8 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       await mine.waitFor();
       assert.match(await mine.innerText(), new RegExp(`187[\\s\\S]*${viewer.username}[\\s\\S]*\\(you\\)`));
       await screenshot(page, 'rankings-me-desktop-light');
-      await page.unroute('**/rankings?*');
+      // Waits for a handler still running: one left behind fails the test when the page closes under its fetch.
+      await page.unrouteAll({ behavior: 'wait' });
 
       // The leaderboard takes the same window (on its raw board, where these quick closes count).
       await page.goto('/app/leaderboard?board=raw&period=7d&min_trades=2');
@@ -346,6 +347,7 @@ describe('web app in Chromium: statistics, rankings, the record, settings', { sk
       await page.reload();
       await verdict.filter({ hasText: 'Does not verify' }).waitFor();
       await record.getByTestId('record-problems').getByText('entry 1 was changed').waitFor();
+      await page.unrouteAll({ behavior: 'wait' });
     });
   });
 
