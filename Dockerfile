@@ -26,9 +26,9 @@ FROM node:26-trixie-slim
 # start; an image that chose the simulators would run on them unnoticed
 # (docs/deploy.md).
 # MALLOC_MMAP_THRESHOLD_: glibc maps allocations of 4 MiB and more and returns
-# them when freed. Without it, glibc's moving threshold serves argon2's 19 MiB
+# them when freed. Without it, glibc's moving threshold serves argon2's 7 MiB
 # per password hash from the arena of each thread-pool thread that hashed, and
-# keeps it resident: 16 logins left the process 78 MiB larger (docs/performance.md).
+# keeps it resident: up to 28 MiB for the four threads (docs/performance.md).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=4194304 \
     HOST=0.0.0.0 \

@@ -33,6 +33,11 @@ export async function updatePasswordHash(db: Db, id: number, hash: string): Prom
   await db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute();
 }
 
+/** Replaces the hash only while it is still `expected`: a password changed meanwhile is kept. */
+export async function replacePasswordHash(db: Db, id: number, expected: string, hash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).where('password_hash', '=', expected).execute();
+}
+
 const planHolderQuery = prepared((db, p: { userId: number }) =>
   db.selectFrom('users').select(['username', 'extra_bets', 'extra_slots']).where('users.id', '=', p.userId).where('users.deleted_at', 'is', null),
 );

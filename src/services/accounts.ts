@@ -3,8 +3,8 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { UserRow } from '../db/tables.js';
 import { capacitiesOf, normalizeEmail, passwordProblem, usernameKey, usernameProblem } from '../domain/accounts.js';
-import { badRequest, conflict, notFound, tooManyRequests, unauthorized } from '../errors.js';
-import { findUserByEmail, findUserById, insertUser, takenIdentity } from '../repositories/users.js';
+import { AppError, badRequest, conflict, notFound, tooManyRequests, unauthorized } from '../errors.js';
+import { findUserByEmail, findUserById, insertUser, replacePasswordHash, takenIdentity } from '../repositories/users.js';
 import { deleteSession, findLiveSession, insertSession } from '../repositories/sessions.js';
 import type { RegisterRequest, User } from '../schemas/users.js';
 import { queueVerification } from './email-queue.js';
@@ -67,11 +67,29 @@ export async function login(ctx: AccountDeps, ip: string, email: string, passwor
   const now = ctx.clock.now();
   const row = await checkPassword(ctx, { ip, account, login: true }, password, () => findUserByEmail(ctx.db, account));
   if (!row) throw unauthorized(INVALID_LOGIN);
+  if (ctx.passwords.hashing.needsRehash(row.password_hash)) await rehash(ctx, row, password, { ip, account });
   const sessionId = SessionTokens.newSessionId();
   const ttl = ctx.config.sessionTtlSeconds;
   await insertSession(ctx.db, { id: sessionId, user_id: row.id, created_at: now, expires_at: now + ttl * 1000 });
   const token = await ctx.tokens.sign({ userId: row.id, sessionId }, now, ttl);
   return { user: toUser(ctx, row), token };
+}
+
+/**
+ * A hash made with older settings (src/services/passwords.ts) is made again
+ * with today's once its password has proved right. It waits for a place in
+ * the hash queue as other work than logins does; when the queue or this
+ * client's share is full the old hash stays, for the next login to replace.
+ */
+async function rehash(ctx: AccountDeps, row: UserRow, password: string, who: { ip: string; account: string }): Promise<void> {
+  let hash: string;
+  try {
+    hash = await ctx.passwords.hash(password, who);
+  } catch (err) {
+    if (err instanceof AppError && (err.statusCode === 429 || err.statusCode === 503)) return;
+    throw err;
+  }
+  await replacePasswordHash(ctx.db, row.id, row.password_hash, hash);
 }
 
 /** Who checks a password: the client's address, the account's email, and whether it is a login or a signed-in user confirming theirs. */

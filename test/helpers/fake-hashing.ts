@@ -35,6 +35,10 @@ export class GatedHashing implements PasswordHashing {
     return hash === `fake$${password}`;
   }
 
+  needsRehash(hash: string): boolean {
+    return !hash.startsWith('fake$');
+  }
+
   private async gate(): Promise<void> {
     this.started++;
     if (this.held) await new Promise<void>((resolve) => this.pending.push(resolve));

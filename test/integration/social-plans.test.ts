@@ -27,7 +27,7 @@ const USERS = 3000;
 const BETS_PER_USER = 3;
 const FOLLOWED = 30;
 /** As wide as a real argon2id hash, so the users table has its real shape. */
-const HASH = `$argon2id$v=19$m=19456,t=2,p=1$${'s'.repeat(22)}$${'h'.repeat(43)}`;
+const HASH = `$argon2id$v=19$m=7168,p=1,t=5$${'s'.repeat(22)}$${'h'.repeat(43)}`;
 
 forEachDialect('social query plans', (dialect) => {
   let t: TestApp;
