@@ -187,6 +187,85 @@ export class MerkleFrontier {
   }
 }
 
+const INNER = Buffer.from([1]);
+const HASH_BYTES = 32;
+
+/**
+ * Every perfect subtree's root of a day's tree, one buffer a level (level L
+ * holds floor(size / 2^L) nodes of 32 bytes), filled one leaf at a time. An
+ * inclusion proof then costs a few dozen lookups and hashes instead of
+ * hashing every leaf again: about 6 MB for 100,000 leaves.
+ */
+export class MerkleLevels {
+  private readonly levels: Buffer[] = [];
+  private count = 0;
+
+  constructor(readonly size: number) {
+    for (let width = size; width >= 1; width = Math.floor(width / 2)) this.levels.push(Buffer.alloc(width * HASH_BYTES));
+  }
+
+  get complete(): boolean {
+    return this.count === this.size;
+  }
+
+  push(leaf: string): void {
+    if (this.count >= this.size) throw new Error(`a tree of ${this.size} leaves is full`);
+    let i = this.count++;
+    this.levels[0]!.write(leaf, i * HASH_BYTES, HASH_BYTES, 'hex');
+    // A right child completes its parent.
+    for (let level = 0; i % 2 === 1 && level + 1 < this.levels.length; level++) {
+      i = (i - 1) / 2;
+      createHash('sha256')
+        .update(INNER)
+        .update(this.node(level, 2 * i))
+        .update(this.node(level, 2 * i + 1))
+        .digest()
+        .copy(this.levels[level + 1]!, i * HASH_BYTES);
+    }
+  }
+
+  /** The tree hash over every leaf (merkleRoot's). */
+  root(): string {
+    if (this.size === 0) return sha256('');
+    return this.range(0, this.size).toString('hex');
+  }
+
+  /** RFC 6962 audit path for leaf m (inclusionProof's). */
+  proof(m: number): string[] {
+    if (!this.complete) throw new Error('the tree is not complete');
+    const path: string[] = [];
+    const walk = (lo: number, hi: number) => {
+      if (hi - lo <= 1) return;
+      const k = split(hi - lo);
+      if (m < lo + k) {
+        walk(lo, lo + k);
+        path.push(this.range(lo + k, hi).toString('hex'));
+      } else {
+        walk(lo + k, hi);
+        path.push(this.range(lo, lo + k).toString('hex'));
+      }
+    };
+    walk(0, this.size);
+    return path;
+  }
+
+  private node(level: number, i: number): Buffer {
+    return this.levels[level]!.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES);
+  }
+
+  /** The root over leaves [lo, hi): stored when it is a perfect subtree (lo is then a multiple of its width), else split as RFC 6962 does. */
+  private range(lo: number, hi: number): Buffer {
+    const width = hi - lo;
+    if ((width & (width - 1)) === 0) return this.node(Math.log2(width), lo / width);
+    const k = split(width);
+    return createHash('sha256')
+      .update(INNER)
+      .update(this.range(lo, lo + k))
+      .update(this.range(lo + k, hi))
+      .digest();
+  }
+}
+
 /** RFC 6962 audit path for leaf m. */
 export function inclusionProof(leaves: string[], m: number): string[] {
   if (leaves.length <= 1) return [];

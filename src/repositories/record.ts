@@ -163,8 +163,9 @@ export async function insertDay(
   return true;
 }
 
-export async function dayLeaves(db: Db, day: string): Promise<RecordDayLeavesTable[]> {
-  return db.selectFrom('record_day_leaves').selectAll().where('day', '=', day).orderBy('idx').execute();
+/** A day's leaves after index `after`, in tree order, at most `limit` (a seek on the primary key). */
+export async function dayLeavesAfter(db: Db, day: string, after: number, limit: number): Promise<RecordDayLeavesTable[]> {
+  return db.selectFrom('record_day_leaves').selectAll().where('day', '=', day).where('idx', '>', after).orderBy('idx').limit(limit).execute();
 }
 
 export async function latestLeafOf(db: Db, userId: number) {

@@ -17,12 +17,12 @@ import {
   leagueStatus,
   tickersToMark,
 } from '../domain/leagues.js';
-import { GENESIS, inclusionProof } from '../domain/record.js';
+import { GENESIS } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import { chainHeadsAt, claimSettlement, findLeague, type LeagueRow, membersAndOpenBets, membersOf, windowFeed } from '../repositories/leagues.js';
 import type { LeagueBoard, LeagueBoardDocument, LeagueFeed, LeagueProof } from '../schemas/leagues.js';
 import { visibleLeague } from './leagues.js';
-import { dayLeafHashes, dayOf, publishDay } from './record.js';
+import { dayOf, dayProof, publishDay } from './record.js';
 
 /** What league boards, feeds and proofs use of the context. */
 export type LeagueBoardDeps = Pick<AppContext, 'database' | 'db' | 'clock' | 'prices' | 'events' | 'sharedAnswers'>;
@@ -214,7 +214,6 @@ export async function leagueProof(ctx: LeagueBoardDeps, id: number, callerId: nu
     throw notFound(`The final board is published in the record of ${dayOf(settledAt)} once that day has ended (UTC)`);
   }
   const day = await publishDay(ctx, league.record_day);
-  const hashes = await dayLeafHashes(ctx.db, league.record_day);
   return {
     kind: 'league-board',
     scoring_version: league.scoring_version,
@@ -225,7 +224,7 @@ export async function leagueProof(ctx: LeagueBoardDeps, id: number, callerId: nu
       root: day!.root,
       tree_size: day!.tree_size,
       leaf_index: league.record_leaf_idx,
-      path: inclusionProof(hashes, league.record_leaf_idx),
+      path: await dayProof(ctx, league.record_day, league.record_leaf_idx),
     },
   };
 }

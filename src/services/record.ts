@@ -4,20 +4,12 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { BetRow } from '../db/tables.js';
-import {
-  encodeEntry,
-  GENESIS,
-  inclusionProof,
-  leafHash,
-  MerkleFrontier,
-  type RecordEvent,
-  type RecordKind,
-  recordEventOf,
-} from '../domain/record.js';
+import { LRUCache } from 'lru-cache';
+import { encodeEntry, GENESIS, leafHash, MerkleFrontier, MerkleLevels, type RecordEvent, type RecordKind, recordEventOf } from '../domain/record.js';
 import { notFound } from '../errors.js';
 import { yieldToLoop } from '../lib/yield.js';
 import {
-  dayLeaves,
+  dayLeavesAfter,
   entriesOf,
   findDay,
   headsBefore,
@@ -161,11 +153,54 @@ async function publish(ctx: RecordDeps, day: string, end: number, slice: number)
   return toDay((await findDay(ctx.db, day))!);
 }
 
-/** Every leaf hash of a published day, in tree order: the users' chain heads, then the leagues' final boards. */
-export async function dayLeafHashes(db: Db, day: string): Promise<string[]> {
-  const users = (await dayLeaves(db, day)).map((l) => leafHash(l));
-  const boards = (await boardLeavesOf(db, day)).map((b) => leagueLeafHash(b.id, b.board_hash!));
-  return [...users, ...boards];
+/**
+ * The built trees of published days, per database, the latest few: a proof
+ * is then a few dozen lookups and hashes, where hashing the day's 100,000
+ * leaves again cost a third of a second of the event loop per request. A day
+ * never changes once published, so a kept tree is never stale.
+ */
+const dayTrees = new WeakMap<object, LRUCache<string, Promise<MerkleLevels>>>();
+const DAY_TREES_KEPT = 2;
+
+/** The audit path of leaf `index` in the tree of `day`, a published day. */
+export async function dayProof(ctx: Pick<RecordDeps, 'database' | 'db'>, day: string, index: number): Promise<string[]> {
+  let trees = dayTrees.get(ctx.database);
+  if (!trees) {
+    trees = new LRUCache({ max: DAY_TREES_KEPT });
+    dayTrees.set(ctx.database, trees);
+  }
+  let tree = trees.get(day);
+  if (!tree) {
+    const building = buildDayTree(ctx.db, day);
+    tree = building;
+    trees.set(day, building);
+    // A failed build is not kept: the next request builds again.
+    building.catch(() => {
+      if (trees.get(day) === building) trees.delete(day);
+    });
+  }
+  return (await tree).proof(index);
+}
+
+/**
+ * The day's leaves in tree order (the users' chain heads, then the leagues'
+ * final boards), read and hashed a slice at a time with the event loop
+ * running between slices; the root they give must be the one published.
+ */
+export async function buildDayTree(db: Db, day: string, slice = RECORD_SLICE): Promise<MerkleLevels> {
+  const published = await findDay(db, day);
+  if (!published) throw new Error(`the record of ${day} is not published`);
+  const tree = new MerkleLevels(published.tree_size);
+  for (let after = -1; ; ) {
+    const leaves = await dayLeavesAfter(db, day, after, slice);
+    for (const l of leaves) tree.push(leafHash(l));
+    if (leaves.length < slice) break;
+    after = leaves.at(-1)!.idx;
+    await yieldToLoop();
+  }
+  for (const b of await boardLeavesOf(db, day)) tree.push(leagueLeafHash(b.id, b.board_hash!));
+  if (!tree.complete || tree.root() !== published.root) throw new Error(`the record of ${day}: its leaves do not give its published root`);
+  return tree;
 }
 
 const yesterday = (ctx: RecordDeps) => dayOf(ctx.clock.now() - DAY_MS);
@@ -203,14 +238,13 @@ export async function userRecord(ctx: UserRecordDeps, userId: number): Promise<U
   const leaf = await latestLeafOf(ctx.db, userId);
   if (leaf) {
     const day = (await findDay(ctx.db, leaf.day))!;
-    const hashes = await dayLeafHashes(ctx.db, leaf.day);
     proof = {
       date: day.day,
       root: day.root,
       tree_size: day.tree_size,
       leaf_index: leaf.idx,
       leaf: { user_id: leaf.user_id, seq: leaf.seq, hash: leaf.hash },
-      path: inclusionProof(hashes, leaf.idx),
+      path: await dayProof(ctx, leaf.day, leaf.idx),
     };
   }
   return {

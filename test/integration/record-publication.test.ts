@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BetRow, NewBet } from '../../src/db/tables.js';
-import { leafHash, merkleRoot } from '../../src/domain/record.js';
-import { dayLeafHashes, dayOf, publishDay } from '../../src/services/record.js';
+import { inclusionProof, leafHash, merkleRoot, rootFromProof } from '../../src/domain/record.js';
+import { buildDayTree, dayOf, dayProof, publishDay } from '../../src/services/record.js';
 import { createTestApp, registerAndLogin, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
 
@@ -82,8 +82,25 @@ forEachDialect('record publication in slices', (dialect) => {
       leaves,
       expected.map((h, idx) => ({ idx, ...h })),
     );
-    assert.equal(merkleRoot(await dayLeafHashes(t.ctx.db, day)), a!.root);
+    // Proofs come from the day's tree, read back in slices of 2: the same paths as from every leaf at once.
+    const hashes = expected.map((h) => leafHash(h));
+    const tree = await buildDayTree(t.ctx.db, day, 2);
+    assert.equal(tree.root(), a!.root);
+    for (let m = 0; m < hashes.length; m++) {
+      assert.deepEqual(tree.proof(m), inclusionProof(hashes, m), `leaf ${m}`);
+      const path = await dayProof(t.ctx, day, m);
+      assert.equal(rootFromProof(hashes[m]!, m, hashes.length, path), a!.root, `leaf ${m} through dayProof`);
+    }
     // Published once: a later call answers the stored day.
     assert.deepEqual(await publishDay(t.ctx, day, { slice: 2 }), a);
+
+    // A leaf row changed after publication gives another root: no proof is built on it.
+    await t.ctx.db
+      .updateTable('record_day_leaves')
+      .set({ hash: '0'.repeat(64) })
+      .where('day', '=', day)
+      .where('idx', '=', 1)
+      .execute();
+    await assert.rejects(buildDayTree(t.ctx.db, day, 2), /do not give its published root/);
   });
 });

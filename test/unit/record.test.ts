@@ -9,6 +9,7 @@ import {
   inclusionProof,
   leafHash,
   MerkleFrontier,
+  MerkleLevels,
   merkleRoot,
   type RecordEvent,
   rootFromProof,
@@ -134,6 +135,34 @@ describe('record: Merkle tree (RFC 6962)', () => {
     c.push(ls[0]);
     assert.equal(f.root(), merkleRoot(ls));
     assert.equal(c.root(), merkleRoot([...ls, ls[0]]));
+  });
+
+  test("the stored levels give merkleRoot's root and inclusionProof's path for every leaf of trees of size 0 to 70", () => {
+    for (let n = 0; n <= 70; n++) {
+      const ls = leaves(n);
+      const levels = new MerkleLevels(n);
+      for (const l of ls) levels.push(l);
+      assert.equal(levels.complete, true);
+      assert.equal(levels.root(), merkleRoot(ls), `n=${n}`);
+      for (let m = 0; m < n; m++) assert.deepEqual(levels.proof(m), inclusionProof(ls, m), `n=${n} m=${m}`);
+    }
+  });
+
+  test('the stored levels of a large tree: sampled leaves prove into its root; a proof before the last leaf and a leaf too many are refused', () => {
+    const n = 5_000 + 37;
+    const ls = leaves(n);
+    const levels = new MerkleLevels(n);
+    for (const l of ls.slice(0, -1)) levels.push(l);
+    assert.throws(() => levels.proof(0), /not complete/);
+    levels.push(ls.at(-1)!);
+    assert.throws(() => levels.push(ls[0]), /full/);
+    const root = merkleRoot(ls);
+    assert.equal(levels.root(), root);
+    for (const m of [0, 1, 2_047, 2_048, 4_095, 4_096, 4_999, 5_000, n - 2, n - 1]) {
+      const path = levels.proof(m);
+      assert.equal(rootFromProof(ls[m], m, n, path), root, `m=${m}`);
+      assert.deepEqual(path, inclusionProof(ls, m));
+    }
   });
 
   test('leaves and inner nodes are domain-separated', () => {
