@@ -45,7 +45,9 @@ const sampler = setInterval(() => {
 }, 250);
 const report = (step: string, extra = '') => {
   const m = memoryOf(server.pid);
-  console.log(`${step.padEnd(36)} RSS ${m.rssMb.toFixed(0).padStart(4)} MiB   peak ${m.peakMb.toFixed(0).padStart(4)} MiB   heap ≤ ${heapMb.toFixed(0).padStart(4)} MB  ${extra}`);
+  console.log(
+    `${step.padEnd(36)} RSS ${m.rssMb.toFixed(0).padStart(4)} MiB   peak ${m.peakMb.toFixed(0).padStart(4)} MiB   heap ≤ ${heapMb.toFixed(0).padStart(4)} MB  ${extra}`,
+  );
   heapMb = 0;
 };
 
@@ -74,7 +76,13 @@ try {
     [`/user/${ROLES.demo.id}/public`, undefined],
   ];
   for (const [p, cookie] of reads) {
-    const r = await runWrk({ binary: wrk, url: server.url, plan: { kind: 'single', request: { method: 'GET', path: p }, cookie }, connections: 64, durationS });
+    const r = await runWrk({
+      binary: wrk,
+      url: server.url,
+      plan: { kind: 'single', request: { method: 'GET', path: p }, cookie },
+      connections: 64,
+      durationS,
+    });
     report(`GET ${p}, ${durationS} s`, `${Math.round(r.rps).toLocaleString('en-US')} req/s`);
   }
 } finally {
