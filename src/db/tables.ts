@@ -146,6 +146,28 @@ export interface UserDayStatsTable {
   ranked_alpha_sq_sum: Generated<number>;
 }
 
+/** Where each rolling window begins: its user_window_stats rows sum the day rows from start_day on ('' for `all`). */
+export interface WindowStartsTable {
+  period: string;
+  start_day: string;
+}
+
+/** A user's sums over a window (migration 0035): user_day_stats's from the window's start, kept by triggers on those rows. */
+export interface UserWindowStatsTable {
+  period: string;
+  user_id: number;
+  trades: number;
+  score_sum: number;
+  alpha_count: number;
+  alpha_sum: number;
+  alpha_sq_sum: number;
+  ranked_trades: number;
+  ranked_score_sum: number;
+  ranked_alpha_count: number;
+  ranked_alpha_sum: number;
+  ranked_alpha_sq_sum: number;
+}
+
 /** An instrument's skill-weighted call at one of its closes, and the next close's price that scores it (docs/consensus.md). */
 export interface ConsensusCallsTable {
   ticker: string;
@@ -425,6 +447,8 @@ export interface Database {
   leaderboard: LeaderboardTable;
   ranked_leaderboard: RankedLeaderboardTable;
   user_day_stats: UserDayStatsTable;
+  window_starts: WindowStartsTable;
+  user_window_stats: UserWindowStatsTable;
   consensus_calls: ConsensusCallsTable;
   follows: FollowsTable;
   timeline: TimelineTable;

@@ -1,9 +1,10 @@
-// Per-user per-day aggregates of closed bets and the window reads over them
-// (user_day_stats_day_idx; the ranked sums: user_day_stats_ranked_day_idx),
-// and the all-time aggregates of both boards; never a scan of bets.
+// Per-user per-day aggregates of closed bets, the window reads over each
+// user's window sums (user_window_stats, kept from the day rows: migration
+// 0035), and the all-time aggregates of both boards; never a scan of bets.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
+import type { Period } from '../domain/rankings.js';
 
 /**
  * Which board a read is of: 'raw' is SPEC's (every CLOSED bet's
@@ -164,34 +165,36 @@ export function rankedLeaderboardQuery(db: Db, minTrades: number, limit: number,
     .offset(offset);
 }
 
+/** Each board's columns on a user_window_stats row. */
+const WINDOW_COLUMNS = {
+  raw: { trades: 'trades', score: 'score_sum', alphaN: 'alpha_count', alphaSum: 'alpha_sum', alphaSq: 'alpha_sq_sum' },
+  ranked: DAY_COLUMNS.ranked,
+} as const;
+
 /**
- * Each live user's sums on a board over the days from fromDay (null: every
- * day): the window's day rows are summed first (a range of
- * user_day_stats_day_idx, or of user_day_stats_ranked_day_idx for the ranked
- * sums), then joined to users, so no user outside the window is read.
+ * Each live user's sums on a board over a window: their user_window_stats
+ * row (src/services/window-totals.ts keeps the window's start current), joined
+ * to users. The ranked board reads only rows with a ranked bet.
  */
-export function windowTotalsQuery(db: Db, fromDay: string | null, board: Board = 'raw') {
-  const c = DAY_COLUMNS[board];
-  let sums = db
-    .selectFrom('user_day_stats')
-    .select('user_id')
-    .select((eb) => [
-      eb.fn.sum<number>(c.trades).as('trades'),
-      eb.fn.sum<number>(c.score).as('score'),
-      eb.fn.sum<number>(c.alphaN).as('alpha_n'),
-      eb.fn.sum<number>(c.alphaSum).as('alpha_sum'),
-      eb.fn.sum<number>(c.alphaSq).as('alpha_sq_sum'),
-    ])
-    .groupBy('user_id');
-  // Days without a ranked bet add nothing to the ranked sums; this condition, a literal as the partial
-  // index's own, lets both dialects read user_day_stats_ranked_day_idx, which holds only the other rows.
-  if (board === 'ranked') sums = sums.where(sql<boolean>`ranked_trades > 0`);
-  if (fromDay !== null) sums = sums.where('day', '>=', fromDay);
-  return db
-    .selectFrom(sums.as('w'))
+export function windowTotalsQuery(db: Db, period: Period, board: Board = 'raw') {
+  const c = WINDOW_COLUMNS[board];
+  let q = db
+    .selectFrom('user_window_stats as w')
     .innerJoin('users', 'users.id', 'w.user_id')
-    .select(['users.id as id', 'users.username as username', 'w.trades', 'w.score', 'w.alpha_n', 'w.alpha_sum', 'w.alpha_sq_sum'])
+    .select([
+      'users.id as id',
+      'users.username as username',
+      `w.${c.trades} as trades`,
+      `w.${c.score} as score`,
+      `w.${c.alphaN} as alpha_n`,
+      `w.${c.alphaSum} as alpha_sum`,
+      `w.${c.alphaSq} as alpha_sq_sum`,
+    ])
+    .where('w.period', '=', period)
     .where('users.deleted_at', 'is', null);
+  // A literal as the partial index's own condition, so both dialects read user_window_stats_ranked_idx.
+  if (board === 'ranked') q = q.where(sql<boolean>`w.ranked_trades > 0`);
+  return q;
 }
 
 export interface WindowTotals {
@@ -204,7 +207,7 @@ export interface WindowTotals {
   alpha_sq_sum: number;
 }
 
-// PostgreSQL sums integers as bigint (text through pg) and may answer numeric: numbers here, once.
+// PostgreSQL may answer bigint as text: numbers here, once.
 const toTotals = (r: Record<keyof WindowTotals, unknown>): WindowTotals => ({
   id: Number(r.id),
   username: String(r.username),
@@ -215,24 +218,20 @@ const toTotals = (r: Record<keyof WindowTotals, unknown>): WindowTotals => ({
   alpha_sq_sum: Number(r.alpha_sq_sum),
 });
 
-/** A board over a window: `limit` rows from `offset` by score, then trades, then id, with at least minTrades bets counted there. */
-export async function windowLeaderboard(
-  db: Db,
-  board: Board,
-  fromDay: string | null,
-  minTrades: number,
-  limit: number,
-  offset = 0,
-): Promise<WindowTotals[]> {
-  const rows = await windowTotalsQuery(db, fromDay, board)
-    .where('w.trades', '>=', minTrades)
-    .orderBy('w.score', 'desc')
-    .orderBy('w.trades', 'desc')
-    .orderBy('users.id')
+/** A board over a window: `limit` rows from `offset` by score, then trades, then id, with at least minTrades bets counted there (a range of the board's window index). */
+export function windowLeaderboardQuery(db: Db, board: Board, period: Period, minTrades: number, limit: number, offset = 0) {
+  const c = WINDOW_COLUMNS[board];
+  return windowTotalsQuery(db, period, board)
+    .where(`w.${c.trades}`, '>=', minTrades)
+    .orderBy(`w.${c.score}`, 'desc')
+    .orderBy(`w.${c.trades}`, 'desc')
+    .orderBy('w.user_id')
     .limit(limit)
-    .offset(offset)
-    .execute();
-  return rows.map(toTotals);
+    .offset(offset);
+}
+
+export async function windowLeaderboard(db: Db, board: Board, period: Period, minTrades: number, limit: number, offset = 0): Promise<WindowTotals[]> {
+  return (await windowLeaderboardQuery(db, board, period, minTrades, limit, offset).execute()).map(toTotals);
 }
 
 /** One user's place on a board: their score and trades counted there. */
@@ -242,45 +241,59 @@ export interface Placed {
   trades: number;
 }
 
-/** One user's trades and score on a board summed over the window's days (a range of user_day_stats_day_idx); zeros without any. */
-export async function userWindowTotals(db: Db, board: Board, userId: number, fromDay: string): Promise<Placed> {
-  const c = DAY_COLUMNS[board];
+/** One user's trades and score on a board over a window (their user_window_stats row); zeros without one. */
+export async function userWindowTotals(db: Db, board: Board, userId: number, period: Period): Promise<Placed> {
+  const c = WINDOW_COLUMNS[board];
   const row = await db
-    .selectFrom('user_day_stats')
-    .select((eb) => [eb.fn.sum<number>(c.trades).as('trades'), eb.fn.sum<number>(c.score).as('score')])
+    .selectFrom('user_window_stats')
+    .select([`${c.trades} as trades`, `${c.score} as score`])
+    .where('period', '=', period)
     .where('user_id', '=', userId)
-    .where('day', '>=', fromDay)
     .executeTakeFirst();
   return { userId, trades: Number(row?.trades ?? 0), score: Number(row?.score ?? 0) };
 }
 
 /**
  * How many live users with at least minTrades bets counted in the window rank
- * ahead of `me` on a board (by score, then trades, then id): the window's day
- * rows summed per user, as the windowed board reads them, and counted.
+ * ahead of `me` on a board (by score, then trades, then id): the range of the
+ * board's window index before `me`, counted, less the deleted accounts in it.
  */
-export async function windowUsersAhead(db: Db, board: Board, fromDay: string, minTrades: number, me: Placed): Promise<number> {
-  const c = DAY_COLUMNS[board];
-  let rows = db.selectFrom('user_day_stats').select('user_id').where('day', '>=', fromDay).where('user_id', '<>', me.userId);
-  if (board === 'ranked') rows = rows.where(sql<boolean>`ranked_trades > 0`);
-  const ahead = rows.groupBy('user_id').having((eb) => {
-    const trades = eb.fn.sum<number>(c.trades);
-    const score = eb.fn.sum<number>(c.score);
-    return eb.and([
-      eb(trades, '>=', minTrades),
-      eb.or([
-        eb(score, '>', me.score),
-        eb.and([eb(score, '=', me.score), eb.or([eb(trades, '>', me.trades), eb.and([eb(trades, '=', me.trades), eb('user_id', '<', me.userId)])])]),
-      ]),
-    ]);
-  });
-  const row = await db
-    .selectFrom(ahead.as('a'))
-    .innerJoin('users', 'users.id', 'a.user_id')
+export async function windowUsersAhead(db: Db, board: Board, period: Period, minTrades: number, me: Placed): Promise<number> {
+  return Number((await usersAheadQuery(db, board, period, minTrades, me).executeTakeFirstOrThrow()).n);
+}
+
+/** The rows ranking ahead of `me` by (score desc, trades desc, user id), other than `me`'s, with at least minTrades trades. */
+function aheadOf(c: { trades: string; score: string; user: string }, minTrades: number, me: Placed) {
+  const ref = (column: string) => sql.ref(column);
+  return sql<boolean>`${ref(c.user)} <> ${me.userId} and ${ref(c.trades)} >= ${minTrades} and ${ref(c.score)} >= ${me.score}
+    and (${ref(c.score)} > ${me.score} or (${ref(c.score)} = ${me.score} and (${ref(c.trades)} > ${me.trades} or (${ref(c.trades)} = ${me.trades} and ${ref(c.user)} < ${me.userId}))))`;
+}
+
+/**
+ * windowUsersAhead's count, one statement: the range of the window index
+ * (the redundant `score >= me.score` makes it a range on both dialects),
+ * less the deleted accounts in it (users_deleted_idx holds only those), so no
+ * row of the range is joined to users.
+ */
+export function usersAheadQuery(db: Db, board: Board, period: Period, minTrades: number, me: Placed) {
+  const c = WINDOW_COLUMNS[board];
+  const cols = { trades: `w.${c.trades}`, score: `w.${c.score}`, user: 'w.user_id' };
+  // The partial index's own condition, so the ranked count reads user_window_stats_ranked_idx.
+  const rankedOnly = board === 'ranked' ? sql<boolean>`w.ranked_trades > 0` : sql<boolean>`1 = 1`;
+  const ranged = db
+    .selectFrom('user_window_stats as w')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('users.deleted_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .where('w.period', '=', period)
+    .where(rankedOnly)
+    .where(aheadOf(cols, minTrades, me));
+  const deleted = db
+    .selectFrom('users')
+    .innerJoin('user_window_stats as w', (j) => j.onRef('w.user_id', '=', 'users.id').on('w.period', '=', period))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('users.deleted_at', 'is not', null)
+    .where(rankedOnly)
+    .where(aheadOf(cols, minTrades, me));
+  return db.selectNoFrom(sql<number>`(${ranged}) - (${deleted})`.as('n'));
 }
 
 /** One user's row of a board's all-time aggregate (`leaderboard`, SPEC's, or `ranked_leaderboard`); zeros without one. */
@@ -294,30 +307,26 @@ export async function userAllTimeTotals(db: Db, board: Board, userId: number): P
   return { userId, trades: Number(row?.total_trades ?? 0), score: Number(row?.total_score ?? 0) };
 }
 
-/** How many live users rank ahead of `me` on a board's all-time aggregate: a range of its rank index, counted. */
+/** How many live users rank ahead of `me` on a board's all-time aggregate: a range of its rank index counted, less the deleted accounts in it (as usersAheadQuery). */
 export async function allTimeUsersAhead(db: Db, board: Board, minTrades: number, me: Placed): Promise<number> {
-  const row = await db
-    .selectFrom(`${ALL_TIME_TABLE[board]} as b` as 'leaderboard as b')
-    .innerJoin('users', 'users.id', 'b.user_id')
+  const table = `${ALL_TIME_TABLE[board]} as b` as 'leaderboard as b';
+  const cols = { trades: 'b.total_trades', score: 'b.total_score', user: 'b.user_id' };
+  const ranged = db
+    .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('users.deleted_at', 'is', null)
-    .where('b.user_id', '<>', me.userId)
-    .where('b.total_trades', '>=', minTrades)
-    .where((eb) =>
-      eb.or([
-        eb('b.total_score', '>', me.score),
-        eb.and([
-          eb('b.total_score', '=', me.score),
-          eb.or([eb('b.total_trades', '>', me.trades), eb.and([eb('b.total_trades', '=', me.trades), eb('b.user_id', '<', me.userId)])]),
-        ]),
-      ]),
-    )
-    .executeTakeFirstOrThrow();
+    .where(aheadOf(cols, minTrades, me));
+  const deleted = db
+    .selectFrom('users')
+    .innerJoin(table, 'b.user_id', 'users.id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('users.deleted_at', 'is not', null)
+    .where(aheadOf(cols, minTrades, me));
+  const row = await db.selectNoFrom(sql<number>`(${ranged}) - (${deleted})`.as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** Every live user with at least minAlphaTrades bets carrying alpha on a board in the window: the rankings are computed from these. */
-export async function windowAlphaTotals(db: Db, board: Board, fromDay: string | null, minAlphaTrades: number): Promise<WindowTotals[]> {
-  const rows = await windowTotalsQuery(db, fromDay, board).where('w.alpha_n', '>=', minAlphaTrades).execute();
+export async function windowAlphaTotals(db: Db, board: Board, period: Period, minAlphaTrades: number): Promise<WindowTotals[]> {
+  const rows = await windowTotalsQuery(db, period, board).where(`w.${WINDOW_COLUMNS[board].alphaN}`, '>=', minAlphaTrades).execute();
   return rows.map(toTotals);
 }

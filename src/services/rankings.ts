@@ -26,9 +26,10 @@ import type { LeaderboardUser } from '../schemas/bets.js';
 import type { MyStandingResponse, RankingRow, RankingsResponse, StandingWindow } from '../schemas/rankings.js';
 import type { BetEvent } from './events.js';
 import { LEADERBOARD_SIZE } from './bets.js';
+import { currentWindows } from './window-totals.js';
 
 /** What the leaderboards and rankings use of the context. */
-export type RankingDeps = Pick<AppContext, 'db' | 'clock' | 'sharedAnswers'>;
+export type RankingDeps = Pick<AppContext, 'db' | 'database' | 'clock' | 'sharedAnswers'>;
 
 export const RANKINGS_SIZE = 100;
 
@@ -77,7 +78,8 @@ export async function windowedLeaderboard(ctx: RankingDeps, q: WindowQuery): Pro
   if (q.period === undefined) {
     return leaderboardQuery(ctx.db, limit, offset).where('leaderboard.total_trades', '>=', minTrades).execute();
   }
-  const rows = await windowLeaderboard(ctx.db, 'raw', windowStartDay(q.period, ctx.clock.now()), minTrades, limit, offset);
+  await currentWindows(ctx);
+  const rows = await windowLeaderboard(ctx.db, 'raw', q.period, minTrades, limit, offset);
   return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
 }
 
@@ -91,7 +93,8 @@ export async function windowedRankedLeaderboard(ctx: RankingDeps, q: WindowQuery
   const limit = q.limit ?? LEADERBOARD_SIZE;
   const offset = q.offset ?? 0;
   if (q.period === undefined) return rankedLeaderboardQuery(ctx.db, minTrades, limit, offset).execute();
-  const rows = await windowLeaderboard(ctx.db, 'ranked', windowStartDay(q.period, ctx.clock.now()), minTrades, limit, offset);
+  await currentWindows(ctx);
+  const rows = await windowLeaderboard(ctx.db, 'ranked', q.period, minTrades, limit, offset);
   return rows.map((r) => ({ id: r.id, username: r.username, total_score: r.score, total_trades: r.trades }));
 }
 
@@ -108,19 +111,18 @@ const STANDING_PERIODS = ['all', '7d', '30d', '90d', '365d'] as const satisfies 
  * GET /me/standing: the caller's score, trades and rank in every window of
  * both boards (`windows`: GET /leaderboard, SPEC's raw gains; `ranked_windows`:
  * GET /leaderboard/ranked), read from the aggregates (the all-time rows, the
- * caller's day rows) and counted against the same aggregates those boards
+ * caller's window rows) and counted against the same aggregates those boards
  * list, so each rank is the caller's place there. Unranked with fewer bets
  * counted in a window than minTrades.
  */
 export async function myStanding(ctx: RankingDeps, userId: number, minTrades: number): Promise<MyStandingResponse> {
-  const now = ctx.clock.now();
+  await currentWindows(ctx);
   const place = async (board: Board, period: (typeof STANDING_PERIODS)[number]): Promise<StandingWindow> => {
-    const fromDay = windowStartDay(period, now);
-    const me: Placed = fromDay === null ? await userAllTimeTotals(ctx.db, board, userId) : await userWindowTotals(ctx.db, board, userId, fromDay);
+    const me: Placed = period === 'all' ? await userAllTimeTotals(ctx.db, board, userId) : await userWindowTotals(ctx.db, board, userId, period);
     let rank: number | null = null;
     if (me.trades >= minTrades) {
       const ahead =
-        fromDay === null ? await allTimeUsersAhead(ctx.db, board, minTrades, me) : await windowUsersAhead(ctx.db, board, fromDay, minTrades, me);
+        period === 'all' ? await allTimeUsersAhead(ctx.db, board, minTrades, me) : await windowUsersAhead(ctx.db, board, period, minTrades, me);
       rank = ahead + 1;
     }
     return { period, total_score: me.score, total_trades: me.trades, rank };
@@ -148,7 +150,8 @@ export function rankedLeaderboard(ctx: RankingDeps, q: WindowQuery): Promise<Lea
  * counts); with a caller, their own row when it falls outside the top rows.
  */
 export async function rankings(ctx: RankingDeps, q: { period: Period; min_trades: number }, callerId: number | null): Promise<RankingsResponse> {
-  const totals = await windowAlphaTotals(ctx.db, 'ranked', windowStartDay(q.period, ctx.clock.now()), q.min_trades);
+  await currentWindows(ctx);
+  const totals = await windowAlphaTotals(ctx.db, 'ranked', q.period, q.min_trades);
   const ranked = totals
     .map((t) => {
       const s = skillOf({ n: t.alpha_n, sum: t.alpha_sum, sumSq: t.alpha_sq_sum });

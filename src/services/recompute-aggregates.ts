@@ -1,7 +1,8 @@
 // Every aggregate kept beside the bets, recounted from the bets themselves:
 // SPEC's leaderboard (each live user's CLOSED gains summed and counted), the
 // ranked board (ranked gains only), and the per-user per-day rows the windows
-// and rankings read (user_day_stats, raw and ranked sums). League tallies are
+// and rankings read (user_day_stats, raw and ranked sums) with the window sums
+// made from them (user_window_stats). League tallies are
 // not recounted here: a version-1 league counts raw gains, which the backfill
 // never changes, and a version-2 league counts only bets opened after ranked
 // scoring shipped, which the backfill never touches (docs/leagues.md). The
@@ -24,6 +25,7 @@ import {
   rewriteLeaderboard,
   userIdsAfter,
 } from '../repositories/aggregates.js';
+import { rebuildWindowTotals } from '../repositories/window-totals.js';
 
 /** Users whose closed bets are read and counted at a time, day rows written a statement: the loop runs between (tests lower it). */
 export const RECOUNT_SLICE = 2000;
@@ -39,6 +41,8 @@ export async function recomputeAggregates(db: Db, slice = RECOUNT_SLICE): Promis
   await rewriteLeaderboard(db, 'raw', o);
   await rewriteLeaderboard(db, 'ranked', o);
   await recountDayStats(db, o);
+  // The day rows' triggers kept the windows meanwhile; made again in one pass, they are exact sums.
+  await rebuildWindowTotals(db);
 }
 
 /**

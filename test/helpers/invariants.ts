@@ -17,7 +17,8 @@ const TERMINAL: Record<string, { status: string; reason: string }> = {
  * follow_capacity; every bet ended at most once, its columns agreeing with its
  * status and its record entries; the leaderboard and the per-day aggregates
  * equal the sums over CLOSED bets, the ranked board's and the ranked day sums
- * the sums over ranked bets (ranked_gain set).
+ * the sums over ranked bets (ranked_gain set); each window's sums the day
+ * rows from its start.
  */
 export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
   const db = t.ctx.db;
@@ -42,7 +43,9 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
     .execute();
   const entries = await db.selectFrom('record_entries').select(['bet_id', 'kind']).execute();
   const board = await db.selectFrom('leaderboard').selectAll().execute();
-  const days = await db.selectFrom('user_day_stats').select(['user_id', 'trades', 'score_sum', 'ranked_trades', 'ranked_score_sum']).execute();
+  const days = await db.selectFrom('user_day_stats').select(['user_id', 'day', 'trades', 'score_sum', 'ranked_trades', 'ranked_score_sum']).execute();
+  const starts = await db.selectFrom('window_starts').selectAll().execute();
+  const windows = await db.selectFrom('user_window_stats').selectAll().execute();
   const rankedBoard = await db.selectFrom('ranked_leaderboard').selectAll().execute();
   const follows = await db.selectFrom('follows').select(['follower_id', 'followed_id']).execute();
 
@@ -143,5 +146,30 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
     assert.ok(close(got.score, want.score), `user ${u.id}: day aggregates' score ${got.score} ≠ ${want.score}`);
     assert.equal(got.rankedTrades, wantRanked.trades, `user ${u.id}: day aggregates' ranked trades`);
     assert.ok(close(got.rankedScore, wantRanked.score), `user ${u.id}: day aggregates' ranked score ${got.rankedScore} ≠ ${wantRanked.score}`);
+  }
+
+  // Every window row sums its user's day rows from the window's start (migration 0035).
+  const windowBy = new Map(windows.map((w) => [`${w.period}|${w.user_id}`, w]));
+  for (const { period, start_day } of starts) {
+    const want = new Map<number, { trades: number; score: number; rankedTrades: number; rankedScore: number }>();
+    for (const d of days) {
+      if (d.day < start_day) continue;
+      const agg = want.get(d.user_id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
+      want.set(d.user_id, {
+        trades: agg.trades + d.trades,
+        score: agg.score + d.score_sum,
+        rankedTrades: agg.rankedTrades + d.ranked_trades,
+        rankedScore: agg.rankedScore + d.ranked_score_sum,
+      });
+    }
+    for (const u of users) {
+      const w = want.get(u.id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
+      const row = windowBy.get(`${period}|${u.id}`);
+      const where = `user ${u.id}, window ${period}`;
+      assert.equal(Number(row?.trades ?? 0), w.trades, `${where}: trades`);
+      assert.ok(close(Number(row?.score_sum ?? 0), w.score), `${where}: score ${row?.score_sum} ≠ ${w.score}`);
+      assert.equal(Number(row?.ranked_trades ?? 0), w.rankedTrades, `${where}: ranked trades`);
+      assert.ok(close(Number(row?.ranked_score_sum ?? 0), w.rankedScore), `${where}: ranked score ${row?.ranked_score_sum} ≠ ${w.rankedScore}`);
+    }
   }
 }

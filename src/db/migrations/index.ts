@@ -29,6 +29,7 @@ import * as m0030 from './0030_consensus.js';
 import * as m0031 from './0031_push.js';
 import * as m0033 from './0033_history_positions.js';
 import * as m0034 from './0034_timeline.js';
+import * as m0035 from './0035_window_totals.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0031_push': m0031,
   '0033_history_positions': m0033,
   '0034_timeline': m0034,
+  '0035_window_totals': m0035,
 };
