@@ -119,8 +119,14 @@ function mismatchesOf(
   return out;
 }
 
-/** Tables a migration fills on a fresh database (data_jobs: the one-time data jobs still to run on its data). */
-const MIGRATION_SEEDED_TABLES = ['data_jobs'] as const;
+/**
+ * Tables a migration fills on a fresh database (data_jobs: the one-time data
+ * jobs still to run on its data; window_starts: each window's first day). Emptied
+ * before the copy, so the source's rows replace them; with no window start, the
+ * day rows' triggers add nothing while user_day_stats is copied, and the
+ * source's window rows, which already count those day rows, follow.
+ */
+const MIGRATION_SEEDED_TABLES = ['data_jobs', 'window_starts'] as const;
 
 export async function copySqliteToPostgres(
   from: DatabaseConfig,

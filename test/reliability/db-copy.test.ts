@@ -83,6 +83,23 @@ async function populated(): Promise<TestApp & { cookie: string }> {
     ])
     .execute();
   await db.insertInto('ranked_leaderboard').values({ user_id: a.id, total_score: 12.5, total_trades: 1 }).execute();
+  // Its day row; the trigger adds it to the windows (migration 0035).
+  const day = new Date(now).toISOString().slice(0, 10);
+  await db
+    .insertInto('user_day_stats')
+    .values({
+      user_id: a.id,
+      day,
+      trades: 2,
+      score_sum: 10.25,
+      wins: 1,
+      alpha_count: 0,
+      alpha_sum: 0,
+      alpha_sq_sum: 0,
+      ranked_trades: 1,
+      ranked_score_sum: 12.5,
+    })
+    .execute();
   await db.insertInto('follows').values({ follower_id: b.id, followed_id: a.id, created_at: now }).execute();
   return { ...t, cookie: a.cookie };
 }
@@ -126,6 +143,17 @@ describe('db:copy SQLite → PostgreSQL', { skip: PG_URL ? false : PG_SKIP }, ()
       const { rows: next } = await sql<{ id: number }>`insert into users (username, username_lower, email, password_hash, created_at)
         values ('after_copy', 'after_copy', 'after@example.test', 'x', 0) returning id`.execute(target.db);
       assert.equal(next[0].id, Math.max(...srcUsers.map((u) => u.id)) + 1);
+      // The windows arrive as they were, each day row counted once (the triggers added nothing during the copy).
+      for (const table of ['window_starts', 'user_window_stats'] as const) {
+        const read = (db: typeof src.ctx.db) => db.selectFrom(table).selectAll().orderBy('period').execute();
+        const copiedRows = await read(target.db);
+        assert.deepEqual(
+          copiedRows.map((r) => ({ ...r })),
+          (await read(src.ctx.db)).map((r) => ({ ...r })),
+          table,
+        );
+      }
+      assert.equal((await target.db.selectFrom('user_window_stats').selectAll().where('period', '=', 'all').executeTakeFirstOrThrow()).trades, 2);
       const tail = await target.db.selectFrom('bets').select(['source_bet_id']).where('source_kind', '=', 'tail').executeTakeFirstOrThrow();
       assert.ok(tail.source_bet_id);
     } finally {
