@@ -286,11 +286,14 @@ export function usersAheadQuery(db: Db, board: Board, period: Period, minTrades:
     .where('w.period', '=', period)
     .where(rankedOnly)
     .where(aheadOf(cols, minTrades, me));
+  // CROSS JOIN: SQLite keeps the written order, so the deleted accounts (few) drive the join.
   const deleted = db
     .selectFrom('users')
-    .innerJoin('user_window_stats as w', (j) => j.onRef('w.user_id', '=', 'users.id').on('w.period', '=', period))
+    .crossJoin('user_window_stats as w')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('users.deleted_at', 'is not', null)
+    .whereRef('w.user_id', '=', 'users.id')
+    .where('w.period', '=', period)
     .where(rankedOnly)
     .where(aheadOf(cols, minTrades, me));
   return db.selectNoFrom(sql<number>`(${ranged}) - (${deleted})`.as('n'));
@@ -317,9 +320,10 @@ export async function allTimeUsersAhead(db: Db, board: Board, minTrades: number,
     .where(aheadOf(cols, minTrades, me));
   const deleted = db
     .selectFrom('users')
-    .innerJoin(table, 'b.user_id', 'users.id')
+    .crossJoin(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('users.deleted_at', 'is not', null)
+    .whereRef('b.user_id', '=', 'users.id')
     .where(aheadOf(cols, minTrades, me));
   const row = await db.selectNoFrom(sql<number>`(${ranged}) - (${deleted})`.as('n')).executeTakeFirstOrThrow();
   return Number(row.n);

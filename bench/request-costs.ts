@@ -1,0 +1,58 @@
+// What single requests cost, one at a time, on the full data: the service is
+// built in this process (buildApp, the production configuration of the
+// benchmark, background work off) on a fresh copy of the generated database,
+// one user logs in, and each path is requested `--calls` times through
+// app.inject after three untimed calls. Prints the wall and CPU time a request.
+// For the slow requests a load run hides (a stall of the event loop shows here
+// as its own length); the benchmark's scenarios measure throughput. `{i}` in a
+// path becomes the call's number, so that each call asks something new where
+// answers are shared (`/leaderboard?period=365d&min_trades={i}`).
+//
+//   npm run bench:generate -- --size full    (once)
+//   node --import tsx bench/request-costs.ts [--user EMAIL] [--calls 20] PATH…
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { PRESETS } from './lib/presets.js';
+import { BENCH_PASSWORD } from './lib/roles.js';
+import { serviceEnv } from './lib/service-env.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { user: { type: 'string', default: 'demo.trader@bench.test' }, calls: { type: 'string', default: '20' } },
+});
+if (positionals.length === 0) throw new Error('name at least one path, for example /me/standing');
+const calls = Number(values.calls);
+const source = path.resolve('data', `bench-${PRESETS.full.name}.db`);
+if (!fs.existsSync(source)) throw new Error(`${source} is missing: npm run bench:generate -- --size full`);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-requests-'));
+const database = path.join(dir, 'bets.db');
+fs.copyFileSync(source, database);
+const env = serviceEnv({ databaseUrl: `sqlite:${database}`, jwtSecret: randomBytes(32).toString('hex'), redisUrl: null, poolSize: null });
+const app = await buildApp(loadConfig({ ...env, WORKERS: 'off', LOG_LEVEL: 'silent' }), {});
+try {
+  await app.ready();
+  const login = await app.inject({ method: 'POST', url: '/login', payload: { email: values.user, password: BENCH_PASSWORD } });
+  if (login.statusCode !== 200) throw new Error(`login as ${values.user}: ${login.statusCode} ${login.body}`);
+  const headers = { cookie: String(login.headers['set-cookie']).split(';')[0]!, 'accept-encoding': 'br, gzip' };
+  for (const url of positionals) {
+    const nth = (i: number) => url.replaceAll('{i}', String(i));
+    let last = await app.inject({ method: 'GET', url: nth(calls + 1), headers });
+    for (let i = 2; i <= 3; i++) last = await app.inject({ method: 'GET', url: nth(calls + i), headers });
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    for (let i = 1; i <= calls; i++) await app.inject({ method: 'GET', url: nth(i), headers });
+    const wallMs = (performance.now() - start) / calls;
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000 / calls;
+    console.log(`${url}  ${last.statusCode}, ${last.rawPayload.length} bytes: ${wallMs.toFixed(2)} ms a request (CPU ${cpuMs.toFixed(2)} ms)`);
+  }
+} finally {
+  await app.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
