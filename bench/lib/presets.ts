@@ -42,4 +42,4 @@ export function presetNamed(name: string): Preset {
 }
 
 /** Bumped whenever the generated data changes shape, so cached databases are rebuilt. */
-export const DATASET_VERSION = 8;
+export const DATASET_VERSION = 9;

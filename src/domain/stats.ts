@@ -55,20 +55,25 @@ export interface TraderFigures extends Omit<TradeStats, 'trades'> {
 
 export function median(values: number[]): number | null {
   if (values.length === 0) return null;
-  const s = [...values].sort((a, b) => a - b);
+  // A typed array sorts numbers without a comparator call per step: several times faster over a trader's thousands of bets.
+  const s = Float64Array.from(values).sort();
   const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Whether the bets are already in exit order (as the repository reads them). */
+function inExitOrder(bets: FinishedBet[]): boolean {
+  for (let i = 1; i < bets.length; i++) if (bets[i]!.closed_at < bets[i - 1]!.closed_at) return false;
+  return true;
 }
 
 /** Cumulative gain after each bet, in exit order. */
 export function cumulativeCurve(bets: FinishedBet[]): Array<{ at: number; value: number }> {
   let total = 0;
-  return [...bets]
-    .sort((a, b) => a.closed_at - b.closed_at)
-    .map((b) => {
-      total += b.gain;
-      return { at: b.closed_at, value: total };
-    });
+  return (inExitOrder(bets) ? bets : [...bets].sort((a, b) => a.closed_at - b.closed_at)).map((b) => {
+    total += b.gain;
+    return { at: b.closed_at, value: total };
+  });
 }
 
 export function maxDrawdown(curve: number[]): number {
@@ -97,8 +102,9 @@ export function tradeStats(bets: FinishedBet[]): TradeStats {
     win_rate: share(wins, n),
     average_gain: n ? round(total / n) : null,
     median_gain: median(gains),
-    best_gain: n ? Math.max(...gains) : null,
-    worst_gain: n ? Math.min(...gains) : null,
+    // A loop, not Math.max(...gains): spreading some 120,000 arguments overflows the stack.
+    best_gain: n ? gains.reduce((a, b) => (b > a ? b : a)) : null,
+    worst_gain: n ? gains.reduce((a, b) => (b < a ? b : a)) : null,
     max_drawdown: round(maxDrawdown(curve)),
     total_gain: round(total),
   };

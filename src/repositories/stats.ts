@@ -1,15 +1,19 @@
 import type { Db } from '../db/database.js';
 
-/** A user's CLOSED bets in exit order (the (user_id, closed_at, id) index), with the ranked gain (null: not ranked). */
+/** A user's CLOSED bets in exit order, with the ranked gain (null: not ranked). */
 export async function closedBetsOf(db: Db, userId: number) {
+  return closedBetsQuery(db, userId).execute();
+}
+
+/** closedBetsOf's read: one range of bets_user_closed_idx, which holds every column it reads (migration 0036). */
+export function closedBetsQuery(db: Db, userId: number) {
   return db
     .selectFrom('bets')
     .select(['percentage_gain', 'ranked_gain', 'opened_at', 'closed_at'])
     .where('user_id', '=', userId)
     .where('status', '=', 'CLOSED')
     .orderBy('closed_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
 }
 
 export async function statusCounts(db: Db, userId: number): Promise<Record<string, number>> {

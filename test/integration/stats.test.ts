@@ -3,6 +3,8 @@ import { after, before, test } from 'node:test';
 import type { NewBet } from '../../src/db/tables.js';
 import { forEachDialect } from '../helpers/db.js';
 import { createTestApp, PASSWORD, registerAndLogin, type TestApp } from '../helpers/app.js';
+import { explain } from '../helpers/explain.js';
+import { closedBetsQuery } from '../../src/repositories/stats.js';
 
 forEachDialect('trader statistics endpoint', (dialect) => {
   let t: TestApp;
@@ -115,6 +117,15 @@ forEachDialect('trader statistics endpoint', (dialect) => {
     const gone = await t.app.inject({ method: 'DELETE', url: '/me', headers: { cookie: fans[1].cookie }, payload: { password: PASSWORD } });
     assert.equal(gone.statusCode, 200, gone.body);
     assert.equal(await stats(), 1);
+  });
+
+  test('EXPLAIN: the closed bets are one range of bets_user_closed_idx, which holds every column read (migration 0036)', async () => {
+    const plan = await explain(t.database, closedBetsQuery(t.ctx.db, 1), { noSeqScan: true });
+    if (dialect === 'sqlite') assert.match(plan, /^SEARCH bets USING COVERING INDEX bets_user_closed_idx \(user_id=\?\)$/, plan);
+    else {
+      assert.match(plan, /Index (Only )?Scan using bets_user_closed_idx on bets/, plan);
+      assert.doesNotMatch(plan, /Sort/, plan);
+    }
   });
 
   test('unknown user → 404, bad id → 400', async () => {
