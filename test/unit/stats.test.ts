@@ -47,6 +47,19 @@ describe('trader statistics', () => {
     assert.equal(median([]), null);
   });
 
+  test('a trader with 200,000 closes: best, worst and median without overflowing the stack; bets out of exit order are sorted', () => {
+    const many = Array.from({ length: 200_000 }, (_, i) => bet(((i * 7919) % 201) - 100, i + 1));
+    const s = tradeStats(many);
+    assert.equal(s.best_gain, 100);
+    assert.equal(s.worst_gain, -100);
+    assert.equal(s.median_gain, 0);
+    const shuffled = [bet(1, 3), bet(2, 1), bet(4, 2)];
+    assert.deepEqual(
+      cumulativeCurve(shuffled).map((p) => p.value),
+      [2, 6, 7],
+    );
+  });
+
   test('no trades: nulls, zero drawdown', () => {
     const s = tradeStats([]);
     assert.equal(s.trades, 0);
