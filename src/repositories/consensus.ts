@@ -1,48 +1,33 @@
 // The open holders of instruments with their ranked alpha sums (the consensus
 // weights), and the stored calls of each instrument's closes.
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ConsensusCall, Holder } from '../domain/consensus.js';
+import type { Period } from '../domain/rankings.js';
 
 /**
  * Every live user holding an open bet on each of `tickers` (every ticker when
  * null), one row per ticker, user and side (bets_open_ticker_idx), with their
- * ranked alpha sums over the days from fromDay (null: every day; the rankings' ranked day
- * rows, user_day_stats_ranked_day_idx; zeros without any). Only the holders'
- * day rows are read.
+ * ranked alpha sums over the window (their user_window_stats row, read by its
+ * key; zeros without one).
  */
-export async function openHolders(db: Db, tickers: readonly string[] | null, fromDay: string | null): Promise<Map<string, Holder[]>> {
+export async function openHolders(db: Db, tickers: readonly string[] | null, period: Period): Promise<Map<string, Holder[]>> {
   let open = db.selectFrom('bets').where('status', '=', 'OPEN');
   if (tickers !== null) {
     if (tickers.length === 0) return new Map();
     open = open.where('ticker', 'in', tickers);
   }
   const holders = open.select(['ticker', 'direction', 'user_id']).distinct();
-  let sums = db
-    .selectFrom('user_day_stats')
-    .select('user_id')
-    .select((eb) => [
-      eb.fn.sum<number>('ranked_alpha_count').as('n'),
-      eb.fn.sum<number>('ranked_alpha_sum').as('sum'),
-      eb.fn.sum<number>('ranked_alpha_sq_sum').as('sum_sq'),
-    ])
-    // As the rankings read them: the literal condition of the partial index over ranked day rows.
-    .where(sql<boolean>`ranked_trades > 0`)
-    .where('user_id', 'in', open.select('user_id'))
-    .groupBy('user_id');
-  if (fromDay !== null) sums = sums.where('day', '>=', fromDay);
   const rows = await db
     .selectFrom(holders.as('h'))
     .innerJoin('users', 'users.id', 'h.user_id')
-    .leftJoin(sums.as('s'), 's.user_id', 'h.user_id')
-    .select(['h.ticker', 'h.direction', 'h.user_id', 's.n', 's.sum', 's.sum_sq'])
+    .leftJoin('user_window_stats as w', (j) => j.onRef('w.user_id', '=', 'h.user_id').on('w.period', '=', period))
+    .select(['h.ticker', 'h.direction', 'h.user_id', 'w.ranked_alpha_count as n', 'w.ranked_alpha_sum as sum', 'w.ranked_alpha_sq_sum as sum_sq'])
     .where('users.deleted_at', 'is', null)
     .execute();
   const byTicker = new Map<string, Holder[]>();
   for (const r of rows) {
     const list = byTicker.get(r.ticker) ?? [];
     byTicker.set(r.ticker, list);
-    // PostgreSQL sums as numeric/bigint (text through pg): numbers here, once.
     list.push({ userId: Number(r.user_id), direction: r.direction, n: Number(r.n ?? 0), sum: Number(r.sum ?? 0), sumSq: Number(r.sum_sq ?? 0) });
   }
   return byTicker;
