@@ -2,6 +2,7 @@
 // social part (feed, public profiles) and the single-bet page.
 import type { BetRow } from '../db/tables.js';
 import type { BetViewRow } from '../db/bet-columns.js';
+import type { OpenBetView } from '../repositories/bets.js';
 import { cancelableUntil, isCancelable, percentageGain } from '../domain/bets.js';
 import { recordCloseReason } from '../domain/record.js';
 import { isoTime } from '../lib/iso-time.js';
@@ -13,7 +14,7 @@ export const iso = isoTime;
  * An OPEN bet marked to market. `mark` is the current (or last known) price;
  * without one the entry price stands, so the gain shows 0 rather than nothing.
  */
-export function toPortfolioBet(row: BetRow, mark: number | undefined, now: number): PortfolioBet {
+export function toPortfolioBet(row: OpenBetView, mark: number | undefined, now: number): PortfolioBet {
   const current = mark ?? row.entry_price;
   return {
     id: row.id,
