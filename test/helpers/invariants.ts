@@ -20,6 +20,27 @@ const TERMINAL: Record<string, { status: string; reason: string }> = {
  * the sums over ranked bets (ranked_gain set); each window's sums the day
  * rows from its start.
  */
+type DayRowSums = { trades: number; score: number; rankedTrades: number; rankedScore: number };
+
+/** Each user's day rows from `fromDay` on, summed. */
+function sumDays(
+  days: Array<{ user_id: number; day: string; trades: number; score_sum: number; ranked_trades: number; ranked_score_sum: number }>,
+  fromDay: string,
+): Map<number, DayRowSums> {
+  const out = new Map<number, DayRowSums>();
+  for (const d of days) {
+    if (d.day < fromDay) continue;
+    const agg = out.get(d.user_id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
+    out.set(d.user_id, {
+      trades: agg.trades + d.trades,
+      score: agg.score + d.score_sum,
+      rankedTrades: agg.rankedTrades + d.ranked_trades,
+      rankedScore: agg.rankedScore + d.ranked_score_sum,
+    });
+  }
+  return out;
+}
+
 export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
   const db = t.ctx.db;
   const { baseBets, baseFollows } = t.ctx.config.capacities;
@@ -128,16 +149,7 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
     assert.ok(close(row?.total_score ?? 0, want.score), `user ${u.id}: ranked board score ${row?.total_score} ≠ ${want.score}`);
   }
 
-  const dayBy = new Map<number, { trades: number; score: number; rankedTrades: number; rankedScore: number }>();
-  for (const d of days) {
-    const agg = dayBy.get(d.user_id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
-    dayBy.set(d.user_id, {
-      trades: agg.trades + d.trades,
-      score: agg.score + d.score_sum,
-      rankedTrades: agg.rankedTrades + d.ranked_trades,
-      rankedScore: agg.rankedScore + d.ranked_score_sum,
-    });
-  }
+  const dayBy = sumDays(days, '');
   for (const u of users) {
     const want = closedBy.get(u.id) ?? { trades: 0, score: 0 };
     const wantRanked = rankedBy.get(u.id) ?? { trades: 0, score: 0 };
@@ -151,17 +163,7 @@ export async function assertDatabaseInvariants(t: TestApp): Promise<void> {
   // Every window row sums its user's day rows from the window's start (migration 0035).
   const windowBy = new Map(windows.map((w) => [`${w.period}|${w.user_id}`, w]));
   for (const { period, start_day } of starts) {
-    const want = new Map<number, { trades: number; score: number; rankedTrades: number; rankedScore: number }>();
-    for (const d of days) {
-      if (d.day < start_day) continue;
-      const agg = want.get(d.user_id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
-      want.set(d.user_id, {
-        trades: agg.trades + d.trades,
-        score: agg.score + d.score_sum,
-        rankedTrades: agg.rankedTrades + d.ranked_trades,
-        rankedScore: agg.rankedScore + d.ranked_score_sum,
-      });
-    }
+    const want = sumDays(days, start_day);
     for (const u of users) {
       const w = want.get(u.id) ?? { trades: 0, score: 0, rankedTrades: 0, rankedScore: 0 };
       const row = windowBy.get(`${period}|${u.id}`);

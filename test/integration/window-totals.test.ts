@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { PERIODS, windowStartDay } from '../../src/domain/rankings.js';
 import { usersAheadQuery, windowLeaderboardQuery, windowTotalsQuery } from '../../src/repositories/rankings.js';
-import { windowStarts } from '../../src/repositories/window-totals.js';
+import { WINDOW_SUMS, windowStarts } from '../../src/repositories/window-totals.js';
 import { currentWindows } from '../../src/services/window-totals.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { forEachDialect } from '../helpers/db.js';
@@ -18,18 +18,7 @@ const USERS = 600;
 const DAYS = 60;
 const DAY_MS = 86_400_000;
 
-const SUMS = [
-  'trades',
-  'score_sum',
-  'alpha_count',
-  'alpha_sum',
-  'alpha_sq_sum',
-  'ranked_trades',
-  'ranked_score_sum',
-  'ranked_alpha_count',
-  'ranked_alpha_sum',
-  'ranked_alpha_sq_sum',
-] as const;
+const SUMS = WINDOW_SUMS;
 
 forEachDialect('window totals', (dialect) => {
   let t: TestApp;
