@@ -112,7 +112,8 @@ forEachDialect('social query plans', (dialect) => {
   });
 
   test("public profile: the user by primary key, open bets, the history page and its count through bets indexes, the page's theses by primary key", async () => {
-    const all = await plans((db) => publicProfile({ ...t.ctx, db }, users[1]!, { limit: 100, offset: 0 }));
+    // Scans off: bet_theses is small and, once autovacuum has analyzed it, PostgreSQL rightly reads it whole at this size.
+    const all = await plans((db) => publicProfile({ ...t.ctx, db }, users[1]!, { limit: 100, offset: 0 }), { noSeqScan: true });
     assert.equal(all.length, 5, all.join('\n---\n'));
     for (const plan of all) assertNoTableScan(plan);
     const text = all.join('\n');
@@ -127,7 +128,7 @@ forEachDialect('social query plans', (dialect) => {
   });
 
   test("the write path's reads: the session and the user by primary key, the capacity check of an opening's insert through bets_user_status_idx, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {
-    const [session] = await plans((db) => findLiveSession(db, 'no-such-session', 0));
+    const [session] = await plans((db) => findLiveSession(db, 'no-such-session', 0), { noSeqScan: true });
     assert.match(session!, dialect === 'sqlite' ? /SEARCH sessions USING INDEX sqlite_autoindex_sessions_1/ : /sessions_pkey/, session);
     const [opener] = await plans((db) => lockPlanHolder(db, users[2]!), { noSeqScan: true });
     assertNoTableScan(opener!);
@@ -160,7 +161,8 @@ forEachDialect('social query plans', (dialect) => {
     assertNoTableScan(running!);
     assert.match(
       running!,
-      dialect === 'sqlite' ? /SEARCH m USING (COVERING )?INDEX sqlite_autoindex_league_members_1 \(league_id=\?\)/ : /league_members_pk/,
+      // PostgreSQL may take either index that starts with or holds league_id while the table is this small; both are seeks at scale.
+      dialect === 'sqlite' ? /SEARCH m USING (COVERING )?INDEX sqlite_autoindex_league_members_1 \(league_id=\?\)/ : /league_members_(pk|user_idx)/,
       running,
     );
     assert.match(running!, /bets_user_status_idx/, running);
