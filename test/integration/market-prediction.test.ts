@@ -81,10 +81,8 @@ forEachDialect('the market seed: one per deployment, shared by its instances', (
       const mine = await quotes(one);
       assert.deepEqual(await quotes({ app: again }), mine);
       const theirs = await quotes(other);
-      assert.ok(
-        theirs.every((p, i) => p !== mine[i]),
-        `two deployments quote ${theirs} and ${mine}`,
-      );
+      // Two independent markets can meet at one ticker's price to the cent by chance (it happened once in CI); not at several.
+      assert.ok(theirs.filter((p, i) => p !== mine[i]).length >= 5, `two deployments quote ${theirs} and ${mine}`);
     } finally {
       await again.close();
       await one.close();
