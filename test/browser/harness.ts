@@ -565,5 +565,7 @@ export class BrowserSuite {
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(/\/app\/portfolio$/);
+    // The address changes before the page does (a navigation waits for the next page's code): what follows acts on Portfolio.
+    await page.getByRole('heading', { level: 1, name: 'Portfolio' }).waitFor();
   }
 }
