@@ -2,7 +2,10 @@
 // built in this process (buildApp, the production configuration of the
 // benchmark, background work off) on a fresh copy of the generated database,
 // one user logs in, and each path is requested `--calls` times through
-// app.inject after three untimed calls. Prints the wall and CPU time a request.
+// app.inject after three untimed calls. Prints the wall and CPU time a request,
+// and the longest the event loop was held at once meanwhile (an upper bound:
+// app.inject's own handling of an answer and the next call's start can share
+// one turn of the loop).
 // For the slow requests a load run hides (a stall of the event loop shows here
 // as its own length); the benchmark's scenarios measure throughput. `{i}` in a
 // path becomes the call's number, so that each call asks something new where
@@ -14,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -45,12 +49,17 @@ try {
     let last = await app.inject({ method: 'GET', url: nth(calls + 1), headers });
     for (let i = 2; i <= 3; i++) last = await app.inject({ method: 'GET', url: nth(calls + i), headers });
     const cpu = process.cpuUsage();
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
     const start = performance.now();
     for (let i = 1; i <= calls; i++) await app.inject({ method: 'GET', url: nth(i), headers });
     const wallMs = (performance.now() - start) / calls;
+    delay.disable();
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000 / calls;
-    console.log(`${url}  ${last.statusCode}, ${last.rawPayload.length} bytes: ${wallMs.toFixed(2)} ms a request (CPU ${cpuMs.toFixed(2)} ms)`);
+    console.log(
+      `${url}  ${last.statusCode}, ${last.rawPayload.length} bytes: ${wallMs.toFixed(2)} ms a request (CPU ${cpuMs.toFixed(2)} ms), the event loop held up to ${(delay.max / 1e6).toFixed(1)} ms at once`,
+    );
   }
 } finally {
   await app.close();

@@ -98,8 +98,24 @@ export async function insertEntryIfNext(db: Db, entry: RecordEntriesTable): Prom
   return (await insertEntryIfNextQuery(db, entry)).length > 0;
 }
 
-export async function entriesOf(db: Db, userId: number): Promise<RecordEntriesTable[]> {
-  return db.selectFrom('record_entries').selectAll().where('user_id', '=', userId).orderBy('seq').execute();
+/** The part of an entry a record sends: the event as stored, the text its hash covers. */
+export type EntryText = Pick<RecordEntriesTable, 'seq' | 'prev_hash' | 'hash' | 'event'>;
+
+/**
+ * Up to `limit` entries of a user's chain after `afterSeq` up to `lastSeq`, in
+ * order: a long chain is read and sent a slice at a time (a range of the
+ * primary key, user_id and seq).
+ */
+export async function entrySlice(db: Db, userId: number, afterSeq: number, lastSeq: number, limit: number): Promise<EntryText[]> {
+  return db
+    .selectFrom('record_entries')
+    .select(['seq', 'prev_hash', 'hash', 'event'])
+    .where('user_id', '=', userId)
+    .where('seq', '>', afterSeq)
+    .where('seq', '<=', lastSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
 }
 
 /**

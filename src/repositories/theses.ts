@@ -26,6 +26,17 @@ export async function thesesOf(db: Db, betIds: readonly number[]): Promise<Map<n
   return out;
 }
 
+/** The theses of one user's bets, by bet id: one statement, driven by the bets' user index, however many bets. */
+export async function thesesOfUser(db: Db, userId: number): Promise<Map<number, ThesisRow>> {
+  const rows = await db
+    .selectFrom('bet_theses')
+    .innerJoin('bets', 'bets.id', 'bet_theses.bet_id')
+    .selectAll('bet_theses')
+    .where('bets.user_id', '=', userId)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.bet_id), r]));
+}
+
 /** Hides a thesis once; the first hiding's instant stays. */
 export async function hideThesis(db: Db, betId: number, now: number): Promise<void> {
   await db.updateTable('bet_theses').set({ hidden_at: now }).where('bet_id', '=', betId).where('hidden_at', 'is', null).execute();

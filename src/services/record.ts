@@ -10,7 +10,7 @@ import { notFound } from '../errors.js';
 import { yieldToLoop } from '../lib/yield.js';
 import {
   dayLeavesAfter,
-  entriesOf,
+  entrySlice,
   findDay,
   headsBefore,
   insertDay,
@@ -28,7 +28,7 @@ import { boardLeavesOf, boardsToPublish, setBoardLeaf } from '../repositories/le
 import { leagueLeafHash } from '../domain/league-record.js';
 import type { RecordDay, UserRecord } from '../schemas/record.js';
 import type { AppEvents, BetEvent } from './events.js';
-import { thesesOf } from '../repositories/theses.js';
+import { thesesOfUser } from '../repositories/theses.js';
 import { thesisServedTo } from '../domain/thesis.js';
 
 /** What the verifiable record uses of the context. */
@@ -216,11 +216,9 @@ export async function recordDay(ctx: RecordDeps, day: string): Promise<RecordDay
   return d;
 }
 
-async function withRecordTheses<B extends { id: number }>(ctx: UserRecordDeps, bets: B[]) {
-  const theses = await thesesOf(
-    ctx.db,
-    bets.map((b) => b.id),
-  );
+async function withRecordTheses<B extends { id: number }>(ctx: UserRecordDeps, userId: number, bets: B[]) {
+  const theses = await thesesOfUser(ctx.db, userId);
+  if (theses.size === 0) return bets;
   return bets.map((b) => {
     const t = theses.get(b.id);
     if (!t || !thesisServedTo(t, null, ctx.config.thesisReportsToHide)) return b;
@@ -228,12 +226,26 @@ async function withRecordTheses<B extends { id: number }>(ctx: UserRecordDeps, b
   });
 }
 
-export async function userRecord(ctx: UserRecordDeps, userId: number): Promise<UserRecord> {
+/**
+ * A user's record up to its chain's head as read here: everything but the
+ * entries, which userRecordText reads as it sends them. The head is read
+ * before the bets, as the entries were before, so a close between the two
+ * shows in the bets and not yet in the chain sent.
+ */
+export interface UserRecordHead {
+  userId: number;
+  /** The last entry sent: entries appended meanwhile wait for the next request. 0 when the chain is empty. */
+  lastSeq: number;
+  bets: UserRecord['bets'];
+  proof: UserRecord['proof'];
+}
+
+export async function userRecordHead(ctx: UserRecordDeps, userId: number): Promise<UserRecordHead> {
   if (!(await userExists(ctx.db, userId))) throw notFound('User not found');
   await publishDay(ctx, yesterday(ctx));
-  const entries = await entriesOf(ctx.db, userId);
+  const lastSeq = (await lastEntry(ctx.db, userId))?.seq ?? 0;
   // A thesis shown to everyone is served with its salt, so the opening entry's thesis_hash can be recomputed (docs/theses.md).
-  const bets = await withRecordTheses(ctx, await userBetStates(ctx.db, userId));
+  const bets = await withRecordTheses(ctx, userId, await userBetStates(ctx.db, userId));
   let proof: UserRecord['proof'] = null;
   const leaf = await latestLeafOf(ctx.db, userId);
   if (leaf) {
@@ -247,12 +259,62 @@ export async function userRecord(ctx: UserRecordDeps, userId: number): Promise<U
       path: await dayProof(ctx, leaf.day, leaf.idx),
     };
   }
-  return {
-    user_id: userId,
-    entries: entries.map((e) => ({ seq: e.seq, prev_hash: e.prev_hash, hash: e.hash, event: JSON.parse(e.event) as RecordEvent })),
-    bets,
-    proof,
-  };
+  return { userId, lastSeq, bets, proof };
+}
+
+/** Splits serialized JSON at the first `"key":[]`: the text before the array's closing bracket, and from it on. */
+function openArray(json: string, key: string): [string, string] {
+  // The first match is the key's: inside a JSON string every quote is escaped.
+  const marker = `"${key}":[`;
+  const at = json.indexOf(`${marker}]`);
+  if (at < 0) throw new Error(`the record shell has no empty ${key}`);
+  return [json.slice(0, at + marker.length), json.slice(at + marker.length)];
+}
+
+/**
+ * The record as JSON text, in pieces: `shell` is the record with no entries and
+ * no bets as the route's response schema serializes it, `betsText` that
+ * schema's serializer of an array of bets. The entries (read a slice at a
+ * time) and the bets (read whole, as of the head) go between their brackets,
+ * a slice at a time with a turn of the event loop between slices, so a record
+ * of tens of thousands of entries (megabytes) never holds the loop, nor the
+ * memory of the whole answer at once. Each event goes out as the bytes
+ * stored, which are the bytes its hash covers: canonical JSON of a RecordEvent
+ * (eventJson).
+ */
+export async function* userRecordText(
+  ctx: RecordDeps,
+  head: UserRecordHead,
+  shell: string,
+  betsText: (bets: UserRecord['bets']) => string,
+  slice = RECORD_SLICE,
+): AsyncGenerator<string> {
+  const [beforeEntries, afterEntries] = openArray(shell, 'entries');
+  const [beforeBets, afterBets] = openArray(afterEntries, 'bets');
+  let text = beforeEntries;
+  let after = 0;
+  while (after < head.lastSeq) {
+    // A slice of entries costs the event loop a few milliseconds, as a slice of a publication's heads does.
+    const entries = await entrySlice(ctx.db, head.userId, after, head.lastSeq, slice);
+    if (entries.length === 0) break;
+    for (const e of entries) {
+      text += `${after === 0 ? '' : ','}{"seq":${e.seq},"prev_hash":"${e.prev_hash}","hash":"${e.hash}","event":${e.event}}`;
+      after = e.seq;
+    }
+    yield text;
+    text = '';
+    await yieldToLoop();
+  }
+  text += beforeBets;
+  for (let i = 0; i < head.bets.length; i += slice) {
+    const bets = betsText(head.bets.slice(i, i + slice));
+    // The slice's array without its brackets, joined to the previous slice's.
+    text += (i === 0 ? '' : ',') + bets.slice(1, -1);
+    yield text;
+    text = '';
+    await yieldToLoop();
+  }
+  yield text + afterBets;
 }
 
 /** Publishes yesterday when it is not yet (run by a timer; requests also publish lazily). */
