@@ -1,22 +1,8 @@
 // The only place that listens on a port and handles process signals.
-import v8 from 'node:v8';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 
-/**
- * After each full collection V8 lets the old generation grow to up to four
- * times what it kept before collecting again, when collections cost it little
- * (as here): under a heavy read's load the heap reached 190-220 MB of mostly
- * promoted garbage. Twice what was kept bounds it near 100 MB with the same
- * throughput (docs/performance.md, Memory); 1.5 times cost a tenth of the
- * feed's. Read at every collection, so setting it here applies to the whole run.
- */
-const HEAP_GROWING_PERCENT = 100;
-
 async function main(): Promise<void> {
-  // One given on the command line or in NODE_OPTIONS is the operator's choice, and stays.
-  if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('--heap-growing-percent')))
-    v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   let config: Config;
   try {
     config = loadConfig(process.env);
