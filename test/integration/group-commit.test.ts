@@ -3,6 +3,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { SQLITE_CACHE_KIB } from '../../src/db/database.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 describe('SQLite group commit', () => {
@@ -20,12 +21,14 @@ describe('SQLite group commit', () => {
       return key;
     });
 
-  test('COMMIT does not sync (WAL, synchronous=NORMAL, no automatic checkpoint) and savepoint journals stay in memory (temp_store=MEMORY)', () => {
+  test('COMMIT does not sync (WAL, synchronous=NORMAL, no automatic checkpoint) , savepoint journals stay in memory (temp_store=MEMORY) and the page cache is 16 MiB', () => {
     const pragma = (name: string) => d.sqlite!.pragma(name, { simple: true });
     assert.equal(pragma('journal_mode'), 'wal');
     assert.equal(pragma('synchronous'), 1); // NORMAL: the WAL is synced after COMMIT, off the event loop
     assert.equal(pragma('wal_autocheckpoint'), 0); // checkpoints run in the worker
     assert.equal(pragma('temp_store'), 2); // MEMORY
+    assert.equal(pragma('cache_size'), -SQLITE_CACHE_KIB); // KiB, bounded: the page cache is resident memory
+    assert.equal(SQLITE_CACHE_KIB, 16 * 1024);
   });
 
   test('concurrent transactions share commits; a failing one undoes only its own writes', async () => {
