@@ -188,7 +188,8 @@ export async function commitOpenBet(db: Db, id: number, price: number, benchmark
 /**
  * OPEN bets whose committed instant (opened_at + the cancel window) is at or
  * before `openedBy + window`, not yet committed and not unranked, by id after
- * `afterId` (the partial index bets_uncommitted_idx holds exactly these).
+ * `afterId`: a range of the partial index bets_uncommitted_idx (status,
+ * opened_at; migration 0037), which holds only bets not committed.
  */
 export async function listUncommittedBets(db: Db, openedBy: number, afterId: number, limit: number): Promise<BetRow[]> {
   return db

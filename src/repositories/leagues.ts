@@ -433,16 +433,34 @@ export async function boardLeavesOf(db: Db, day: string) {
   return db.selectFrom('leagues').select(['id', 'board_hash', 'record_leaf_idx']).where('record_day', '=', day).orderBy('record_leaf_idx').execute();
 }
 
-/** The tickers of OPEN bets held by members of leagues that have ended and are not settled: their end quotes must be published. */
+/**
+ * The tickers of OPEN bets held by members of leagues that have ended and are
+ * not settled: their end quotes must be published. The ended leagues are read
+ * first (almost always none: the league job settles them within seconds), and
+ * only their members' bets then: as one join the planners began at the bets,
+ * walking every open bet (8 ms of the event loop each second on SQLite).
+ */
 export async function tickersAtLeagueEnds(db: Db, now: number, limit: number): Promise<Array<{ ticker: string; at: number }>> {
+  const ended = await db
+    .selectFrom('leagues')
+    .select('id')
+    .where('settled_at', 'is', null)
+    .where('ends_at', '<=', now)
+    .orderBy('ends_at')
+    .limit(limit)
+    .execute();
+  if (ended.length === 0) return [];
   const rows = await db
     .selectFrom('leagues as l')
     .innerJoin('league_members as m', 'm.league_id', 'l.id')
     .innerJoin('bets as b', 'b.user_id', 'm.user_id')
     .select(['b.ticker', 'l.ends_at'])
     .distinct()
-    .where('l.settled_at', 'is', null)
-    .where('l.ends_at', '<=', now)
+    .where(
+      'l.id',
+      'in',
+      ended.map((l) => l.id),
+    )
     .where('b.status', '=', 'OPEN')
     .whereRef('b.opened_at', '>=', 'l.starts_at')
     .whereRef('b.opened_at', '<', 'l.ends_at')

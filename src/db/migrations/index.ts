@@ -31,6 +31,7 @@ import * as m0033 from './0033_history_positions.js';
 import * as m0034 from './0034_timeline.js';
 import * as m0035 from './0035_window_totals.js';
 import * as m0036 from './0036_closed_bets_covering.js';
+import * as m0037 from './0037_uncommitted_by_status.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '0034_timeline': m0034,
   '0035_window_totals': m0035,
   '0036_closed_bets_covering': m0036,
+  '0037_uncommitted_by_status': m0037,
 };
