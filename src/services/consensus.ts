@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import {
   type Consensus,
   closeAfter,
-  closeAtOrBefore,
+  closesAtOrBefore,
   consensusOf,
   type Holder,
   nextDayMove,
@@ -115,12 +115,15 @@ export async function recordConsensusCloses(
   const now = ctx.clock.now();
   const calendar = ctx.config.marketCalendar;
   const due = new Map<number, string[]>();
-  for (const info of ctx.prices.instruments()) {
-    const closeAt = closeAtOrBefore(calendar, info.symbol, now);
+  for (const [symbol, closeAt] of closesAtOrBefore(
+    calendar,
+    ctx.prices.instruments().map((i) => i.symbol),
+    now,
+  )) {
     if (now - closeAt >= CALL_GRACE_MS) continue;
     const list = due.get(closeAt) ?? [];
     due.set(closeAt, list);
-    list.push(info.symbol);
+    list.push(symbol);
   }
   let done = 0;
   if (due.size > 0) await currentWindows(ctx);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { testConfig } from '../../src/config.js';
-import { closeAfter, closeAtOrBefore, consensusOf, type Holder, trackRecordOf, weightOf } from '../../src/domain/consensus.js';
+import { closeAfter, closeAtOrBefore, closesAtOrBefore, consensusOf, type Holder, trackRecordOf, weightOf } from '../../src/domain/consensus.js';
 import { skillOf } from '../../src/domain/rankings.js';
 
 const calendar = testConfig().marketCalendar;
@@ -86,6 +86,16 @@ describe('closes', () => {
     assert.equal(closeAtOrBefore(calendar, 'BTC-USD', at('2026-11-28T18:00:00Z')), at('2026-11-28T00:00:00Z'));
     assert.equal(closeAtOrBefore(calendar, 'BTC-USD', at('2026-11-28T00:00:00Z')), at('2026-11-28T00:00:00Z'));
     assert.equal(closeAfter(calendar, 'BTC-USD', at('2026-11-28T00:00:00Z')), at('2026-11-29T00:00:00Z'));
+  });
+
+  test('closesAtOrBefore gives every ticker what closeAtOrBefore gives it, stocks and crypto mixed', () => {
+    const tickers = ['AAPL', 'BTC-USD', 'SPY', 'ETH-USD', 'MSFT'];
+    for (const t of ['2026-11-25T20:00:00Z', '2026-11-25T21:00:00Z', '2026-11-26T12:00:00Z', '2026-11-28T00:00:00Z', '2026-07-01T23:00:00Z']) {
+      const closes = closesAtOrBefore(calendar, tickers, at(t));
+      assert.deepEqual([...closes.keys()], tickers);
+      for (const ticker of tickers) assert.equal(closes.get(ticker), closeAtOrBefore(calendar, ticker, at(t)), `${ticker} at ${t}`);
+    }
+    assert.equal(closesAtOrBefore(calendar, [], at('2026-11-25T20:00:00Z')).size, 0);
   });
 });
 
