@@ -2,7 +2,9 @@
 // starts as `npm start` runs it (the start script's flags) on a fresh copy of
 // the generated data (so its first start publishes yesterday's record, as the
 // benchmark's does), then logs in 64 users 16 at a time, then takes each read
-// below at full load for a while. After each step: resident memory (VmRSS),
+// below at full load for a while, then has the trader with 10,000 followers
+// open and close a bet five times, the outbox delivering each opening's
+// notices before the next. After each step: resident memory (VmRSS),
 // its peak so far (VmHWM), and the largest JavaScript heap seen during the
 // step (the metrics port, sampled every 250 ms).
 //
@@ -17,6 +19,7 @@ import { PRESETS } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf, FIRST_ORDINARY_ID, ROLES } from './lib/roles.js';
 import { freePort, memoryOf, serviceCommand, startServer } from './lib/server.js';
 import { serviceEnv } from './lib/service-env.js';
+import { measureFanOut, outboxQueue } from './lib/fanout.js';
 import { findWrk, runWrk, WRK_MISSING } from './lib/wrk.js';
 
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '15' } } });
@@ -84,6 +87,19 @@ try {
       durationS,
     });
     report(`GET ${p}, ${durationS} s`, `${Math.round(r.rps).toLocaleString('en-US')} req/s`);
+  }
+  const queue = outboxQueue(`sqlite:${database}`);
+  try {
+    const [step] = await measureFanOut(server.url, [{ followers: 10_000, cookie: await logIn(ROLES.fanOutLarge.id) }], 5, queue, 120);
+    const delivered = step!.delivered;
+    report(
+      'fan-out: 5 opens at 10,000 followers',
+      delivered?.seconds
+        ? `the last ${delivered.pendingAtStart.toLocaleString('en-US')} notices delivered in ${delivered.seconds.toFixed(1)} s`
+        : (step!.failed ?? 'notices left'),
+    );
+  } finally {
+    await queue.close();
   }
 } finally {
   clearInterval(sampler);

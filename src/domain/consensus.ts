@@ -116,8 +116,12 @@ export function closesAtOrBefore(calendar: MarketCalendar, tickers: Iterable<str
   let nyse: number | undefined;
   const closes = new Map<string, number>();
   for (const ticker of tickers) {
-    if (isCryptoTicker(ticker)) closes.set(ticker, closeAtOrBefore(calendar, ticker, t));
-    else closes.set(ticker, (nyse ??= closeAtOrBefore(calendar, ticker, t)));
+    if (isCryptoTicker(ticker)) {
+      closes.set(ticker, closeAtOrBefore(calendar, ticker, t));
+      continue;
+    }
+    nyse ??= closeAtOrBefore(calendar, ticker, t);
+    closes.set(ticker, nyse);
   }
   return closes;
 }
