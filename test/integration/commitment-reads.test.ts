@@ -161,7 +161,9 @@ forEachDialect('the commitment job reads', (dialect) => {
         const row = t.database.sqlite!.prepare("select sql from sqlite_master where name = 'bets_uncommitted_idx'").get() as { sql: string };
         return row.sql;
       }
-      const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'bets_uncommitted_idx'`.execute(t.ctx.db);
+      const { rows } = await sql<{
+        indexdef: string;
+      }>`select indexdef from pg_indexes where schemaname = current_schema() and indexname = 'bets_uncommitted_idx'`.execute(t.ctx.db);
       return rows[0]!.indexdef;
     };
     const db = t.ctx.db as unknown as Parameters<typeof m0037.down>[0];
