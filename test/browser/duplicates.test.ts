@@ -33,10 +33,25 @@ describe('issue 36 duplicates and confirmation in Chromium', { skip: skipReason 
           page.on('request', (r) => {
             if (r.method() === 'POST' && new URL(r.url()).pathname === '/bet/open') opens++;
           });
+          // The first read of the portfolio is held until after the click: a submit before it came back
+          // opened a duplicate without asking (CI, a loaded machine).
+          let releasePortfolio = () => {};
+          const portfolioHeld = new Promise<void>((resolve) => {
+            releasePortfolio = resolve;
+          });
+          await page.route(
+            (url) => url.pathname === '/portfolio',
+            async (route) => {
+              await portfolioHeld;
+              await route.continue();
+            },
+            { times: 1 },
+          );
           await page.goto('/app/markets?ticker=AAPL');
           await page.getByTestId('ticker-price').filter({ hasText: /\d/ }).waitFor();
           const submit = page.getByRole('button', { name: 'Open LONG on AAPL' });
           await submit.click();
+          releasePortfolio();
           const question = page.getByTestId('confirm-duplicate');
           await question.getByText(`You already hold an open LONG AAPL bet (#${held.bet_id}). Open another one?`).waitFor();
           assert.equal(opens, 0, 'nothing sent before the answer');

@@ -272,9 +272,11 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
   useEffect(() => {
     if (open.data !== undefined || open.error !== null) outcome.current?.focus();
   }, [open.data, open.error]);
-  const submit = (e: FormEvent) => {
+  // Set while the portfolio is still on its way at a submit: the question needs it, so the form waits for it.
+  const [checking, setChecking] = useState(false);
+  const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (sl === undefined || tp === undefined || duplicate) return;
+    if (sl === undefined || tp === undefined || duplicate || checking) return;
     const body: OpenBody = {
       ticker,
       direction,
@@ -283,7 +285,18 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
       ...(sl !== null ? { stop_loss: sl } : {}),
       ...(tp !== null ? { take_profit: tp } : {}),
     };
-    const held = portfolio.data?.find((b) => b.ticker === ticker && b.direction === direction);
+    let bets = portfolio.data;
+    if (bets === undefined) {
+      // A submit before the first read came back would skip the question; the server opens duplicates
+      // anyway, so a portfolio that cannot be read leaves the bet to open without it.
+      setChecking(true);
+      try {
+        bets = (await portfolio.refetch()).data;
+      } finally {
+        setChecking(false);
+      }
+    }
+    const held = bets?.find((b) => b.ticker === ticker && b.direction === direction);
     if (held) setDuplicate({ body, held: held.id });
     else open.mutate(body);
   };
@@ -332,6 +345,7 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
         className="btn btn-primary"
         disabled={
           duplicate !== null ||
+          checking ||
           open.isPending ||
           (targetDate !== '' && targetDate < today) ||
           sl === undefined ||
