@@ -17,35 +17,50 @@ export function isLoopbackHost(hostname: string): boolean {
 
 const effectivePort = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : '80');
 
-/** The address to send this request to instead, or null to answer it here. */
-export function loopbackRedirect(
-  publicUrl: string,
-  webMount: string | null,
-  request: Pick<FastifyRequest, 'method' | 'url' | 'host'>,
-): string | null {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+type Asked = Pick<FastifyRequest, 'method' | 'url' | 'host'>;
+
+/**
+ * The redirect rule for one PUBLIC_URL and web mount, parsed once: the hook runs
+ * on every request, and an API path leaves after a look at its method and path.
+ */
+export function loopbackRedirector(publicUrl: string, webMount: string | null): (request: Asked) => string | null {
   const target = new URL(publicUrl);
-  if (!isLoopbackHost(target.hostname)) return null;
-  const path = request.url.split('?')[0] ?? '';
-  const page = LOCAL_PAGES.some((p) => path.startsWith(p)) || (webMount !== null && (path === webMount.slice(0, -1) || path.startsWith(webMount)));
-  if (!page) return null;
-  let asked: URL;
-  try {
-    asked = new URL(`${target.protocol}//${request.host}`);
-  } catch {
-    return null;
-  }
-  if (!isLoopbackHost(asked.hostname) || asked.hostname === target.hostname.toLowerCase()) return null;
-  if (effectivePort(asked) !== effectivePort(target)) return null;
-  return `${target.origin}${request.url}`;
+  if (!isLoopbackHost(target.hostname)) return () => null;
+  const targetHost = target.hostname.toLowerCase();
+  const targetPort = effectivePort(target);
+  const appRoot = webMount === null ? null : webMount.slice(0, -1);
+  return (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+    const query = request.url.indexOf('?');
+    const path = query === -1 ? request.url : request.url.slice(0, query);
+    const page = LOCAL_PAGES.some((p) => path.startsWith(p)) || (webMount !== null && (path === appRoot || path.startsWith(webMount)));
+    if (!page) return null;
+    let asked: URL;
+    try {
+      asked = new URL(`${target.protocol}//${request.host}`);
+    } catch {
+      return null;
+    }
+    if (!isLoopbackHost(asked.hostname) || asked.hostname === targetHost) return null;
+    if (effectivePort(asked) !== targetPort) return null;
+    return `${target.origin}${request.url}`;
+  };
+}
+
+/** The address to send this request to instead, or null to answer it here. */
+export function loopbackRedirect(publicUrl: string, webMount: string | null, request: Asked): string | null {
+  return loopbackRedirector(publicUrl, webMount)(request);
 }
 
 /** Installed before the routes, so the redirect comes before a page's own checks (its session, its 404). */
 export function installLoopbackRedirect(app: FastifyInstance, webMount: string | null): void {
   const { publicUrl } = app.ctx.config;
   if (!isLoopbackHost(new URL(publicUrl).hostname)) return;
-  app.addHook('onRequest', async (request, reply) => {
-    const to = loopbackRedirect(publicUrl, webMount, request);
-    if (to !== null) return reply.redirect(to, 307);
+  const redirectOf = loopbackRedirector(publicUrl, webMount);
+  // A callback hook rather than an async one: it runs on every request.
+  app.addHook('onRequest', (request, reply, done) => {
+    const to = redirectOf(request);
+    if (to === null) return done();
+    reply.redirect(to, 307);
   });
 }
