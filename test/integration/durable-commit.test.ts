@@ -10,12 +10,17 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { behindBytes } from '../../src/db/checkpointer.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
-import { type CommitEvent, GroupCommitter, WalSyncFailedError } from '../../src/db/group-commit.js';
+import { type CommitEvent, GroupCommitter, SLICE_MS, WalSyncFailedError } from '../../src/db/group-commit.js';
 import type { Db } from '../../src/db/tables.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 const insert = (trx: Db, key: string, value = 'v') => trx.insertInto('settings').values({ key, value }).execute();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Holds the event loop, as a member's synchronous statements do. */
+const hold = (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {}
+};
 
 describe('group commit with a WAL sync', () => {
   let d: TestDatabase;
@@ -59,6 +64,59 @@ describe('group commit with a WAL sync', () => {
       assert.ok(ran >= 0 && commit > ran && start > commit && end > start, `member ${k}: commit and sync follow it`);
       assert.ok(answered > end, `member ${k} answered at ${answered}, its sync ended at ${end}`);
     }
+  });
+
+  test('a long batch gives the event loop turns between members and between answers, still one commit and one sync', async () => {
+    const log: string[] = [];
+    const committer = new GroupCommitter(d.db, {
+      sync: async () => {
+        log.push('sync-end');
+      },
+      onEvent: (e) => {
+        if (e.type === 'commit') log.push(`commit of ${e.members}`);
+      },
+    });
+    // Counts the turns of the event loop while the batch runs.
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const memberMs = Math.ceil(SLICE_MS / 3);
+    const ranIn: number[] = [];
+    const answeredIn: number[] = [];
+    const member = (k: number) =>
+      committer.run(async (trx) => {
+        ranIn[k] = turn;
+        hold(memberMs);
+        await insert(trx, `turns${k}`);
+        // The first member, in the batch's first turn, queues one more: it joins after the batch's next turn.
+        if (k === 0) {
+          setImmediate(async () => {
+            await member(24);
+            answeredIn[24] = turn;
+          });
+        }
+      });
+    await Promise.all(
+      Array.from({ length: 24 }, async (_, k) => {
+        await member(k);
+        answeredIn[k] = turn;
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    ticking = false;
+    assert.deepEqual(log, ['commit of 25', 'sync-end'], 'the 25 members in one commit and one sync');
+    assert.equal(committer.stats.batches, 1);
+    const memberTurns = new Set(ranIn);
+    // 25 members of at least SLICE_MS / 3 each: a turn after every three at most.
+    assert.ok(memberTurns.size >= 8, `the members ran in ${memberTurns.size} turns: ${ranIn.join(',')}`);
+    assert.ok(new Set(answeredIn).size >= 3, `the answers came in ${new Set(answeredIn).size} turns: ${answeredIn.join(',')}`);
+    assert.ok(Math.min(...answeredIn) >= Math.max(...ranIn), 'no answer before the last member ran');
+    const rows = await d.db.selectFrom('settings').select('key').where('key', 'like', 'turns%').execute();
+    assert.equal(rows.length, 25);
   });
 
   test('a failed sync rejects its batch; the writes are committed but every later write is refused', async () => {
