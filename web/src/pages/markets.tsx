@@ -273,10 +273,12 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
     if (open.data !== undefined || open.error !== null) outcome.current?.focus();
   }, [open.data, open.error]);
   // Set while the portfolio is still on its way at a submit: the question needs it, so the form waits for it.
+  // The ref stops a second click of the same render; the state disables the button.
   const [checking, setChecking] = useState(false);
+  const checkingNow = useRef(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (sl === undefined || tp === undefined || duplicate || checking) return;
+    if (sl === undefined || tp === undefined || duplicate || checkingNow.current) return;
     const body: OpenBody = {
       ticker,
       direction,
@@ -289,10 +291,12 @@ function OpenBetForm({ ticker, kind, price }: { ticker: string; kind: Instrument
     if (bets === undefined) {
       // A submit before the first read came back would skip the question; the server opens duplicates
       // anyway, so a portfolio that cannot be read leaves the bet to open without it.
+      checkingNow.current = true;
       setChecking(true);
       try {
         bets = (await portfolio.refetch()).data;
       } finally {
+        checkingNow.current = false;
         setChecking(false);
       }
     }
