@@ -17,10 +17,11 @@
 //
 // better-sqlite3 runs each statement synchronously, so a batch of 64 writes,
 // and the answers to them, would hold the event loop for one long turn
-// (100-200 ms under 64 writers). The batch gives the loop back between members
-// once it has held it for SLICE_MS, and answers its members a few at a time:
-// requests that need no connection are answered meanwhile, later writes join
-// the batch, and reads still wait for the connection, which the batch holds.
+// (80-110 ms under 64 writers in the benchmark). The batch gives the loop
+// back between members once it has held it for SLICE_MS, and answers its
+// members a few at a time: requests that need no connection are answered
+// meanwhile, later writes join the batch, and reads still wait for the
+// connection, which the batch holds.
 import { CompiledQuery } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { Db } from './tables.js';
