@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The service as an image: docker build -t paper-bets . (docs/deploy.md).
 # Three stages on one Debian release (trixie): the full node image has the
-# compilers the native addons (better-sqlite3, argon2) may need, the slim one
+# compilers the native addon better-sqlite3 may need, the slim one
 # does not, so the production node_modules are installed on the full image and
 # copied into the slim one, whose C library is the same.
 
@@ -26,9 +26,9 @@ FROM node:26-trixie-slim
 # start; an image that chose the simulators would run on them unnoticed
 # (docs/deploy.md).
 # MALLOC_MMAP_THRESHOLD_: glibc maps allocations of 4 MiB and more and returns
-# them when freed. Without it, glibc's moving threshold serves argon2's 7 MiB
-# per password hash from the arena of each thread-pool thread that hashed, and
-# keeps it resident: up to 28 MiB for the four threads (docs/performance.md).
+# them when freed. Without it, glibc's moving threshold, once risen past such a
+# size, serves it from the arena of the thread that asked and keeps it
+# resident (docs/performance.md, Memory).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=4194304 \
     HOST=0.0.0.0 \

@@ -665,7 +665,8 @@ async function runRounds(
       loginsPerSecond: median(mixLogins),
     };
     log(
-      `GET /leaderboard during logins (${loginMixResult.loginsPerSecond!.toFixed(1)} logins/s): p99 ${leaderboard.p99Ms} ms, ` +
+      `GET /leaderboard during logins (${loginMixResult.loginsPerSecond!.toFixed(1)} logins/s): p50 ${leaderboard.p50Ms} ms, p99 ${leaderboard.p99Ms} ms, ` +
+        `longest stall ${leaderboard.stalls ? `${leaderboard.stalls.longestMs} ms (${leaderboard.stalls.cause})` : 'not measured'}, ` +
         `target p99 ≤ ${mixTarget.maxP99Ms} ms: ${loginMixResult.pass ? 'pass' : 'FAIL'}`,
     );
   }
@@ -710,17 +711,21 @@ async function loginMixRound(
     const p = await probe(stage.url, plan);
     if (!p.ok) return { failure: { status: 'failing', detail: `${p.step} answered ${p.status} ${p.body}`, target, pass: false } };
   }
+  const stallsBefore = await scrapeServers(stage.servers);
   const { value, ...sampled } = await withSampling(stage.servers, () =>
     Promise.all([
       runWrk({ binary: wrk!, url: stage.url, plan: logins, connections: loginConnections, durationS }),
       runWrk({ binary: wrk!, url: stage.url, plan: reads, connections, durationS }),
     ]),
   );
+  const stalls = stallsOver(stallsBefore, await scrapeServers(stage.servers));
   const [loginLoad, readLoad] = value;
   const errors = [failures(loginLoad) && `logins: ${failures(loginLoad)}`, failures(readLoad) && `leaderboard: ${failures(readLoad)}`]
     .filter(Boolean)
     .join('; ');
-  return { measured: measuredOf(readLoad, sampled, 1, hello.rps, hello.microsPerRequest, hello.p99Ms), loginsPerSecond: loginLoad.rps, errors };
+  const measured = measuredOf(readLoad, sampled, 1, hello.rps, hello.microsPerRequest, hello.p99Ms);
+  measured.stalls = stalls;
+  return { measured, loginsPerSecond: loginLoad.rps, errors };
 }
 
 /**

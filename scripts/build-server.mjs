@@ -26,7 +26,7 @@ export const COMMANDS = ['db-backup', 'db-copy', 'verify-log'];
  * Telegram), whose code paths run only against those services, as their
  * authors ship them. Each the server imports is one of package.json's dependencies.
  */
-export const EXTERNAL = ['better-sqlite3', 'argon2', '@fastify/swagger-ui', '@fastify/swagger', 'ioredis', 'pg-native', 'stripe', 'grammy'];
+export const EXTERNAL = ['better-sqlite3', '@node-rs/argon2', '@fastify/swagger-ui', '@fastify/swagger', 'ioredis', 'pg-native', 'stripe', 'grammy'];
 
 /**
  * In a bundle every module shares the bundle's import.meta.url; a module that

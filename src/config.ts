@@ -63,7 +63,7 @@ export interface Config {
     mailPerClientPerHour: number;
   };
   bodyLimitBytes: number;
-  /** How many argon2 hashes may run at once (each takes a libuv thread). */
+  /** How many argon2 hashes may run at once (each on a thread of its own, src/services/hash-threads.ts). */
   hashConcurrency: number;
   /** Per-account ceilings on password checks (with rate limits on): failures, beside rateLimits' per IP+account one, and confirmations per hour. */
   accountThrottle: {

@@ -26,7 +26,8 @@ import { MemoryPasswordBudget, RedisPasswordBudget } from './services/password-b
 import { MailChannel } from './services/mail-delivery.js';
 import { PushChannel } from './services/push-delivery.js';
 import { mailKeyFrom } from './services/mail-tokens.js';
-import { PasswordHasher } from './services/passwords.js';
+import { threadHashing } from './services/hash-threads.js';
+import { HASH_OPTIONS, PasswordHasher } from './services/passwords.js';
 import { CachedPriceService, MemoryPriceStore, quoteLogOf, RedisPriceStore } from './services/prices.js';
 import { ProviderStatus } from './services/provider-status.js';
 import { observeQueues } from './services/queue-metrics.js';
@@ -107,6 +108,10 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
         }),
       ],
     });
+    // Hashes on threads of their own at the lowest priority, unless a test injects its hashing.
+    const ownHashing = deps.passwordHashing ? null : threadHashing(config.hashConcurrency, HASH_OPTIONS);
+    const hashThreads = ownHashing?.threads ?? null;
+    const passwordHashing = deps.passwordHashing ?? ownHashing!;
     const priceProvider = deps.prices ?? createPriceProvider(config, clock, marketSeed);
     const sessions = new SessionCache(clock, redis);
     const ctx: AppContext = {
@@ -124,7 +129,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
           perClient: config.rateLimits.enabled ? config.hashQueue.perClient : Number.POSITIVE_INFINITY,
           loginReserve: config.hashQueue.loginReserve,
         },
-        deps.passwordHashing,
+        passwordHashing,
       ),
       tokens: new SessionTokens(jwtSecret),
       sessions,
@@ -164,6 +169,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
         mailSender.close();
         await metrics.stop();
         await sessions.stop();
+        await hashThreads?.close();
         await release();
       },
     };

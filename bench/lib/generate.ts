@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import pg from 'pg';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { argon2Hashing } from '../../src/services/passwords.js';
+import { threadHashing } from '../../src/services/hash-threads.js';
+import { HASH_OPTIONS } from '../../src/services/passwords.js';
 import { FEED_FANOUT_MAX_FOLLOWERS } from '../../src/domain/feed.js';
 import { renumberHistory } from '../../src/repositories/bets.js';
 import { fillTimelines, markHeavilyFollowedAll } from '../../src/repositories/timeline.js';
@@ -63,7 +64,9 @@ export async function generate(
   let bulk: BulkTarget | null = null;
   try {
     await phase('migrate', () => migrateToLatest(handle));
-    const hash = await argon2Hashing().hash(BENCH_PASSWORD);
+    const hashing = threadHashing(1, HASH_OPTIONS);
+    const hash = await hashing.hash(BENCH_PASSWORD);
+    await hashing.threads.close();
     if (handle.sqlite) handle.sqlite.pragma('journal_mode = MEMORY');
     bulk = handle.sqlite ? sqliteTarget(handle.sqlite) : await postgresTarget((target as { url: string }).url, handle.pgSchema!);
     const b = bulk;

@@ -379,7 +379,8 @@ export function markdown(report: Report): string {
   if (mix.leaderboard) {
     lines.push(
       `GET /leaderboard while logins run at full speed (${num(mix.loginsPerSecond ?? 0, 1)} logins/s): ` +
-        `${num(mix.leaderboard.perSecond)} req/s, p99 ${num(mix.leaderboard.p99Ms, 1)} ms (target ${describeTarget(mix.target)}): ${verdict(mix.pass)}.`,
+        `${num(mix.leaderboard.perSecond)} req/s, p50 ${num(mix.leaderboard.p50Ms, 1)} ms, p99 ${num(mix.leaderboard.p99Ms, 1)} ms ` +
+        `(target ${describeTarget(mix.target)}), longest stall ${stallText(mix.leaderboard.stalls)}: ${verdict(mix.pass)}.`,
     );
   } else {
     lines.push(`GET /leaderboard while logins run at full speed: ${mix.status}${mix.detail ? ` (${mix.detail})` : ''}: ${verdict(mix.pass)}.`);

@@ -1,5 +1,5 @@
-// Password hashing with argon2id. Hashes run on libuv's thread pool, never on
-// the event loop; a bounded, fair queue decides which requests get a thread:
+// Password hashing with argon2id. Hashes run on threads of their own, never on
+// the event loop (src/services/hash-threads.ts); a bounded, fair queue decides which requests get a thread:
 // - at most `concurrency` hashes run at once, so a burst cannot starve other
 //   work of threads and memory;
 // - at most `maxWaiting` more wait, each at most `maxWaitMs`: beyond that the
@@ -13,19 +13,15 @@
 //   registrations (which cost hashes even with the right password) can fill
 //   only the rest, so however many accounts send them, a login still gets a
 //   place and the next free thread.
-import argon2 from 'argon2';
 import { serviceUnavailable, tooManyRequests } from '../errors.js';
 
 // argon2id at 7 MiB, 5 passes, 1 lane: one of the settings OWASP's password
 // storage cheat sheet lists as equal in defence to its 19 MiB, 2 passes (the
 // same memory passes, so the same time a hash), chosen for what stays
-// resident. Each hash's memory comes from glibc's arena of the thread-pool
-// thread that ran it, and once glibc's moving mmap threshold has risen past
-// that size the arena keeps it: at 19 MiB the four threads kept 78 MiB after
-// a few logins, at 7 MiB they keep at most 28 (docs/performance.md, Memory).
-// Hashes made with other settings still verify, and are made again at the
-// next login (login in src/services/accounts.ts).
-export const HASH_OPTIONS = { type: argon2.argon2id, memoryCost: 7168, timeCost: 5, parallelism: 1 } as const;
+// resident while logins run (docs/performance.md, Memory). Hashes made with
+// other settings still verify, and are made again at the next login (login
+// in src/services/accounts.ts). The hashing itself: src/services/hash-threads.ts.
+export const HASH_OPTIONS = { memoryCost: 7168, timeCost: 5, parallelism: 1 } as const;
 
 /** The hashing itself, without queueing; tests inject a fake with controlled latency. */
 export interface PasswordHashing {
@@ -34,28 +30,6 @@ export interface PasswordHashing {
   verify(hash: string, password: string): Promise<boolean>;
   /** True when a stored hash was made with other settings than hash() uses now. */
   needsRehash(hash: string): boolean;
-}
-
-export function argon2Hashing(): PasswordHashing {
-  return {
-    hash: (password) => argon2.hash(password, HASH_OPTIONS),
-    needsRehash(hash) {
-      // A hash that is not argon2's cannot have verified: nothing to replace.
-      if (!hash.startsWith('$argon2')) return false;
-      try {
-        return !hash.startsWith('$argon2id$') || argon2.needsRehash(hash, HASH_OPTIONS);
-      } catch {
-        return false;
-      }
-    },
-    async verify(hash, password) {
-      try {
-        return await argon2.verify(hash, password);
-      } catch {
-        return false;
-      }
-    },
-  };
 }
 
 export interface HashQueueLimits {
@@ -106,8 +80,8 @@ export class PasswordHasher {
 
   constructor(
     private readonly limits: HashQueueLimits,
-    /** The hashing behind the queue (argon2id unless a test injects another). */
-    readonly hashing: PasswordHashing = argon2Hashing(),
+    /** The hashing behind the queue (threadHashing's argon2id unless a test injects another). */
+    readonly hashing: PasswordHashing,
   ) {}
 
   /** Hashes running and waiting now. */

@@ -30,9 +30,10 @@ function tsFiles(dir: string): string[] {
 /** The packages a module imports at run time (type-only imports vanish in the build). */
 function packagesImported(source: string): string[] {
   const found = new Set<string>();
-  // Static and dynamic imports, and packages loaded on first use through createRequire(import.meta.url)('name').
+  // Static and dynamic imports, packages loaded on first use through createRequire(import.meta.url)('name'),
+  // and those resolved there for a worker thread to load (createRequire(import.meta.url).resolve('name')).
   const specifier =
-    /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\bcreateRequire\([^)]*\)\(\s*['"]([^'"]+)['"]\s*\)/gm;
+    /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\bcreateRequire\([^)]*\)(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/gm;
   for (const m of source.matchAll(specifier)) {
     if (m[2]) continue;
     const spec = m[3] ?? m[4] ?? m[5]!;
@@ -54,9 +55,10 @@ test('the import scan sees value imports and skips type-only ones', () => {
     "import path from 'path';",
     "const m = await import('argon2');",
     "const sdk = createRequire(import.meta.url)('lazy-sdk') as typeof Sdk;",
+    "const forWorker = createRequire(import.meta.url).resolve('@scope/native');",
     'import {\n  a,\n  b,\n} from "multi-line";',
   ].join('\n');
-  assert.deepEqual(packagesImported(source).sort(), ['@scope/pkg', 'argon2', 'fastify', 'lazy-sdk', 'luxon', 'multi-line']);
+  assert.deepEqual(packagesImported(source).sort(), ['@scope/native', '@scope/pkg', 'argon2', 'fastify', 'lazy-sdk', 'luxon', 'multi-line']);
 });
 
 test('dependencies are exactly the packages the built server and its commands import', () => {
