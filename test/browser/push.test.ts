@@ -104,12 +104,20 @@ describe('installable app and push notices in Chromium', { skip: skipReason }, (
           // Chromium's push service is not there: hand the decrypted payload to the service worker.
           const cdp = await context.newCDPSession(page);
           const registrations: Array<{ registrationId: string; scopeURL: string }> = [];
+          const versions: Array<{ registrationId: string; status: string }> = [];
           cdp.on('ServiceWorker.workerRegistrationUpdated', (e: { registrations: Array<{ registrationId: string; scopeURL: string }> }) => {
             registrations.push(...e.registrations);
+          });
+          cdp.on('ServiceWorker.workerVersionUpdated', (e: { versions: Array<{ registrationId: string; status: string }> }) => {
+            versions.push(...e.versions);
           });
           await cdp.send('ServiceWorker.enable');
           const reg = await until('the service worker registration', async () =>
             registrations.find((r) => r.scopeURL === `${suite.server.baseUrl}/app/`),
+          );
+          // A push handed to a registration whose worker is not yet activated is dropped (a loaded machine shows it).
+          await until('the service worker activated', async () =>
+            versions.some((v) => v.registrationId === reg.registrationId && v.status === 'activated'),
           );
           await cdp.send('ServiceWorker.deliverPushMessage', {
             origin: suite.server.baseUrl,
