@@ -1,24 +1,26 @@
-// Password hashes on worker threads of their own.
+// Password hashes on threads of their own, at the lowest CPU priority.
 //
-// An argon2id hash is 15-20 ms of CPU and 7 MiB of memory. On libuv's thread
-// pool two hashes held two of its four threads, which the WAL's sync and file
-// work share, and glibc kept each hash's memory in the arena of every pool
-// thread that had hashed (up to 28 MiB, docs/performance.md, Memory). Here
-// each hash runs synchronously on one of `HASH_CONCURRENCY` worker threads,
-// whose memory is returned after each hash, and the pool stays the disk's.
-//
-// Their CPU priority is the event loop's. At nice 19 the event loop kept its
-// core while logins ran (the leaderboard during logins 5.8x faster in the
-// benchmark), but hashes then also waited for every other busy process on
-// the machine: the test suite, whose tests sign up users beside one another,
-// took twice as long, and a database busy on the same host would do the same
-// to logins.
+// An argon2id hash is 15-20 ms of CPU. On libuv's thread pool it competed
+// with the event loop at equal priority: on a machine with one core for the
+// service, two hashes running took two thirds of it, and every request
+// waiting behind the event loop paid for it (the leaderboard during logins,
+// docs/performance.md). Here each hash runs synchronously on a worker thread
+// whose nice value is raised (Linux sets it per thread), so the scheduler
+// gives the core to the event loop first and the hash the rest; on a machine
+// with a core to spare nothing changes. Logins then slow down rather than
+// every other request, and the hash queue (passwords.ts) answers 503 to those
+// that wait too long. The libuv pool keeps its threads for the disk (the
+// WAL's sync), at normal priority, and each hash's 7 MiB is returned after it
+// instead of staying in a pool thread's malloc arena.
 //
 // The hashes are argon2's PHC strings, the same as before: stored hashes
 // verify unchanged.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { PasswordHashing } from './passwords.js';
+
+/** The nice value of a hashing thread: the lowest priority (Linux weighs it 15 against the event loop's 1024). */
+export const HASH_THREAD_NICE = 19;
 
 export interface HashParams {
   memoryCost: number;
@@ -33,6 +35,17 @@ type Reply = { id: number; ok: true; value: string | boolean } | { id: number; o
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const argon2 = require(workerData.argon2Module);
+const fs = require('node:fs');
+const os = require('node:os');
+let tid = null;
+let niced = false;
+try {
+  // /proc/thread-self names this thread's own task; setpriority on its id changes this thread alone (Linux).
+  tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+  os.setPriority(tid, workerData.nice);
+  niced = os.getPriority(tid) === workerData.nice;
+} catch {}
+parentPort.postMessage({ ready: true, tid, niced });
 const options = { algorithm: argon2.Algorithm.Argon2id, ...workerData.params };
 parentPort.on('message', ({ id, job }) => {
   try {
@@ -44,11 +57,18 @@ parentPort.on('message', ({ id, job }) => {
 });
 `;
 
+export interface ThreadPriority {
+  tid: number | null;
+  niced: boolean;
+}
+
 interface Thread {
   worker: Worker;
   busy: boolean;
   /** It crashed or exited: no answer will come from it. */
   lost: boolean;
+  /** Its task id, and whether its priority was lowered (false where the system does not allow it). */
+  started: Promise<ThreadPriority>;
 }
 
 /** The thread ran no more (it crashed or was stopped): not an answer about the password. */
@@ -84,9 +104,9 @@ export class HashThreads {
     return this.run({ op: 'verify', hash, password }) as Promise<boolean>;
   }
 
-  /** Threads running now (started when first needed). */
-  get started(): number {
-    return this.threads.length;
+  /** Each started thread's task id and whether it runs at the lowered priority. */
+  priorities(): Promise<ThreadPriority[]> {
+    return Promise.all(this.threads.map((t) => t.started));
   }
 
   async close(): Promise<void> {
@@ -149,10 +169,12 @@ export class HashThreads {
       eval: true,
       // A test run's TypeScript loader is not needed there.
       execArgv: [],
-      workerData: { argon2Module: this.argon2Module, params: this.params },
+      workerData: { argon2Module: this.argon2Module, nice: HASH_THREAD_NICE, params: this.params },
     });
-    const thread: Thread = { worker, busy: false, lost: false };
-    worker.on('message', (msg: Reply) => {
+    let readied: (p: ThreadPriority) => void = () => undefined;
+    const thread: Thread = { worker, busy: false, lost: false, started: new Promise((resolve) => (readied = resolve)) };
+    worker.on('message', (msg: Reply | ({ ready: true } & ThreadPriority)) => {
+      if ('ready' in msg) return readied({ tid: msg.tid, niced: msg.niced });
       const p = this.pending.get(msg.id);
       if (!p) return;
       this.pending.delete(msg.id);
@@ -162,6 +184,7 @@ export class HashThreads {
     // A thread that dies fails its hash; the next call starts another.
     const lost = (reason: string) => {
       thread.lost = true;
+      readied({ tid: null, niced: false });
       const i = this.threads.indexOf(thread);
       if (i >= 0) this.threads.splice(i, 1);
       for (const [id, p] of this.pending)

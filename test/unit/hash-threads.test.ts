@@ -1,10 +1,12 @@
-// Password hashes on worker threads of their own (src/services/hash-threads.ts):
-// the hashes themselves, the hashes stored before (made by the former library)
-// still verifying, the bound on threads, and a lost thread being an error
-// rather than a wrong password.
+// Password hashes on worker threads at the lowest CPU priority
+// (src/services/hash-threads.ts): the hashes themselves, the hashes stored
+// before (made by the former library) still verifying, the threads' priority
+// as Linux reports it, the bound on threads, and a lost thread being an
+// error rather than a wrong password.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, describe, test } from 'node:test';
-import { argon2idParams, HashThreadLostError, threadHashing } from '../../src/services/hash-threads.js';
+import { argon2idParams, HASH_THREAD_NICE, HashThreadLostError, threadHashing } from '../../src/services/hash-threads.js';
 import { HASH_OPTIONS } from '../../src/services/passwords.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -65,7 +67,22 @@ describe('password hashing threads', () => {
     assert.equal(new Set(hashes).size, 7);
     const verified = await Promise.all(hashes.map((h, i) => hashing.verify(h, `${PASSWORD} ${i}`)));
     assert.deepEqual(verified, Array(7).fill(true));
-    assert.equal(hashing.threads.started, 2);
+    assert.equal((await hashing.threads.priorities()).length, 2);
+  });
+
+  test('each thread runs at the lowest priority, as the kernel reports it; the event loop keeps its own', {
+    skip: process.platform !== 'linux' && 'Linux sets a priority per thread',
+  }, async () => {
+    await hashing.hash(PASSWORD);
+    const threads = await hashing.threads.priorities();
+    assert.ok(threads.length > 0);
+    // /proc/self/task/TID/stat: the 19th field is the nice value (after the command, which is in parentheses).
+    const niceOf = (tid: number) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    for (const t of threads) {
+      assert.equal(t.niced, true);
+      assert.equal(niceOf(t.tid!), HASH_THREAD_NICE, `thread ${t.tid}`);
+    }
+    assert.equal(niceOf(process.pid), 0, 'the event loop is left at its priority');
   });
 });
 
