@@ -1,5 +1,6 @@
 // Password hashing with argon2id. Hashes run on threads of their own, never on
-// the event loop (src/services/hash-threads.ts); a bounded, fair queue decides which requests get a thread:
+// the event loop (src/services/hash-threads.ts); a bounded, fair queue
+// decides which requests get a thread:
 // - at most `concurrency` hashes run at once, so a burst cannot starve other
 //   work of threads and memory;
 // - at most `maxWaiting` more wait, each at most `maxWaitMs`: beyond that the
