@@ -1,6 +1,7 @@
 // Price alerts as pure rules (docs/alerts.md): whether a published quote meets
 // an alert, the bounds of a value, and the sentence a fired alert is told in.
 import { dailyChange } from './instruments.js';
+import { formatPrice } from './price-format.js';
 
 export type AlertKind = 'above' | 'below' | 'move';
 export const ALERT_KINDS: readonly AlertKind[] = ['above', 'below', 'move'];
@@ -48,16 +49,12 @@ export function readQuote(rule: AlertRule, price: number, previousClose: number 
 
 export const alertMet = (rule: AlertRule, price: number, previousClose: number | null): boolean => readQuote(rule, price, previousClose).met;
 
-function fmt(p: number): string {
-  return p.toLocaleString('en-US', { maximumFractionDigits: 6 });
-}
-
 /** The notice of a fired alert, dated by the quote that fired it (a quote published while no one was watching says when). */
 export function firedText(ticker: string, rule: AlertRule, fired: { price: number; at: number; changePercent: number | null }): string {
   const when = `${new Date(fired.at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   if (rule.kind === 'move') {
     const c = fired.changePercent ?? 0;
-    return `Alert: ${ticker} moved ${c >= 0 ? '+' : ''}${c.toFixed(2)} % since its previous close, at ${fmt(fired.price)} (${when}; your alert: ${fmt(rule.value)} % either way).`;
+    return `Alert: ${ticker} moved ${c >= 0 ? '+' : ''}${c.toFixed(2)} % since its previous close, at ${formatPrice(fired.price)} (${when}; your alert: ${formatPrice(rule.value)} % either way).`;
   }
-  return `Alert: ${ticker} at ${fmt(fired.price)} (${when}), at or ${rule.kind} your level ${fmt(rule.value)}.`;
+  return `Alert: ${ticker} at ${formatPrice(fired.price)} (${when}), at or ${rule.kind} your level ${formatPrice(rule.value)}.`;
 }

@@ -1,5 +1,6 @@
 // Rules of the notification outbox and the chat commands, as pure functions.
 import type { Direction } from './bets.js';
+import { formatPrice } from './price-format.js';
 
 /** Mails that only the email channel carries (src/domain/mail.ts renders them). */
 export type MailKind = 'email_verify' | 'password_reset' | 'email_change' | 'address_changing' | 'password_changed' | 'email_digest';
@@ -48,10 +49,6 @@ export function betUrl(webUrl: string, betId: number): string {
   return `${webUrl}bet/${betId}`;
 }
 
-function price(p: number): string {
-  return p.toLocaleString('en-US', { maximumFractionDigits: 6 });
-}
-
 export interface BetFacts {
   id: number;
   ticker: string;
@@ -61,11 +58,11 @@ export interface BetFacts {
 
 /** The sentence the app shows for a followed trader's opening (the app links the bet itself: no URL). */
 export function openedSummary(owner: string, bet: Omit<BetFacts, 'id'>): string {
-  return `${owner} opened ${bet.direction} ${bet.ticker} at ${price(bet.entry_price)}.`;
+  return `${owner} opened ${bet.direction} ${bet.ticker} at ${formatPrice(bet.entry_price)}.`;
 }
 
 export function cancelledSummary(owner: string, bet: Omit<BetFacts, 'id'>): string {
-  return `${owner} cancelled the ${bet.direction} ${bet.ticker} bet opened at ${price(bet.entry_price)}.`;
+  return `${owner} cancelled the ${bet.direction} ${bet.ticker} bet opened at ${formatPrice(bet.entry_price)}.`;
 }
 
 /** A chat message carries the bet's address after the sentence. */
@@ -80,7 +77,7 @@ export function cancelledText(owner: string, bet: BetFacts, webUrl: string): str
 export function settledSummary(bet: Omit<BetFacts, 'id'> & { exit_price: number | null; percentage_gain: number | null }): string {
   const gain = bet.percentage_gain ?? 0;
   const signed = `${gain >= 0 ? '+' : ''}${gain.toFixed(2)}%`;
-  return `Your ${bet.direction} ${bet.ticker} bet was settled at ${price(bet.exit_price ?? bet.entry_price)} (entry ${price(bet.entry_price)}): ${signed}.`;
+  return `Your ${bet.direction} ${bet.ticker} bet was settled at ${formatPrice(bet.exit_price ?? bet.entry_price)} (entry ${formatPrice(bet.entry_price)}): ${signed}.`;
 }
 
 export function settledText(bet: BetFacts & { exit_price: number | null; percentage_gain: number | null }, webUrl: string): string {
@@ -122,7 +119,7 @@ export function exitSummary(
           .replace(/\.\d+Z$/, ' UTC')}`;
   return (
     `Your ${bet.direction} ${bet.ticker} bet was closed by its ${EXIT_NAMES[bet.close_reason ?? ''] ?? 'exit rule'} at ` +
-    `${price(bet.exit_price ?? bet.entry_price)} (entry ${price(bet.entry_price)}): ${signed}. ` +
+    `${formatPrice(bet.exit_price ?? bet.entry_price)} (entry ${formatPrice(bet.entry_price)}): ${signed}. ` +
     `That is the first published quote${when} at or beyond the level, so after a gap it is beyond it.`
   );
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { ChatTransportName, NewNotification, NotificationKind } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
 
@@ -44,9 +45,11 @@ export async function enqueueForLinkedFollowers(db: Db, notice: FollowersNotice,
 
 type FollowersNotice = { followedId: number; transport: ChatTransportName; kind: NotificationKind; text: string; betId: number };
 
-/** enqueueForLinkedFollowers's statement, to send with others. */
-export function enqueueForLinkedFollowersStatement(db: Db, notice: FollowersNotice, now: number) {
-  return db
+type FollowersValues = { followedId: number; transport: ChatTransportName; kind: NotificationKind; text: string; betId: number; now: number };
+
+// Prepared: every opening runs it, and building the query cost more than running it.
+const followersQuery = prepared((db, v: FollowersValues) =>
+  db
     .insertInto('notifications')
     .columns(['user_id', 'transport', 'chat_id', 'email', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
     .expression((eb) =>
@@ -58,15 +61,15 @@ export function enqueueForLinkedFollowersStatement(db: Db, notice: FollowersNoti
           'chat_links.transport',
           sql.ref<string | null>('chat_links.chat_id').as('chat_id'),
           noAddress.as('email'),
-          eb.val(notice.kind).as('kind'),
-          eb.val(notice.text).as('text'),
-          bigint(notice.betId).as('bet_id'),
+          eb.val(v.kind).as('kind'),
+          eb.val(v.text).as('text'),
+          bigint(v.betId).as('bet_id'),
           eb.val('pending').as('status'),
-          bigint(now).as('next_attempt_at'),
-          bigint(now).as('created_at'),
+          bigint(v.now).as('next_attempt_at'),
+          bigint(v.now).as('created_at'),
         ])
-        .where('follows.followed_id', '=', notice.followedId)
-        .where('chat_links.transport', '=', notice.transport)
+        .where('follows.followed_id', '=', v.followedId)
+        .where('chat_links.transport', '=', v.transport)
         .unionAll(
           eb
             .selectFrom('follows')
@@ -78,20 +81,24 @@ export function enqueueForLinkedFollowersStatement(db: Db, notice: FollowersNoti
               sql<ChatTransportName>`'email'`.as('transport'),
               noAddress.as('chat_id'),
               'users.email as email',
-              eb.val(notice.kind).as('kind'),
-              eb.val(notice.text).as('text'),
-              bigint(notice.betId).as('bet_id'),
+              eb.val(v.kind).as('kind'),
+              eb.val(v.text).as('text'),
+              bigint(v.betId).as('bet_id'),
               eb.val('pending').as('status'),
-              bigint(now).as('next_attempt_at'),
-              bigint(now).as('created_at'),
+              bigint(v.now).as('next_attempt_at'),
+              bigint(v.now).as('created_at'),
             ])
-            .where('follows.followed_id', '=', notice.followedId)
+            .where('follows.followed_id', '=', v.followedId)
             .where('notice_settings.email_notices', '=', 'each')
             .where('users.deleted_at', 'is', null),
         ),
     )
-    .onConflict((oc) => oc.doNothing())
-    .compile();
+    .onConflict((oc) => oc.doNothing()),
+);
+
+/** enqueueForLinkedFollowers's statement, to send with others. */
+export function enqueueForLinkedFollowersStatement(db: Db, notice: FollowersNotice, now: number) {
+  return followersQuery.statement(db, { ...notice, now });
 }
 
 export async function dropPendingOpenings(db: Db, betId: number): Promise<void> {

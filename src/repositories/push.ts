@@ -2,6 +2,7 @@
 // of the push channel's outbox rows, one per device.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { NotificationKind } from '../db/tables.js';
 import type { PushKind } from '../domain/push.js';
 
@@ -110,8 +111,11 @@ export async function dropPendingOfDevice(db: Db, id: number, reason: string): P
     .execute();
 }
 
-/** A number bound as a parameter, typed for PostgreSQL (an INSERT … SELECT leaves untyped parameters as text). */
-const bigint = (n: number | null) => (n === null ? sql<number | null>`cast(null as bigint)` : sql<number>`cast(${n} as bigint)`);
+/**
+ * A number bound as a parameter, typed for PostgreSQL (an INSERT … SELECT
+ * leaves untyped parameters as text); a bound NULL casts to NULL.
+ */
+const bigint = (n: number | null) => sql<number | null>`cast(${n} as bigint)`;
 
 export interface PushNotice {
   kind: NotificationKind & PushKind;
@@ -129,49 +133,61 @@ export async function enqueuePush(db: Db, to: PushRecipients, notice: PushNotice
 }
 
 type PushRecipients = { followersOf: number } | { userId: number } | { deviceId: number };
+type Recipients = 'followersOf' | 'userId' | 'deviceId';
+type PushValues = { recipient: number; kind: PushNotice['kind']; text: string; betId: number | null; now: number };
+
+// One prepared statement per kind of recipient: a bet's opening queues its
+// followers' pushes on every open, where building the query cost more than running it.
+const pushQuery = (recipients: Recipients) =>
+  prepared((db, v: PushValues) =>
+    db
+      .insertInto('notifications')
+      .columns(['user_id', 'transport', 'push_subscription_id', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
+      .expression((eb) => {
+        const q = eb
+          .selectFrom('push_subscriptions as s')
+          .innerJoin('push_subscription_kinds as k', 'k.subscription_id', 's.id')
+          .innerJoin('users as u', 'u.id', 's.user_id')
+          .select([
+            's.user_id',
+            sql<'push'>`'push'`.as('transport'),
+            's.id as push_subscription_id',
+            eb.val(v.kind).as('kind'),
+            eb.val(v.text).as('text'),
+            bigint(v.betId).as('bet_id'),
+            eb.val('pending').as('status'),
+            bigint(v.now).as('next_attempt_at'),
+            bigint(v.now).as('created_at'),
+          ])
+          .where('k.kind', '=', v.kind)
+          .where('u.deleted_at', 'is', null);
+        if (recipients === 'followersOf') {
+          return q.where((w) =>
+            w.exists(
+              w
+                .selectFrom('follows as f')
+                .select('f.follower_id')
+                .whereRef('f.follower_id', '=', 's.user_id')
+                .where('f.followed_id', '=', v.recipient),
+            ),
+          );
+        }
+        return q.where(recipients === 'userId' ? 's.user_id' : 's.id', '=', v.recipient);
+      })
+      .onConflict((oc) => oc.doNothing()),
+  );
+
+const pushQueries = { followersOf: pushQuery('followersOf'), userId: pushQuery('userId'), deviceId: pushQuery('deviceId') };
 
 /** enqueuePush's statement, to send with others. */
 export function enqueuePushStatement(db: Db, to: PushRecipients, notice: PushNotice, now: number) {
-  return db
-    .insertInto('notifications')
-    .columns(['user_id', 'transport', 'push_subscription_id', 'kind', 'text', 'bet_id', 'status', 'next_attempt_at', 'created_at'])
-    .expression((eb) => {
-      let q = eb
-        .selectFrom('push_subscriptions as s')
-        .innerJoin('push_subscription_kinds as k', 'k.subscription_id', 's.id')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .select([
-          's.user_id',
-          sql<'push'>`'push'`.as('transport'),
-          's.id as push_subscription_id',
-          eb.val(notice.kind).as('kind'),
-          eb.val(notice.text).as('text'),
-          bigint(notice.betId).as('bet_id'),
-          eb.val('pending').as('status'),
-          bigint(now).as('next_attempt_at'),
-          bigint(now).as('created_at'),
-        ])
-        .where('k.kind', '=', notice.kind)
-        .where('u.deleted_at', 'is', null);
-      if ('followersOf' in to) {
-        q = q.where((w) =>
-          w.exists(
-            w
-              .selectFrom('follows as f')
-              .select('f.follower_id')
-              .whereRef('f.follower_id', '=', 's.user_id')
-              .where('f.followed_id', '=', to.followersOf),
-          ),
-        );
-      } else if ('userId' in to) {
-        q = q.where('s.user_id', '=', to.userId);
-      } else {
-        q = q.where('s.id', '=', to.deviceId);
-      }
-      return q;
-    })
-    .onConflict((oc) => oc.doNothing())
-    .compile();
+  const [recipients, recipient] =
+    'followersOf' in to
+      ? (['followersOf', to.followersOf] as const)
+      : 'userId' in to
+        ? (['userId', to.userId] as const)
+        : (['deviceId', to.deviceId] as const);
+  return pushQueries[recipients].statement(db, { recipient, kind: notice.kind, text: notice.text, betId: notice.betId, now });
 }
 
 /** A deleted account's devices go, and what was queued for them: its endpoints are not kept. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { formatPrice } from '../../src/domain/price-format.js';
 import { backoffMs, escapeTelegramHtml, MAX_ATTEMPTS, openedText, parseChatText, settledText } from '../../src/domain/notifications.js';
 
 describe('notification rules', () => {
@@ -34,4 +35,10 @@ describe('notification rules', () => {
     );
     assert.match(settledText({ ...bet, exit_price: 420, percentage_gain: -1.8181 }, 'https://w.example/app/'), /: -1\.82%/);
   });
+});
+
+test('a price in a notice reads as toLocaleString wrote it: grouped, up to six decimals, negatives and tiny values too', () => {
+  for (const p of [0, 1, 187.5, 1234.5, 1234567.123456789, 0.000001, 0.0000004, -42.1234567, 99999999.99, 1e21, Number.NaN]) {
+    assert.equal(formatPrice(p), p.toLocaleString('en-US', { maximumFractionDigits: 6 }));
+  }
 });
