@@ -1,7 +1,7 @@
 // Timelines (migration 0034): each follower's copy of the (id, last event) of
 // every bet of the traders they follow, except heavily followed traders',
 // whose bets are read at read time (docs/performance.md "The feed").
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { BetRow } from '../db/tables.js';
@@ -10,10 +10,10 @@ import { chunk, FEED_USERS_PER_QUERY, type FeedPage, newestEventFirst } from '..
 import { latestEvents } from './feed.js';
 
 /**
- * A bet's new event, written into the timeline of every follower of its owner
- * in one statement (follows_followed_idx), unless the owner is heavily followed.
+ * An opening: the new bet into the timeline of every follower of its owner in
+ * one statement (follows_followed_idx), unless the owner is heavily followed.
  */
-const fanOutQuery = prepared((db, p: { ownerId: number; betId: number; at: number }) =>
+const fanOutOpeningQuery = prepared((db, p: { ownerId: number; betId: number; at: number }) =>
   db
     .insertInto('timeline')
     .columns(['follower_id', 'bet_id', 'last_event_at'])
@@ -24,13 +24,42 @@ const fanOutQuery = prepared((db, p: { ownerId: number; betId: number; at: numbe
         .where('follows.followed_id', '=', p.ownerId)
         .where((eb) => eb.not(eb.exists(eb.selectFrom('heavily_followed').select('user_id').where('user_id', '=', p.ownerId)))),
     )
-    .onConflict((oc) => oc.columns(['follower_id', 'bet_id']).doUpdateSet((eb) => ({ last_event_at: eb.ref('excluded.last_event_at') }))),
+    .onConflict((oc) => oc.doNothing()),
 );
 
-/** The statement of a bet's fan-out, to send with the other writes of its event (src/services/bet-aggregates.ts). */
-export function fanOutStatement(db: Db, bet: Pick<BetRow, 'id' | 'user_id' | 'last_event_at'>) {
-  return fanOutQuery.statement(db, { ownerId: bet.user_id, betId: bet.id, at: bet.last_event_at });
+/**
+ * A later event: each follower's row of the bet moves from the bet's former
+ * event time to the new one, found by its key (follower, former time, bet).
+ * The heavily followed test is a constant of the statement, checked once.
+ */
+const fanOutMoveQuery = prepared((db, p: { ownerId: number; betId: number; from: number; at: number }) =>
+  db
+    .updateTable('timeline')
+    .set({ last_event_at: p.at })
+    .where('follower_id', 'in', (eb) => eb.selectFrom('follows').select('follows.follower_id').where('follows.followed_id', '=', p.ownerId))
+    .where('last_event_at', '=', p.from)
+    .where('bet_id', '=', p.betId)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('heavily_followed').select('user_id').where('user_id', '=', p.ownerId)))),
+);
+
+/**
+ * The statement of a bet's fan-out, to send with the other writes of its
+ * event (src/services/bet-aggregates.ts). A bet's event time is its opening
+ * time until it finishes (src/services/timeline.ts), so a finishing event
+ * finds the rows at `opened_at`.
+ */
+export function fanOutStatement(
+  db: Db,
+  e: { kind: 'opened' | 'closed' | 'cancelled' | 'settled'; bet: Pick<BetRow, 'id' | 'user_id' | 'last_event_at' | 'opened_at'> },
+) {
+  const { bet } = e;
+  if (e.kind === 'opened') return fanOutOpeningQuery.statement(db, { ownerId: bet.user_id, betId: bet.id, at: bet.last_event_at });
+  return fanOutMoveQuery.statement(db, { ownerId: bet.user_id, betId: bet.id, from: bet.opened_at, at: bet.last_event_at });
 }
+
+/** Rows of the timeline whose key (follower, time, bet), or its (time, bet), is among `keys`'s rows: a seek of the key each. */
+const keyIn = (keys: Expression<unknown>) => sql<boolean>`(follower_id, last_event_at, bet_id) in (${keys})`;
+const timeAndBetIn = (keys: Expression<unknown>) => sql<boolean>`(last_event_at, bet_id) in (${keys})`;
 
 /** Every bet of `followedId` into the timeline of `followerId` (a new follow). */
 export async function copyIntoTimeline(db: Db, followerId: number, followedId: number): Promise<void> {
@@ -43,16 +72,16 @@ export async function copyIntoTimeline(db: Db, followerId: number, followedId: n
         .select((eb) => [eb.val(followerId).as('follower_id'), 'bets.id', 'bets.last_event_at'])
         .where('bets.user_id', '=', followedId),
     )
-    .onConflict((oc) => oc.columns(['follower_id', 'bet_id']).doUpdateSet((eb) => ({ last_event_at: eb.ref('excluded.last_event_at') })))
+    .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
-/** The bets of `followedId` out of the timeline of `followerId` (an unfollow), through the timeline's primary key. */
+/** The bets of `followedId` out of the timeline of `followerId` (an unfollow): a seek of the timeline's key for each (bets_user_event_idx). */
 export async function removeFromTimeline(db: Db, followerId: number, followedId: number): Promise<void> {
   await db
     .deleteFrom('timeline')
     .where('follower_id', '=', followerId)
-    .where('bet_id', 'in', (eb) => eb.selectFrom('bets').select('id').where('user_id', '=', followedId))
+    .where(timeAndBetIn(db.selectFrom('bets').select(['bets.last_event_at', 'bets.id']).where('bets.user_id', '=', followedId)))
     .execute();
 }
 
@@ -60,8 +89,15 @@ export async function removeFromTimeline(db: Db, followerId: number, followedId:
 async function removeFromFollowersTimelines(db: Db, userId: number): Promise<void> {
   await db
     .deleteFrom('timeline')
-    .where('follower_id', 'in', (eb) => eb.selectFrom('follows').select('follower_id').where('followed_id', '=', userId))
-    .where('bet_id', 'in', (eb) => eb.selectFrom('bets').select('id').where('user_id', '=', userId))
+    .where(
+      keyIn(
+        db
+          .selectFrom('follows')
+          .innerJoin('bets', 'bets.user_id', 'follows.followed_id')
+          .select(['follows.follower_id', 'bets.last_event_at', 'bets.id'])
+          .where('follows.followed_id', '=', userId),
+      ),
+    )
     .execute();
 }
 
@@ -119,7 +155,9 @@ export async function markHeavilyFollowedAll(db: Db, maxFollowers: number): Prom
  * Writes the timeline rows of the bets of `ownerIds` (all owners without),
  * except heavily followed ones', as their events and follows would have: for
  * rows written straight into the tables (the benchmark's generated data, test
- * fixtures), as renumberHistory does for history places.
+ * fixtures), as renumberHistory does for history places. A row already there
+ * is kept; a bet's time changed behind the service's back would need its rows
+ * removed first (the time is part of the key).
  */
 export async function fillTimelines(db: Db, ownerIds?: readonly number[]): Promise<void> {
   if (ownerIds !== undefined && ownerIds.length === 0) return;
@@ -131,7 +169,7 @@ export async function fillTimelines(db: Db, ownerIds?: readonly number[]): Promi
     join users u on u.id = f.followed_id and u.deleted_at is null
     join bets b on b.user_id = f.followed_id
     where not exists (select 1 from heavily_followed h where h.user_id = f.followed_id) ${only}
-    on conflict (follower_id, bet_id) do update set last_event_at = excluded.last_event_at
+    on conflict do nothing
   `.execute(db);
 }
 
@@ -157,7 +195,7 @@ type PageValues = { followerId: number; limit: number; offset: number; depth: nu
 
 /**
  * A page of the timeline merged with the bets of `n` heavily followed users:
- * the timeline's range of timeline_page_idx to offset+limit, each heavy user's
+ * the timeline's range of its key to offset+limit, each heavy user's
  * bets_user_event_idx to the same depth (n = 0: the range at the offset
  * alone, no sort), then only the page's rows from bets and users.
  */

@@ -19,7 +19,7 @@ export function betAggregatesHandler() {
   return async (trx: Db, e: BetEvent): Promise<void> => {
     const place = historyPlaceStatement(trx, e);
     const tallies = talliesStatement(trx, e);
-    const rest = [...aggregateStatements(trx, e), ...(tallies ? [tallies] : []), fanOutStatement(trx, e.bet)];
+    const rest = [...aggregateStatements(trx, e), ...(tallies ? [tallies] : []), fanOutStatement(trx, e)];
     if (!place) {
       const [first, ...others] = rest;
       if (first) await runTogether(trx, first, others);

@@ -12,7 +12,7 @@ import { PeriodicJob } from '../../src/jobs/periodic-job.js';
 import { settlementJob } from '../../src/jobs/settlement.js';
 import { listFeed } from '../../src/repositories/feed.js';
 import { listFollowed } from '../../src/repositories/follows.js';
-import { feedPage, fillTimelines, heavilyFollowedBy } from '../../src/repositories/timeline.js';
+import { fanOutStatement, feedPage, fillTimelines, heavilyFollowedBy, removeFromTimeline } from '../../src/repositories/timeline.js';
 import { createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser, uniqueName } from '../helpers/app.js';
 import { betRow, insertTestBets } from '../helpers/bet-rows.js';
 import { forEachDialect, migrateTestDatabaseTo, migrationFixture, openTestDatabase } from '../helpers/db.js';
@@ -377,7 +377,7 @@ forEachDialect('feed timelines', (dialect) => {
     }
   });
 
-  test('migration 0034 fills the timelines from the follows and bets there, and marks traders with 1,000 followers or more heavily followed', async () => {
+  test('migration 0034 fills the timelines from the follows and bets there, and marks traders with 1,000 followers or more heavily followed; 0038 rekeys them and back', async () => {
     const handle = await openTestDatabase(dialect);
     try {
       await migrateTestDatabaseTo(handle, '0033_history_positions');
@@ -445,6 +445,40 @@ forEachDialect('feed timelines', (dialect) => {
         heavy.map((h) => Number(h.user_id)),
         [star],
       );
+      // 0038 keys the same rows by (follower, time, bet), timeline_page_idx gone; its down brings both back.
+      const keyOf = async () =>
+        dialect === 'sqlite'
+          ? (handle.sqlite!.prepare("select group_concat(sql, ';') as s from sqlite_master where tbl_name = 'timeline'").get() as { s: string }).s
+          : (
+              await sql<{
+                s: string;
+              }>`select string_agg(indexdef, ';') as s from pg_indexes where schemaname = current_schema() and tablename = 'timeline'`.execute(db)
+            ).rows[0]!.s;
+      const sameRows = async (why: string) => {
+        const now = await db
+          .selectFrom('timeline')
+          .select(['follower_id', 'bet_id', 'last_event_at'])
+          .orderBy('follower_id')
+          .orderBy('bet_id')
+          .execute();
+        assert.deepEqual(
+          now.map((r) => [Number(r.follower_id), Number(r.bet_id), Number(r.last_event_at)]),
+          rows.map((r) => [Number(r.follower_id), Number(r.bet_id), Number(r.last_event_at)]),
+          why,
+        );
+      };
+      await migrateTestDatabaseTo(handle, '0038_timeline_by_event');
+      await sameRows('0038 keeps every row');
+      assert.match(
+        await keyOf(),
+        /primary key \("?follower_id"?, "?last_event_at"?, "?bet_id"?\)|timeline_pk ON \S+ USING btree \(follower_id, last_event_at, bet_id\)/i,
+      );
+      assert.doesNotMatch(await keyOf(), /timeline_page_idx/);
+      if (dialect === 'sqlite') assert.match(await keyOf(), /without rowid/i);
+      await migrateTestDatabaseTo(handle, '0037_uncommitted_by_status');
+      await sameRows('its down keeps every row');
+      assert.match(await keyOf(), /timeline_page_idx/);
+      assert.match(await keyOf(), /primary key \("?follower_id"?, "?bet_id"?\)|timeline_pk ON \S+ USING btree \(follower_id, bet_id\)/i);
       await migrateTestDatabaseTo(handle, '0033_history_positions');
       const tables = (await handle.db.introspection.getTables()).map((t) => t.name);
       assert.ok(!tables.includes('timeline') && !tables.includes('heavily_followed'), 'down drops both tables');
@@ -481,18 +515,18 @@ forEachDialect('feed timelines', (dialect) => {
       return explain(t.database, queries[0]!, { noSeqScan: true });
     };
 
-    test('a page at offset 0 and at offset 10,000 is one range of timeline_page_idx, newest first, then the page rows by primary key', async () => {
+    test("a page at offset 0 and at offset 10,000 is one range of the timeline's key, newest first, then the page rows by primary key", async () => {
       assert.equal((await feedPage(apps.plain.ctx.db, follower, [], { limit: 100, offset: 10_000 })).length, 100);
       for (const offset of [0, 10_000]) {
         const plan = await planOf([], { limit: 100, offset });
         assert.doesNotMatch(plan, /\bSCAN timeline\b|Seq Scan|bets_user_event_idx/, plan);
         if (dialect === 'sqlite') {
-          assert.match(plan, /SEARCH timeline USING COVERING INDEX timeline_page_idx \(follower_id=\?\)/, plan);
+          assert.match(plan, /SEARCH timeline USING PRIMARY KEY \(follower_id=\?\)/, plan);
           // The range is read in the index's order: no sort of the timeline, only of the page's own rows.
           assert.equal(plan.match(/USE TEMP B-TREE/g)?.length ?? 0, 1, plan);
           assert.match(plan, /SEARCH bets USING INTEGER PRIMARY KEY/, plan);
         } else {
-          assert.match(plan, /Index Only Scan Backward using timeline_page_idx/, plan);
+          assert.match(plan, /Index Only Scan Backward using timeline_pk/, plan);
           assert.match(plan, /bets_pkey/, plan);
         }
       }
@@ -502,11 +536,30 @@ forEachDialect('feed timelines', (dialect) => {
       const plan = await planOf([star], { limit: 50, offset: 20 });
       assert.doesNotMatch(plan, /\bSCAN timeline\b|Seq Scan/, plan);
       if (dialect === 'sqlite') {
-        assert.match(plan, /SEARCH timeline USING COVERING INDEX timeline_page_idx \(follower_id=\?\)/, plan);
+        assert.match(plan, /SEARCH timeline USING PRIMARY KEY \(follower_id=\?\)/, plan);
         assert.match(plan, /SEARCH bets USING COVERING INDEX bets_user_event_idx \(user_id=\?\)/, plan);
       } else {
-        assert.match(plan, /Index Only Scan Backward using timeline_page_idx/, plan);
+        assert.match(plan, /Index Only Scan Backward using timeline_pk/, plan);
         assert.match(plan, /Index Only Scan Backward using bets_user_event_idx/, plan);
+      }
+    });
+
+    test("a bet's finishing event and an unfollow find each follower's row by the timeline's key, never by a walk of a timeline", async () => {
+      const t = apps.plain;
+      const [trader] = (await listFollowed(t.ctx.db, follower)).map((u) => u.id);
+      const bet = await t.ctx.db.selectFrom('bets').selectAll().where('user_id', '=', trader!).limit(1).executeTakeFirstOrThrow();
+      const move = await explain(t.database, fanOutStatement(t.ctx.db, { kind: 'closed', bet: { ...bet, last_event_at: bet.opened_at + 1 } }), {
+        noSeqScan: true,
+      });
+      // Someone who follows no one: the unfollow's statement runs and removes nothing.
+      const stranger = await insertTestUser(t.ctx, uniqueName('qx'));
+      const [unfollow] = await capturedQueries(t.ctx.db, (db) => removeFromTimeline(db, stranger, trader!));
+      const remove = await explain(t.database, unfollow!, { noSeqScan: true });
+      for (const plan of [move, remove]) {
+        assert.doesNotMatch(plan, /\bSCAN timeline\b|Seq Scan on timeline/, plan);
+        // The unfollow's seek takes (follower, time) from the row value and checks the bet in the row it lands on.
+        if (dialect === 'sqlite') assert.match(plan, /SEARCH timeline USING PRIMARY KEY \(follower_id=\? AND last_event_at=\?/, plan);
+        else assert.match(plan, /Index (Only )?Scan using timeline_pk/, plan);
       }
     });
   });

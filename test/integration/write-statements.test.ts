@@ -92,7 +92,7 @@ forEachDialect('statements of a write', (dialect) => {
     // SQLite: the bet, update, chain head, chain entry, history place, leaderboard, day statistics, league tallies.
     // The followers' timelines: riding with the aggregates on PostgreSQL, a statement of their own on SQLite.
     assert.equal(close.work.length, pg ? 4 : 9, close.work.join('\n'));
-    assert.equal(holding(close.work, /insert into "timeline"/i), 1, "every follower's timeline in one statement");
+    assert.equal(holding(close.work, /update "timeline"/i), 1, "every follower's timeline in one statement");
     assert.equal(holding(close.work, /update "bets" set "history_pos"/i), 1, 'the history place in one statement');
     assert.equal(holding(close.work, /update "league_members"/i), 1, 'one statement for every league the bet counts in');
     assert.equal(holding(close.work, /for no key update/i), pg ? 1 : 0, 'the user-row lock rides on the update');

@@ -32,6 +32,7 @@ import * as m0034 from './0034_timeline.js';
 import * as m0035 from './0035_window_totals.js';
 import * as m0036 from './0036_closed_bets_covering.js';
 import * as m0037 from './0037_uncommitted_by_status.js';
+import * as m0038 from './0038_timeline_by_event.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '0035_window_totals': m0035,
   '0036_closed_bets_covering': m0036,
   '0037_uncommitted_by_status': m0037,
+  '0038_timeline_by_event': m0038,
 };
