@@ -4,7 +4,9 @@
 //
 // Invariant: for every follow of a trader not in heavily_followed, the
 // follower's timeline holds each of the trader's bets at its last_event_at;
-// it holds nothing else. A heavily followed trader's bets are in no timeline.
+// it holds nothing else. A bet's last_event_at is its opened_at until the
+// event that finishes it (the only later event), so that event finds every
+// follower's row by the timeline's key (follower, opened_at, bet). A heavily followed trader's bets are in no timeline.
 // Every write here runs with the trader's row lock held (on PostgreSQL), so a
 // follow's copy and a bet's fan-out cannot miss each other.
 import type { DatabaseHandle, Db } from '../db/database.js';
