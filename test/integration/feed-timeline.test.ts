@@ -426,14 +426,13 @@ forEachDialect('feed timelines', (dialect) => {
         ])
         .execute();
       await migrateTestDatabaseTo(handle, '0034_timeline');
-      const rows = await db
-        .selectFrom('timeline')
-        .select(['follower_id', 'bet_id', 'last_event_at'])
-        .orderBy('follower_id')
-        .orderBy('bet_id')
-        .execute();
+      const timelineRows = async () =>
+        (await db.selectFrom('timeline').select(['follower_id', 'bet_id', 'last_event_at']).orderBy('follower_id').orderBy('bet_id').execute()).map(
+          (r) => [Number(r.follower_id), Number(r.bet_id), Number(r.last_event_at)],
+        );
+      const rows = await timelineRows();
       assert.deepEqual(
-        rows.map((r) => [Number(r.follower_id), Number(r.bet_id), Number(r.last_event_at)]),
+        rows,
         [
           [a, ids[1]!, 2_000],
           [b, ids[0]!, 1_000],
@@ -454,19 +453,7 @@ forEachDialect('feed timelines', (dialect) => {
                 s: string;
               }>`select string_agg(indexdef, ';') as s from pg_indexes where schemaname = current_schema() and tablename = 'timeline'`.execute(db)
             ).rows[0]!.s;
-      const sameRows = async (why: string) => {
-        const now = await db
-          .selectFrom('timeline')
-          .select(['follower_id', 'bet_id', 'last_event_at'])
-          .orderBy('follower_id')
-          .orderBy('bet_id')
-          .execute();
-        assert.deepEqual(
-          now.map((r) => [Number(r.follower_id), Number(r.bet_id), Number(r.last_event_at)]),
-          rows.map((r) => [Number(r.follower_id), Number(r.bet_id), Number(r.last_event_at)]),
-          why,
-        );
-      };
+      const sameRows = async (why: string) => assert.deepEqual(await timelineRows(), rows, why);
       await migrateTestDatabaseTo(handle, '0038_timeline_by_event');
       await sameRows('0038 keeps every row');
       assert.match(
