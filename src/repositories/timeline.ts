@@ -1,6 +1,6 @@
-// Timelines (migration 0034): each follower's copy of the (id, last event) of
-// every bet of the traders they follow, except heavily followed traders',
-// whose bets are read at read time (docs/performance.md "The feed").
+// Timelines (migrations 0034 and 0038): each follower's copy of the (id, last
+// event) of every bet of the traders they follow, except heavily followed
+// traders', whose bets are read at read time (docs/performance.md "The feed").
 import { type Expression, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';

@@ -12,7 +12,14 @@ import { PeriodicJob } from '../../src/jobs/periodic-job.js';
 import { settlementJob } from '../../src/jobs/settlement.js';
 import { listFeed } from '../../src/repositories/feed.js';
 import { listFollowed } from '../../src/repositories/follows.js';
-import { fanOutStatement, feedPage, fillTimelines, heavilyFollowedBy, removeFromTimeline } from '../../src/repositories/timeline.js';
+import {
+  fanOutStatement,
+  feedPage,
+  fillTimelines,
+  heavilyFollowedBy,
+  markHeavilyFollowed,
+  removeFromTimeline,
+} from '../../src/repositories/timeline.js';
 import { createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser, uniqueName } from '../helpers/app.js';
 import { betRow, insertTestBets } from '../helpers/bet-rows.js';
 import { forEachDialect, migrateTestDatabaseTo, migrationFixture, openTestDatabase } from '../helpers/db.js';
@@ -531,7 +538,7 @@ forEachDialect('feed timelines', (dialect) => {
       }
     });
 
-    test("a bet's finishing event and an unfollow find each follower's row by the timeline's key, never by a walk of a timeline", async () => {
+    test("a bet's finishing event, an unfollow and a trader leaving the timelines find each follower's row by the timeline's key, never by a walk of a timeline", async () => {
       const t = apps.plain;
       const [trader] = (await listFollowed(t.ctx.db, follower)).map((u) => u.id);
       const bet = await t.ctx.db.selectFrom('bets').selectAll().where('user_id', '=', trader!).limit(1).executeTakeFirstOrThrow();
@@ -542,7 +549,11 @@ forEachDialect('feed timelines', (dialect) => {
       const stranger = await insertTestUser(t.ctx, uniqueName('qx'));
       const [unfollow] = await capturedQueries(t.ctx.db, (db) => removeFromTimeline(db, stranger, trader!));
       const remove = await explain(t.database, unfollow!, { noSeqScan: true });
-      for (const plan of [move, remove]) {
+      // A trader marked heavily followed (and an account deleted) leaves every follower's timeline by the same seeks.
+      const lonely = await insertTestUser(t.ctx, uniqueName('qy'));
+      const marking = await capturedQueries(t.ctx.db, (db) => markHeavilyFollowed(db, lonely));
+      const leave = await explain(t.database, marking.find((q) => /^delete from "timeline"/i.test(q.sql))!, { noSeqScan: true });
+      for (const plan of [move, remove, leave]) {
         assert.doesNotMatch(plan, /\bSCAN timeline\b|Seq Scan on timeline/, plan);
         // The unfollow's seek takes (follower, time) from the row value and checks the bet in the row it lands on.
         if (dialect === 'sqlite') assert.match(plan, /SEARCH timeline USING PRIMARY KEY \(follower_id=\? AND last_event_at=\?/, plan);
