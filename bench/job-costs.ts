@@ -10,28 +10,16 @@
 //
 //   npm run bench:generate -- --size full    (once)
 //   node --import tsx bench/job-costs.ts [--passes 4] [--job NAME]
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import type { JobLogger } from '../src/jobs/periodic-job.js';
 import { periodicJobs } from '../src/jobs/schedule.js';
-import { PRESETS } from './lib/presets.js';
-import { serviceEnv } from './lib/service-env.js';
+import { buildInProcess, copyFullData } from './lib/full-data-copy.js';
 
 const { values } = parseArgs({ options: { passes: { type: 'string', default: '4' }, job: { type: 'string' } } });
 const passes = Number(values.passes);
-const source = path.resolve('data', `bench-${PRESETS.full.name}.db`);
-if (!fs.existsSync(source)) throw new Error(`${source} is missing: npm run bench:generate -- --size full`);
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-jobs-'));
-const database = path.join(dir, 'bets.db');
-fs.copyFileSync(source, database);
-const env = serviceEnv({ databaseUrl: `sqlite:${database}`, jwtSecret: randomBytes(32).toString('hex'), redisUrl: null, poolSize: null });
-const app = await buildApp(loadConfig({ ...env, WORKERS: 'off', LOG_LEVEL: 'silent' }), {});
+const copy = copyFullData('bench-jobs');
+const app = await buildInProcess(copy);
 const quiet: JobLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 try {
   await app.ready();
@@ -47,5 +35,5 @@ try {
   }
 } finally {
   await app.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  copy.remove();
 }

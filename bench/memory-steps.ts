@@ -10,32 +10,27 @@
 //
 //   npm run bench:generate -- --size full    (once)
 //   node --import tsx bench/memory-steps.ts [--duration 15]
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PRESETS } from './lib/presets.js';
+import { copyFullData } from './lib/full-data-copy.js';
 import { BENCH_PASSWORD, emailOf, FIRST_ORDINARY_ID, ROLES } from './lib/roles.js';
 import { freePort, memoryOf, serviceCommand, startServer } from './lib/server.js';
-import { serviceEnv } from './lib/service-env.js';
 import { measureFanOut, outboxQueue } from './lib/fanout.js';
 import { findWrk, runWrk, WRK_MISSING } from './lib/wrk.js';
 
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '15' } } });
 const durationS = Number(values.duration);
-const source = path.resolve('data', `bench-${PRESETS.full.name}.db`);
-if (!fs.existsSync(source)) throw new Error(`${source} is missing: npm run bench:generate -- --size full`);
 const wrk = findWrk();
 if (!wrk) throw new Error(WRK_MISSING);
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
-const database = path.join(dir, 'bets.db');
-fs.copyFileSync(source, database);
+const copy = copyFullData('bench-memory');
 const metricsPort = await freePort();
 const service = serviceCommand();
-const env = serviceEnv({ databaseUrl: `sqlite:${database}`, jwtSecret: randomBytes(32).toString('hex'), redisUrl: null, poolSize: null });
-const server = await startServer('service', service.entry, { ...env, METRICS_PORT: String(metricsPort) }, { nodeArgs: service.nodeArgs, cpu: 0 });
+const server = await startServer(
+  'service',
+  service.entry,
+  { ...copy.env, METRICS_PORT: String(metricsPort) },
+  { nodeArgs: service.nodeArgs, cpu: 0 },
+);
 
 let heapMb = 0;
 const sampler = setInterval(() => {
@@ -88,7 +83,7 @@ try {
     });
     report(`GET ${p}, ${durationS} s`, `${Math.round(r.rps).toLocaleString('en-US')} req/s`);
   }
-  const queue = outboxQueue(`sqlite:${database}`);
+  const queue = outboxQueue(`sqlite:${copy.database}`);
   try {
     const [step] = await measureFanOut(server.url, [{ followers: 10_000, cookie: await logIn(ROLES.fanOutLarge.id) }], 5, queue, 120);
     const delivered = step!.delivered;
@@ -104,5 +99,5 @@ try {
 } finally {
   clearInterval(sampler);
   await server.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  copy.remove();
 }

@@ -13,17 +13,10 @@
 //
 //   npm run bench:generate -- --size full    (once)
 //   node --import tsx bench/request-costs.ts [--user EMAIL] [--calls 20] PATH…
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { PRESETS } from './lib/presets.js';
+import { buildInProcess, copyFullData } from './lib/full-data-copy.js';
 import { BENCH_PASSWORD } from './lib/roles.js';
-import { serviceEnv } from './lib/service-env.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -31,14 +24,9 @@ const { values, positionals } = parseArgs({
 });
 if (positionals.length === 0) throw new Error('name at least one path, for example /me/standing');
 const calls = Number(values.calls);
-const source = path.resolve('data', `bench-${PRESETS.full.name}.db`);
-if (!fs.existsSync(source)) throw new Error(`${source} is missing: npm run bench:generate -- --size full`);
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-requests-'));
-const database = path.join(dir, 'bets.db');
-fs.copyFileSync(source, database);
-const env = serviceEnv({ databaseUrl: `sqlite:${database}`, jwtSecret: randomBytes(32).toString('hex'), redisUrl: null, poolSize: null });
-const app = await buildApp(loadConfig({ ...env, WORKERS: 'off', LOG_LEVEL: 'silent' }), {});
+const copy = copyFullData('bench-requests');
+const app = await buildInProcess(copy);
 try {
   await app.ready();
   const login = await app.inject({ method: 'POST', url: '/login', payload: { email: values.user, password: BENCH_PASSWORD } });
@@ -68,5 +56,5 @@ try {
   }
 } finally {
   await app.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  copy.remove();
 }

@@ -5,15 +5,11 @@
 // functions (no HTTP). docs/performance.md "Where the time goes" quotes it.
 //
 //   node --import tsx bench/sqlite-costs.ts [--pairs 1000]
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { rowMaker } from '../src/db/statement-cache.js';
+import { copyFullData, type FullDataCopy } from './lib/full-data-copy.js';
 import { ROLES } from './lib/roles.js';
-
-const SOURCE = path.resolve('data/bench-full.db');
 
 function perCall(fn: () => unknown, n = 3000): number {
   for (let i = 0; i < 300; i++) fn();
@@ -49,7 +45,7 @@ function pageReads(file: string): void {
   db.close();
 }
 
-async function pairs(file: string, n: number): Promise<void> {
+async function pairs(copy: FullDataCopy, n: number): Promise<void> {
   const stats = new Map<string, { calls: number; ns: bigint }>();
   const proto = SQLite.prototype as unknown as { prepare: (text: string) => SQLite.Statement };
   const prepare = proto.prepare;
@@ -74,19 +70,7 @@ async function pairs(file: string, n: number): Promise<void> {
   const { loadConfig } = await import('../src/config.js');
   const { createContext } = await import('../src/create-context.js');
   const { openBet, closeBet } = await import('../src/services/bets.js');
-  const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: `sqlite:${file}`,
-    JWT_SECRET: 'sqlite-costs-secret-not-a-secret-0123456789',
-    MARKET_SEED: 'bench-market-seed-not-a-secret-0123456789',
-    MAIL_TRANSPORT: 'log',
-    PAYMENTS: 'local',
-    CHAT_TRANSPORT: 'log',
-    PRICE_PROVIDER: 'simulated',
-    WORKERS: 'off',
-    LOG_LEVEL: 'silent',
-  };
-  const ctx = await createContext(loadConfig(env));
+  const ctx = await createContext(loadConfig({ ...copy.env, WORKERS: 'off', LOG_LEVEL: 'silent' }));
   // Ordinary traders spread over the population, as the benchmark's are.
   const traders = Array.from({ length: 64 }, (_, i) => 1000 + i * 1400);
   const run = async (count: number) => {
@@ -116,15 +100,12 @@ async function pairs(file: string, n: number): Promise<void> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { pairs: { type: 'string', default: '1000' } } });
-  if (!fs.existsSync(SOURCE)) throw new Error(`${SOURCE} is missing: run npm run bench:generate -- --size full`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-costs-'));
+  const copy = copyFullData('sqlite-costs');
   try {
-    const copy = path.join(dir, 'bench.db');
-    fs.copyFileSync(SOURCE, copy);
-    pageReads(copy);
+    pageReads(copy.database);
     await pairs(copy, Number(values.pairs));
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    copy.remove();
   }
 }
 

@@ -11,29 +11,19 @@
 //
 //   npm run bench:generate -- --size full    (once)
 //   node --import tsx bench/write-pages.ts [--pairs 20]
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { buildInProcess, copyFullData } from './lib/full-data-copy.js';
 import { PRESETS } from './lib/presets.js';
 import { BENCH_PASSWORD, emailOf } from './lib/roles.js';
 import { tradersOf } from './lib/scenarios.js';
-import { serviceEnv } from './lib/service-env.js';
 
 const { values } = parseArgs({ options: { pairs: { type: 'string', default: '20' } } });
 const pairs = Number(values.pairs);
-const source = path.resolve('data', `bench-${PRESETS.full.name}.db`);
-if (!fs.existsSync(source)) throw new Error(`${source} is missing: npm run bench:generate -- --size full`);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-write-pages-'));
-const database = path.join(dir, 'bets.db');
-fs.copyFileSync(source, database);
-const walFile = `${database}-wal`;
-const env = serviceEnv({ databaseUrl: `sqlite:${database}`, jwtSecret: randomBytes(32).toString('hex'), redisUrl: null, poolSize: null });
-const app = await buildApp(loadConfig({ ...env, WORKERS: 'off', LOG_LEVEL: 'silent' }), {});
+const copy = copyFullData('bench-write-pages');
+const walFile = `${copy.database}-wal`;
+const app = await buildInProcess(copy);
 
 type Frame = { page: number };
 /** The frames of the WAL's current generation (those whose salts match its header), in order. */
@@ -92,13 +82,13 @@ try {
 } finally {
   await app.close();
 }
-const db = new SQLite(database, { readonly: true });
+const db = new SQLite(copy.database, { readonly: true });
 const owner = new Map<number, string>();
 const followersOf = db.prepare('select count(*) as n from follows where followed_id = ?');
 const followers = counted.reduce((sum, id) => sum + (followersOf.get(id) as { n: number }).n, 0);
 for (const r of db.prepare('select name, pageno from dbstat').iterate() as Iterable<{ name: string; pageno: number }>) owner.set(r.pageno, r.name);
 db.close();
-fs.rmSync(dir, { recursive: true, force: true });
+copy.remove();
 console.log(
   `${written.open.length} ordinary traders' open + close (the benchmark's first traders, ${(followers / (counted.length || 1)).toFixed(1)} followers each on average), one at a time (${skipped} made again: a checkpoint restarted the WAL meanwhile), pages a request by b-tree:\n`,
 );

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { ChatTransportName, NewNotification, NotificationKind } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
+import { queuedNoticeColumns } from './queued-notice-columns.js';
 
 export type QueuedNotice = Omit<NewNotification, 'status' | 'attempts' | 'next_attempt_at' | 'created_at'>;
 
@@ -27,8 +28,6 @@ export async function enqueueNotification(db: Db, notice: QueuedNotice, now: num
   await enqueueNotifications(db, [notice], now);
 }
 
-/** A number bound as a parameter, typed for PostgreSQL (a UNION leaves untyped parameters as text). */
-const bigint = (n: number) => sql<number>`cast(${n} as bigint)`;
 /** The other channel's recipient column, typed for the UNION likewise. */
 const noAddress = sql<string | null>`cast(null as varchar(254))`;
 
@@ -61,12 +60,7 @@ const followersQuery = prepared((db, v: FollowersValues) =>
           'chat_links.transport',
           sql.ref<string | null>('chat_links.chat_id').as('chat_id'),
           noAddress.as('email'),
-          eb.val(v.kind).as('kind'),
-          eb.val(v.text).as('text'),
-          bigint(v.betId).as('bet_id'),
-          eb.val('pending').as('status'),
-          bigint(v.now).as('next_attempt_at'),
-          bigint(v.now).as('created_at'),
+          ...queuedNoticeColumns(v),
         ])
         .where('follows.followed_id', '=', v.followedId)
         .where('chat_links.transport', '=', v.transport)
@@ -81,12 +75,7 @@ const followersQuery = prepared((db, v: FollowersValues) =>
               sql<ChatTransportName>`'email'`.as('transport'),
               noAddress.as('chat_id'),
               'users.email as email',
-              eb.val(v.kind).as('kind'),
-              eb.val(v.text).as('text'),
-              bigint(v.betId).as('bet_id'),
-              eb.val('pending').as('status'),
-              bigint(v.now).as('next_attempt_at'),
-              bigint(v.now).as('created_at'),
+              ...queuedNoticeColumns(v),
             ])
             .where('follows.followed_id', '=', v.followedId)
             .where('notice_settings.email_notices', '=', 'each')

@@ -5,6 +5,7 @@ import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { NotificationKind } from '../db/tables.js';
 import type { PushKind } from '../domain/push.js';
+import { queuedNoticeColumns } from './queued-notice-columns.js';
 
 export interface PushDevice {
   id: number;
@@ -111,12 +112,6 @@ export async function dropPendingOfDevice(db: Db, id: number, reason: string): P
     .execute();
 }
 
-/**
- * A number bound as a parameter, typed for PostgreSQL (an INSERT … SELECT
- * leaves untyped parameters as text); a bound NULL casts to NULL.
- */
-const bigint = (n: number | null) => sql<number | null>`cast(${n} as bigint)`;
-
 export interface PushNotice {
   kind: NotificationKind & PushKind;
   text: string;
@@ -148,17 +143,7 @@ const pushQuery = (recipients: Recipients) =>
           .selectFrom('push_subscriptions as s')
           .innerJoin('push_subscription_kinds as k', 'k.subscription_id', 's.id')
           .innerJoin('users as u', 'u.id', 's.user_id')
-          .select([
-            's.user_id',
-            sql<'push'>`'push'`.as('transport'),
-            's.id as push_subscription_id',
-            eb.val(v.kind).as('kind'),
-            eb.val(v.text).as('text'),
-            bigint(v.betId).as('bet_id'),
-            eb.val('pending').as('status'),
-            bigint(v.now).as('next_attempt_at'),
-            bigint(v.now).as('created_at'),
-          ])
+          .select(['s.user_id', sql<'push'>`'push'`.as('transport'), 's.id as push_subscription_id', ...queuedNoticeColumns(v)])
           .where('k.kind', '=', v.kind)
           .where('u.deleted_at', 'is', null);
         if (recipients === 'followersOf') {
