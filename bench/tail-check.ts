@@ -1,16 +1,22 @@
-// How much of a saturated server's p99 is the load generator's: a bare Fastify
-// route that works a fixed time a request (a busy wait, then a 6 KB body) is
-// loaded by wrk exactly as the benchmark loads the service (one thread, 64
-// keep-alive connections, pinned as the benchmark pins), then by a Node
-// client with 64 keep-alive connections on the same core. The server's own
-// latency is the same in both; only the client differs.
+// Where a saturated server's p99 comes from: a bare Fastify route that works a
+// fixed time a request (a busy wait, then a 6 KB body) is loaded by 64
+// keep-alive connections three ways, pinned as the benchmark pins: wrk with
+// every connection sending at once (as the benchmark ran before ADMIT_MS,
+// bench/lib/wrk.ts), wrk as the benchmark runs it (each connection's first
+// request waits until all are admitted), and a Node client on the load's core.
+// The server accepts one new connection a turn of its event loop (libuv 1.45
+// and later); the first way makes the last connections wait for dozens of
+// growing turns, and that wait is the tail.
 //
 //   node --import tsx bench/tail-check.ts [--work-us 100,700] [--duration 5]
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { freePort, LOAD_CPU, pinned, SERVER_CPU, taskset } from './lib/server.js';
-import { findWrk, WRK_MISSING } from './lib/wrk.js';
+import { findWrk, luaScript, parseWrkOutput, WRK_MISSING } from './lib/wrk.js';
 
 const CONNECTIONS = 64;
 const BODY = 'x'.repeat(6000);
@@ -60,8 +66,13 @@ function ms(text: string): number {
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
 }
 
-async function wrk(binary: string, port: number, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {
-  const run = pinned(taskset() ? LOAD_CPU : null, binary, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', `http://127.0.0.1:${port}/`]);
+/** wrk -t1 -c64 with --latency, or with the benchmark's script for the same request (`admitted`). */
+async function wrk(binary: string, port: number, seconds: number, admitted: boolean): Promise<{ rps: number; p50: number; p99: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tail-check-'));
+  const script = path.join(dir, 'admitted.lua');
+  fs.writeFileSync(script, luaScript({ kind: 'single', request: { method: 'GET', path: '/' } }, CONNECTIONS));
+  const how = admitted ? ['-s', script] : ['--latency'];
+  const run = pinned(taskset() ? LOAD_CPU : null, binary, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, ...how, `http://127.0.0.1:${port}/`]);
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(run.command, run.args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
@@ -71,6 +82,11 @@ async function wrk(binary: string, port: number, seconds: number): Promise<{ rps
     child.on('error', reject);
     child.on('close', () => resolve(text));
   });
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (admitted) {
+    const f = parseWrkOutput(out);
+    return { rps: f.requests / (f.durationUs / 1e6), p50: f.latencyUs.p50 / 1000, p99: f.latencyUs.p99 / 1000 };
+  }
   const at = (label: string) => ms(new RegExp(`^\\s*${label}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? 'NaN');
   return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50: at('50'), p99: at('99') };
 }
@@ -102,7 +118,8 @@ async function main(): Promise<void> {
     const child = spawn(server.command, server.args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise<void>((resolve) => child.once('message', () => resolve()));
     try {
-      const viaWrk = await wrk(binary, port, seconds);
+      const viaWrk = await wrk(binary, port, seconds, false);
+      const viaWrkAdmitted = await wrk(binary, port, seconds, true);
       const client = pinned(taskset() ? LOAD_CPU : null, process.execPath, [...self, '--client', String(port), '--duration', String(seconds)]);
       const viaNode = await new Promise<{ rps: number; p50: number; p99: number }>((resolve, reject) => {
         const c = spawn(client.command, client.args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -114,7 +131,8 @@ async function main(): Promise<void> {
         c.on('close', () => resolve(JSON.parse(text)));
       });
       for (const [name, r] of [
-        ['wrk -t1 -c64', viaWrk],
+        ['wrk -t1 -c64, all sending at once', viaWrk],
+        ['wrk -t1 -c64, admitted first (the benchmark)', viaWrkAdmitted],
         ['Node, 64 keep-alive loops', viaNode],
       ] as const) {
         console.log(`| ${workUs} µs | ${name} | ${Math.round(r.rps)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p99 / r.p50).toFixed(1)}× |`);
