@@ -28,7 +28,7 @@ export async function enqueueNotification(db: Db, notice: QueuedNotice, now: num
   await enqueueNotifications(db, [notice], now);
 }
 
-/** The other channel's recipient column, typed for the UNION likewise. */
+/** The other channel's recipient column: a typed NULL, for PostgreSQL's UNION (as queuedNoticeColumns types its numbers). */
 const noAddress = sql<string | null>`cast(null as varchar(254))`;
 
 /**
