@@ -16,7 +16,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { freePort, LOAD_CPU, pinned, SERVER_CPU, taskset } from './lib/server.js';
-import { findWrk, luaScript, parseWrkOutput, WRK_MISSING } from './lib/wrk.js';
+import { findWrk, loadResultOf, luaScript, parseWrkOutput, WRK_MISSING } from './lib/wrk.js';
 
 const CONNECTIONS = 64;
 const BODY = 'x'.repeat(6000);
@@ -66,29 +66,35 @@ function ms(text: string): number {
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
 }
 
-/** wrk -t1 -c64 with --latency, or with the benchmark's script for the same request (`admitted`). */
+/** wrk -t1 -c64 with --latency, or with the benchmark's own script for the same request (`admitted`). */
 async function wrk(binary: string, port: number, seconds: number, admitted: boolean): Promise<{ rps: number; p50: number; p99: number }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tail-check-'));
-  const script = path.join(dir, 'admitted.lua');
-  fs.writeFileSync(script, luaScript({ kind: 'single', request: { method: 'GET', path: '/' } }, CONNECTIONS));
-  const how = admitted ? ['-s', script] : ['--latency'];
-  const run = pinned(taskset() ? LOAD_CPU : null, binary, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, ...how, `http://127.0.0.1:${port}/`]);
-  const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(run.command, run.args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let text = '';
-    child.stdout.on('data', (d) => {
-      text += d;
+  const dir = admitted ? fs.mkdtempSync(path.join(os.tmpdir(), 'tail-check-')) : null;
+  try {
+    let how = ['--latency'];
+    if (dir) {
+      const script = path.join(dir, 'admitted.lua');
+      fs.writeFileSync(script, luaScript({ kind: 'single', request: { method: 'GET', path: '/' } }, CONNECTIONS));
+      how = ['-s', script];
+    }
+    const run = pinned(taskset() ? LOAD_CPU : null, binary, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, ...how, `http://127.0.0.1:${port}/`]);
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(run.command, run.args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      child.stdout.on('data', (d) => {
+        text += d;
+      });
+      child.on('error', reject);
+      child.on('close', () => resolve(text));
     });
-    child.on('error', reject);
-    child.on('close', () => resolve(text));
-  });
-  fs.rmSync(dir, { recursive: true, force: true });
-  if (admitted) {
-    const f = parseWrkOutput(out);
-    return { rps: f.requests / (f.durationUs / 1e6), p50: f.latencyUs.p50 / 1000, p99: f.latencyUs.p99 / 1000 };
+    if (dir) {
+      const r = loadResultOf(parseWrkOutput(out), null, 0);
+      return { rps: r.rps, p50: r.p50Ms, p99: r.p99Ms };
+    }
+    const at = (label: string) => ms(new RegExp(`^\\s*${label}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? 'NaN');
+    return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50: at('50'), p99: at('99') };
+  } finally {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }
-  const at = (label: string) => ms(new RegExp(`^\\s*${label}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? 'NaN');
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50: at('50'), p99: at('99') };
 }
 
 async function main(): Promise<void> {
