@@ -21,16 +21,23 @@ type SendShared = (request: FastifyRequest, reply: FastifyReply, answer: object)
  * so what it keeps lives as long as that app.
  */
 export function sharedAnswerSender(): SendShared {
-  // Keyed by the answer object itself: an entry lives exactly as long as the
-  // shared cache (or the request, for an answer made afresh) holds its object.
+  // Kept on the answer object itself, under a key of this sender's own, so
+  // it lives exactly as long as the shared cache (or the request, for an
+  // answer made afresh) holds the object. Not in a WeakMap: V8's young
+  // collections keep a WeakMap's keys alive, so every answer made for one
+  // request (a bet page) would be promoted to the old generation with its
+  // entry, and at thousands a second that forces a full collection every
+  // second or so (docs/performance.md, "Where the time goes").
   // Each kind of answer is sent by one route, so one serialization fits it.
-  const encodedAnswers = new WeakMap<object, EncodedBody>();
+  const ENCODED = Symbol('encoded answer');
   return (request, reply, answer) => {
     reply.header('cache-control', SHARED_FOR_A_MOMENT);
-    let encoded = encodedAnswers.get(answer);
+    const keeper = answer as { [ENCODED]?: EncodedBody };
+    let encoded = keeper[ENCODED];
     if (!encoded) {
       encoded = { plain: reply.serialize(answer) as string };
-      encodedAnswers.set(answer, encoded);
+      // Not enumerable: the answer's JSON and every comparison of it stay as they were.
+      if (Object.isExtensible(answer)) Object.defineProperty(answer, ENCODED, { value: encoded });
     }
     reply.type('application/json; charset=utf-8');
     return sendEncoded(request, reply, encoded);

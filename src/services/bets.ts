@@ -35,7 +35,7 @@ import { iso, type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './b
 import { benchmarkPrice } from './benchmarks.js';
 import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
-import { prepareThesis, storeThesis, type ThesisDeps, thesisOf, withTheses } from './theses.js';
+import { prepareThesis, storeThesis, type ThesisDeps, withThesis, withTheses } from './theses.js';
 
 /** What the bet lifecycle uses of the context: a service built without Fastify passes these. */
 export type BetDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'> & ThesisDeps;
@@ -48,19 +48,19 @@ export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail>
   const owner = bet ? await findUserById(ctx.db, bet.user_id) : undefined;
   if (!bet || !owner) throw notFound('Bet not found');
   const mark = bet.status === 'OPEN' ? (await ctx.prices.marks([bet.ticker])).get(bet.ticker) : undefined;
-  return {
-    ...toBetView(bet, mark, ctx.clock.now()),
-    target_date: bet.target_date,
-    user: { id: owner.id, username: owner.username },
-    committed_at: iso(committedInstant(bet.opened_at)),
-    committed_price: bet.committed_price,
-    ranked_gain: bet.ranked_gain,
-    ranked: rankState(bet),
-    unranked_reason: bet.unranked_reason,
-    // Shared by every caller (a public, cached answer): the thesis as others see it.
-    ...(await thesisOf(ctx, bet.id, null)),
-    close_reason: recordCloseReason(bet.close_reason),
-  };
+  // The view with the detail's fields set on it, not copied into a literal by
+  // spread (see addThesis in ./theses.ts for why).
+  const detail = toBetView(bet, mark, ctx.clock.now()) as BetDetail;
+  detail.target_date = bet.target_date;
+  detail.user = { id: owner.id, username: owner.username };
+  detail.committed_at = iso(committedInstant(bet.opened_at));
+  detail.committed_price = bet.committed_price;
+  detail.ranked_gain = bet.ranked_gain;
+  detail.ranked = rankState(bet);
+  detail.unranked_reason = bet.unranked_reason;
+  detail.close_reason = recordCloseReason(bet.close_reason);
+  // Shared by every caller (a public, cached answer): the thesis as others see it.
+  return withThesis(ctx, detail, null);
 }
 
 export interface BetSource {
