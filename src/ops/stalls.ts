@@ -6,7 +6,7 @@
 // run's span), a garbage collection (a PerformanceObserver on 'gc' entries),
 // or else the requests. The attribution is a pure function (attributeStall)
 // so it is tested without timers.
-import { monitorEventLoopDelay, PerformanceObserver, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance, type IntervalHistogram } from 'node:perf_hooks';
 
 /** A stall shorter than this is ordinary latency, not a stop of the loop. */
 export const STALL_MS = 20;
@@ -33,6 +33,11 @@ export interface AttributedStall extends Interval {
   cause: string;
 }
 
+/** A garbage collection's pause; `full` for a mark-compact of the whole heap. */
+export interface GcPause extends Interval {
+  full?: boolean;
+}
+
 /** Drops the leading intervals that ended before `horizon` (both lists are kept in the order they ended). */
 function dropEndedBefore(list: Interval[], horizon: number): void {
   let n = 0;
@@ -45,17 +50,27 @@ const overlap = (a: Interval, b: Interval) => Math.max(0, Math.min(a.end, b.end)
 /**
  * What a stall is charged to: `gc` when garbage collection's pauses fill at
  * least half of it and overlap it at least as much as any one job's run, else
- * `job:<name>` of the run that overlapped it most, else `requests` (handlers,
- * serialisation, compression: whatever else the loop was doing). Half, because
- * a loop saturated by requests runs scavenges of a few milliseconds all along:
- * a 100 ms turn holding a 2 ms scavenge is the requests' turn, not GC's. A
- * job's span covers its awaits too, so a request's stall during a long run is
- * charged to the run: the label names the suspect, the per-job durations
+ * `job:<name>` of the run that overlapped it most, else `gc` when a full
+ * collection paused within it, else `requests` (handlers, serialisation,
+ * compression: whatever else the loop was doing). Half, because a loop
+ * saturated by requests runs scavenges of a few milliseconds all along: a
+ * 100 ms turn holding a 2 ms scavenge is the requests' turn, not GC's. A full
+ * collection is the exception: V8 marks and sweeps on threads of its own,
+ * which take the core from the event loop where the service has one core (as
+ * the benchmark pins it), so the turn around a 5-8 ms pause lasts 20-46 ms
+ * (docs/performance.md, "Where the time goes"). A job's span covers its
+ * awaits too, so a request's stall during a long run is charged to the run:
+ * the label names the suspect, the per-job durations
  * (job_run_duration_seconds) tell more.
  */
-export function attributeStall(stall: Interval, spans: readonly JobSpan[], gcs: readonly Interval[]): string {
+export function attributeStall(stall: Interval, spans: readonly JobSpan[], gcs: readonly GcPause[]): string {
   let gc = 0;
-  for (const g of gcs) gc += overlap(stall, g);
+  let full = false;
+  for (const g of gcs) {
+    const o = overlap(stall, g);
+    gc += o;
+    if (o > 0 && g.full) full = true;
+  }
   let best: JobSpan | null = null;
   let bestOverlap = 0;
   for (const s of spans) {
@@ -67,6 +82,7 @@ export function attributeStall(stall: Interval, spans: readonly JobSpan[], gcs: 
   }
   if (gc > 0 && gc >= (stall.end - stall.start) / 2 && gc >= bestOverlap) return 'gc';
   if (best) return `job:${best.name}`;
+  if (full) return 'gc';
   return 'requests';
 }
 
@@ -83,7 +99,7 @@ export class StallMonitor {
   private readonly running = new Map<number, { name: string; start: number }>();
   private nextRun = 0;
   private readonly spans: JobSpan[] = [];
-  private readonly gcs: Interval[] = [];
+  private readonly gcs: GcPause[] = [];
   private pending: Interval[] = [];
 
   constructor(private readonly sink: StallSink) {}
@@ -92,7 +108,10 @@ export class StallMonitor {
     if (this.timer) return;
     this.histogram.enable();
     this.observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) this.gcs.push({ start: e.startTime, end: e.startTime + e.duration });
+      for (const e of list.getEntries()) {
+        const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+        this.gcs.push({ start: e.startTime, end: e.startTime + e.duration, full: kind === constants.NODE_PERFORMANCE_GC_MAJOR });
+      }
     });
     this.observer.observe({ entryTypes: ['gc'] });
     this.lastTick = performance.now();

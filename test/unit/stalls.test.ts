@@ -34,6 +34,14 @@ test('GC is the cause when its pauses fill half the stall or more, and overlap i
   assert.equal(attributeStall(stall, [{ name: 'outbox', start: 0, end: 1_000 }], gcs), 'job:outbox');
 });
 
+test('a full collection pausing within a stall is its cause, however short the pause, unless a job run overlaps it', () => {
+  // The turn around a full collection's pause is slowed by V8's marking and sweeping threads on the same core.
+  assert.equal(attributeStall(stall, [], [{ start: 140, end: 147, full: true }]), 'gc');
+  assert.equal(attributeStall(stall, [], [{ start: 140, end: 147 }]), 'requests', 'a scavenge as short is not');
+  assert.equal(attributeStall(stall, [{ name: 'outbox', start: 0, end: 1_000 }], [{ start: 140, end: 147, full: true }]), 'job:outbox');
+  assert.equal(attributeStall(stall, [], [{ start: 160, end: 170, full: true }]), 'requests', 'one that only touches it is not');
+});
+
 test('intervals that only touch the stall do not count', () => {
   assert.equal(attributeStall(stall, [{ name: 'outbox', start: 160, end: 200 }], [{ start: 90, end: 100 }]), 'requests');
 });
