@@ -57,8 +57,9 @@ const overlap = (a: Interval, b: Interval) => Math.max(0, Math.min(a.end, b.end)
  * 100 ms turn holding a 2 ms scavenge is the requests' turn, not GC's. A full
  * collection is the exception: V8 marks and sweeps on threads of its own,
  * which take the core from the event loop where the service has one core (as
- * the benchmark pins it), so the turn around a 5-8 ms pause lasts 20-46 ms
- * (docs/performance.md, "Where the time goes"). A job's span covers its
+ * the benchmark pins it), so the turn around a pause of a few milliseconds
+ * lasts several times as long (docs/performance.md, "Where the time goes").
+ * A job's span covers its
  * awaits too, so a request's stall during a long run is charged to the run:
  * the label names the suspect, the per-job durations
  * (job_run_duration_seconds) tell more.

@@ -65,7 +65,8 @@ export async function withTheses<T extends { id: number }>(ctx: ThesisDeps, view
     ctx.db,
     views.map((v) => v.id),
   );
-  return views.map((v) => addThesis(v, theses.get(v.id), viewerId, ctx.config.thesisReportsToHide));
+  for (const v of views) addThesis(v, theses.get(v.id), viewerId, ctx.config.thesisReportsToHide);
+  return views as Array<T & ThesisFields>;
 }
 
 /** Adds its thesis fields to one bet's view made for this answer. */
