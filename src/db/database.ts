@@ -80,6 +80,8 @@ export class DatabaseHandle {
   private readonly committer: GroupCommitter | null;
   /** Which transaction of this database the current async context runs in. */
   private readonly current = new AsyncLocalStorage<OpenTransaction>();
+  /** transaction() calls not yet finished; at 0 `current` is disabled (see transaction()). */
+  private running = 0;
 
   constructor(
     readonly db: Db,
@@ -141,7 +143,17 @@ export class DatabaseHandle {
     }
     const open: OpenTransaction = { committed: [] };
     const run = (trx: Db) => this.current.run(open, () => fn(trx));
-    const result = this.committer ? await this.committer.run(run, opts) : await this.db.transaction().execute(run);
+    this.running++;
+    let result: T;
+    try {
+      result = this.committer ? await this.committer.run(run, opts) : await this.db.transaction().execute(run);
+    } finally {
+      // On Node 20 an enabled AsyncLocalStorage keeps a hook on every promise of
+      // the process (3 % of a light read's CPU once any write had run,
+      // docs/performance.md), so it is enabled only while a transaction is
+      // open: run() enables it again, and with none open nothing reads the store.
+      if (--this.running === 0) this.current.disable();
+    }
     for (const work of open.committed) work();
     return result;
   }

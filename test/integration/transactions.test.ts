@@ -62,6 +62,27 @@ forEachDialect('transactions', (dialect) => {
     await t.ctx.database.transaction(async (trx) => trx.insertInto('settings').values({ key, value: 'after' }).execute());
   });
 
+  test('the store is enabled again after every transaction has finished: onCommit and the nesting check still work', async () => {
+    const seen: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      await Promise.all(
+        [1, 2].map((n) =>
+          t.ctx.database.transaction(async (trx) => {
+            await trx.selectFrom('users').select('id').limit(n).execute();
+            assert.equal(t.ctx.database.inTransaction, true);
+            t.ctx.database.onCommit(() => seen.push(`${round}.${n} ${t.ctx.database.inTransaction}`));
+          }),
+        ),
+      );
+      assert.equal(t.ctx.database.inTransaction, false);
+      await assert.rejects(
+        t.ctx.database.transaction(() => t.ctx.database.transaction(async () => undefined)),
+        /transaction\(\) called inside a transaction/,
+      );
+    }
+    assert.deepEqual(seen.sort(), ['0.1 false', '0.2 false', '1.1 false', '1.2 false']);
+  });
+
   test('a plugin on the handle a transaction is given sees the queries run inside it', async () => {
     const seen: string[] = [];
     const capture: KyselyPlugin = {
