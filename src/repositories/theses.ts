@@ -1,5 +1,7 @@
 // Theses and their reports (migration 0029, docs/theses.md).
-import type { Db } from '../db/database.js';
+import { sql } from 'kysely';
+import { type Db, dialectOf } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { BetThesesTable } from '../db/tables.js';
 
 export type ThesisRow = Omit<BetThesesTable, 'counted_reports'> & { counted_reports: number };
@@ -15,14 +17,26 @@ export async function findThesis(db: Db, betId: number): Promise<ThesisRow | und
   return db.selectFrom('bet_theses').selectAll().where('bet_id', '=', betId).executeTakeFirst();
 }
 
+/**
+ * The theses of a list of bets, the list bound as one value (a JSON array on
+ * SQLite, an array on PostgreSQL): one statement compiled once for any length,
+ * where an `in` list was built and compiled by Kysely for each page.
+ */
+const thesesQuery = prepared((db, v: { ids: string | number[] }) =>
+  db
+    .selectFrom('bet_theses')
+    .selectAll()
+    .where(
+      dialectOf(db) === 'sqlite' ? sql<boolean>`bet_id in (select value from json_each(${v.ids}))` : sql<boolean>`bet_id = any(${v.ids}::bigint[])`,
+    ),
+);
+
 /** The theses of these bets, by bet id (bets without one are absent). */
 export async function thesesOf(db: Db, betIds: readonly number[]): Promise<Map<number, ThesisRow>> {
   const out = new Map<number, ThesisRow>();
-  for (let i = 0; i < betIds.length; i += 500) {
-    const chunk = betIds.slice(i, i + 500);
-    if (chunk.length === 0) continue;
-    for (const r of await db.selectFrom('bet_theses').selectAll().where('bet_id', 'in', chunk).execute()) out.set(Number(r.bet_id), r);
-  }
+  if (betIds.length === 0) return out;
+  const ids = dialectOf(db) === 'sqlite' ? JSON.stringify(betIds) : [...betIds];
+  for (const r of await thesesQuery(db, { ids })) out.set(Number(r.bet_id), r as ThesisRow);
   return out;
 }
 

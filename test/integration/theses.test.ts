@@ -15,6 +15,7 @@ import { committedInstant } from '../../src/domain/bets.js';
 import { verifyUserRecord } from '../../src/domain/verify-record.js';
 import { commitDueBets } from '../../src/jobs/commitments.js';
 import { markVerified } from '../../src/repositories/email.js';
+import { findThesis, thesesOf } from '../../src/repositories/theses.js';
 import type { UserRecord } from '../../src/schemas/record.js';
 import { checkBetRecord } from '../../web/src/lib/record-proof.js';
 import { createTestApp, PASSWORD, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
@@ -110,6 +111,26 @@ forEachDialect('theses', (dialect) => {
     // 280 characters, counted as code points: emoji are one each.
     const id = await open(u, { ticker: 'BTC-USD', direction: 'LONG', thesis: '🚀'.repeat(280) });
     assert.equal((await bet(id)).thesis, '🚀'.repeat(280));
+  });
+
+  test('thesesOf reads any list of bets in one statement: mixed, unknown, repeated, longer than 500, empty', async () => {
+    const u = await registerAndLogin(t.app, 'lists');
+    const withText = [
+      await open(u, { ticker: 'BTC-USD', direction: 'LONG', thesis: 'first reason' }),
+      await open(u, { ticker: 'BTC-USD', direction: 'SHORT', thesis: HOSTILE }),
+    ];
+    const without = await open(u, { ticker: 'BTC-USD', direction: 'LONG' });
+    const unknown = Array.from({ length: 1_200 }, (_, i) => 900_000_000 + i);
+    const ids = [...unknown.slice(0, 600), withText[1]!, without, withText[0]!, withText[0]!, ...unknown.slice(600)];
+    const found = await thesesOf(t.ctx.db, ids);
+    assert.deepEqual(
+      [...found.keys()].sort((a, b) => a - b),
+      [...withText].sort((a, b) => a - b),
+    );
+    for (const id of withText) assert.deepEqual(found.get(id), await findThesis(t.ctx.db, id));
+    assert.equal(found.get(withText[1]!)?.text, HOSTILE);
+    assert.equal((await thesesOf(t.ctx.db, [])).size, 0);
+    assert.equal((await thesesOf(t.ctx.db, [without])).size, 0);
   });
 
   test('the opening entry commits to the salted hash; the shown text and salt verify with verify-log and the browser; a changed text fails', async () => {
