@@ -189,7 +189,7 @@ export async function heavilyFollowedBy(db: Db, followerId: number): Promise<num
   return (await heavyFollowedQuery(db, { followerId })).map((r) => Number(r.user_id));
 }
 
-export type FeedRow = BetViewRow & Pick<BetRow, 'last_event_at'> & { username: string };
+export type FeedRow = BetViewRow & Pick<BetRow, 'user_id' | 'last_event_at'> & { username: string };
 
 type PageValues = { followerId: number; limit: number; offset: number; depth: number } & Record<`u${number}`, number>;
 
@@ -205,7 +205,7 @@ function pageQueryFor(n: number) {
     const rows = db
       .selectFrom('bets')
       .innerJoin('users', 'users.id', 'bets.user_id')
-      .select([...BET_VIEW_COLUMNS.map((c) => `bets.${c}` as const), 'bets.last_event_at', 'users.username']);
+      .select([...BET_VIEW_COLUMNS.map((c) => `bets.${c}` as const), 'bets.user_id', 'bets.last_event_at', 'users.username']);
     const newestFirst = (q: typeof rows) => q.orderBy('bets.last_event_at', 'desc').orderBy('bets.id', 'desc');
     if (n === 0) return newestFirst(rows.where('bets.id', 'in', timeline.select('bet_id').limit(v.limit).offset(v.offset)));
     const branches = [
