@@ -7,6 +7,7 @@
 //   node --import tsx bench/sqlite-costs.ts [--pairs 1000]
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
+import { BET_VIEW_COLUMNS } from '../src/db/bet-columns.js';
 import { rowMaker } from '../src/db/statement-cache.js';
 import { copyFullData, type FullDataCopy } from './lib/full-data-copy.js';
 import { ROLES } from './lib/roles.js';
@@ -29,15 +30,15 @@ function pageReads(file: string): void {
   const names = raw.columns().map((c) => c.name);
   const make = rowMaker(names);
   if (!make) throw new Error('the bets table has columns rowMaker leaves to better-sqlite3');
-  const eleven = db
-    .prepare(`select id, user_id, ticker, direction, status, entry_price, exit_price, percentage_gain, opened_at, closed_at, close_reason ${where}`)
-    .raw(true);
+  const view = db.prepare(`select ${BET_VIEW_COLUMNS.join(', ')} ${where}`).raw(true);
+  const ids = db.prepare(`select id ${where}`).raw(true);
   const sqlOnly = db.prepare(`select sum(length(ticker) + entry_price + coalesce(exit_price, 0)) ${where}`);
   const rows = [
     ['SQLite alone (the seek and 100 lookups, one value back)', perCall(() => sqlOnly.get(...args))],
     ['23 columns as better-sqlite3 row objects', perCall(() => all.all(...args))],
     ['23 columns as arrays, made into objects by a compiled literal', perCall(() => (raw.all(...args) as unknown[][]).map(make))],
-    ['11 columns as arrays', perCall(() => eleven.all(...args))],
+    ['the ids alone as arrays (one value a row)', perCall(() => ids.all(...args))],
+    [`the view's ${BET_VIEW_COLUMNS.length} columns as arrays (BET_VIEW_COLUMNS)`, perCall(() => view.all(...args))],
   ] as const;
   console.log(`A page of 100 finished bets (user ${user}, places 5,001–5,100), µs a read:\n`);
   console.log('| how | µs |\n|---|---:|');
