@@ -279,6 +279,10 @@ forEachDialect('feed timelines', (dialect) => {
     assert.equal(await isHeavy(t, trader.id), true, 'heavily followed at the threshold');
     for (const f of fans) assert.deepEqual(await timelineOf(t, f.id), [], "the trader's bets left every timeline");
     assert.deepEqual((await heavilyFollowedBy(t.ctx.db, fans[0]!.id)).sort(), [trader.id, other.id].sort());
+    // A deleted account is never merged in, whatever rows still name it.
+    await t.ctx.db.updateTable('users').set({ deleted_at: t.clock.now() }).where('id', '=', other.id).execute();
+    assert.deepEqual(await heavilyFollowedBy(t.ctx.db, fans[0]!.id), [trader.id]);
+    await t.ctx.db.updateTable('users').set({ deleted_at: null }).where('id', '=', other.id).execute();
     const closed = await openBet(trader);
     assert.equal((await post(t, trader, '/bet/close', { bet_id: closed })).statusCode, 200);
     t.clock.advance(MIN);
