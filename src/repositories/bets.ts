@@ -205,28 +205,28 @@ export async function listUncommittedBets(db: Db, openedBy: number, afterId: num
     .execute();
 }
 
-/**
- * A user's open bets, newest first. Sorted here, not in SQL: an ORDER BY on
- * opened_at lets SQLite prefer (user_id, opened_at), which walks all of the
- * user's bets, over (user_id, status), which reads only the open ones (few,
- * bounded by the capacity).
- */
 /** What the portfolio shows of an open bet. */
 export type OpenBetView = Pick<BetRow, 'id' | 'ticker' | 'direction' | 'entry_price' | 'target_date' | 'opened_at'>;
 
-// Prepared, and only the portfolio's columns: every column of ten bets cost the read four times as much.
+/**
+ * A user's OPEN bets, the latest opened first: one range of
+ * bets_user_open_idx (migration 0039), which holds these columns in this
+ * order. The status is a literal, as in the index's condition, which a bound
+ * value would not match.
+ */
 const openBetsQuery = prepared((db, p: { userId: number }) =>
   db
     .selectFrom('bets')
     .select(['id', 'ticker', 'direction', 'entry_price', 'target_date', 'opened_at'])
     .where('user_id', '=', p.userId)
-    .where('status', '=', 'OPEN'),
+    .where('status', '=', sql.lit('OPEN'))
+    .orderBy('opened_at', 'desc')
+    .orderBy('id', 'desc'),
 );
 
 /** A user's OPEN bets, the latest opened first. */
 export async function listOpenBets(db: Db, userId: number): Promise<OpenBetView[]> {
-  const rows = await openBetsQuery(db, { userId });
-  return rows.sort((a, b) => b.opened_at - a.opened_at || b.id - a.id);
+  return openBetsQuery(db, { userId });
 }
 
 /** The size of a user's history: its largest position (an index seek on bets_user_history_idx). */
