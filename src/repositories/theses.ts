@@ -37,7 +37,7 @@ export async function thesesOf(db: Db, betIds: readonly number[]): Promise<Map<n
   const out = new Map<number, ThesisRow>();
   if (betIds.length === 0) return out;
   const ids = dialectOf(db) === 'sqlite' ? JSON.stringify(betIds) : [...betIds];
-  for (const r of await thesesQuery(db, { ids })) out.set(Number(r.bet_id), r as ThesisRow);
+  for (const r of await thesesQuery(db, { ids })) out.set(Number(r.bet_id), r);
   return out;
 }
 
