@@ -28,14 +28,15 @@ import {
   listFinishedBets,
   listOpenBets,
 } from '../repositories/bets.js';
+import { findBetPage } from '../repositories/bet-pages.js';
 import { saveExitRule } from '../repositories/exit-rules.js';
-import { findUserById, lockPlanHolder } from '../repositories/users.js';
+import { lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
 import { iso, type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
 import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
-import { prepareThesis, storeThesis, type ThesisDeps, withThesis, withTheses } from './theses.js';
+import { prepareThesis, storeThesis, type ThesisDeps, withTheses, withThesisRow } from './theses.js';
 
 /** What the bet lifecycle uses of the context: a service built without Fastify passes these. */
 export type BetDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'> & ThesisDeps;
@@ -44,9 +45,9 @@ export const LEADERBOARD_SIZE = 100;
 
 /** A public view of one bet with its owner; 404 for a missing bet or a deleted owner. */
 export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail> {
-  const bet = await findBetById(ctx.db, betId);
-  const owner = bet ? await findUserById(ctx.db, bet.user_id) : undefined;
-  if (!bet || !owner) throw notFound('Bet not found');
+  const page = await findBetPage(ctx.db, betId);
+  if (!page) throw notFound('Bet not found');
+  const { bet, owner } = page;
   const mark = bet.status === 'OPEN' ? (await ctx.prices.marks([bet.ticker])).get(bet.ticker) : undefined;
   // The view with the detail's fields set on it, not copied into a literal by
   // spread (see addThesis in ./theses.ts for why).
@@ -60,7 +61,7 @@ export async function betDetail(ctx: BetDeps, betId: number): Promise<BetDetail>
   detail.unranked_reason = bet.unranked_reason;
   detail.close_reason = recordCloseReason(bet.close_reason);
   // Shared by every caller (a public, cached answer): the thesis as others see it.
-  return withThesis(ctx, detail, null);
+  return withThesisRow(ctx, detail, page.thesis, null);
 }
 
 export interface BetSource {

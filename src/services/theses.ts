@@ -69,9 +69,14 @@ export async function withTheses<T extends { id: number }>(ctx: ThesisDeps, view
   return views as Array<T & ThesisFields>;
 }
 
-/** Adds its thesis fields to one bet's view made for this answer. */
-export async function withThesis<T extends { id: number }>(ctx: ThesisDeps, view: T, viewerId: number | null): Promise<T & ThesisFields> {
-  return addThesis(view, await findThesis(ctx.db, view.id), viewerId, ctx.config.thesisReportsToHide);
+/** Adds its thesis fields, from its thesis row already read (or none), to one bet's view made for this answer. */
+export function withThesisRow<T extends { id: number }>(
+  ctx: ThesisDeps,
+  view: T,
+  thesis: ThesisRow | undefined,
+  viewerId: number | null,
+): T & ThesisFields {
+  return addThesis(view, thesis, viewerId, ctx.config.thesisReportsToHide);
 }
 
 /** The thesis of an existing bet, or 404 (a bet without one, or no such bet). */
