@@ -2,8 +2,6 @@
 // nothing of HTTP. A test that exercises services or jobs without requests
 // builds a context alone (createTestContext in test/helpers/context.ts) and closes it.
 import type { FastifyBaseLogger } from 'fastify';
-import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
 import pino from 'pino';
 import webpush from 'web-push';
 import type { Config } from './config.js';
@@ -11,6 +9,7 @@ import type { AppContext, AppDeps } from './context.js';
 import { openDatabase } from './db/database.js';
 import { Outbox } from './jobs/outbox.js';
 import { systemClock } from './lib/clock.js';
+import { connectRedis } from './lib/redis-client.js';
 import { Metrics } from './metrics.js';
 import { createChatTransport } from './providers/chat/index.js';
 import { createMailSender } from './providers/mail/index.js';
@@ -40,12 +39,6 @@ import { wireServices } from './services/wiring.js';
 export interface ContextDeps extends Omit<AppDeps, 'logger' | 'webDistDir'> {
   /** Silent when absent. */
   log?: FastifyBaseLogger;
-}
-
-/** The Redis client, loaded only when REDIS_URL is set: loading it costs start time a single instance does not need. */
-function connectRedis(url: string): Redis {
-  const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-  return new Client(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
 }
 
 /**

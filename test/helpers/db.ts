@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrations } from '../../src/db/migrations/index.js';
 import { type DatabaseHandle, type Dialect, openDatabase } from '../../src/db/database.js';
+import { REDIS_OPTIONS } from '../../src/lib/redis-client.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? null;
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? null;
@@ -46,10 +47,11 @@ function testDatabase(handle: DatabaseHandle, url: string, cleanUp: () => Promis
  * a suite's counters (rate limits keyed by user id or address) never meet
  * those of another suite or of an earlier run, as each suite gets a database of
  * its own. Instances of one suite share it, as a deployment's share one Redis.
+ * Otherwise configured as the service's own client (auto-pipelined).
  */
 export function testRedis(): Redis {
   if (!REDIS_URL) throw new Error('TEST_REDIS_URL is not set');
-  return new Redis(REDIS_URL, { keyPrefix: `t_${randomBytes(6).toString('hex')}:` });
+  return new Redis(REDIS_URL, { ...REDIS_OPTIONS, keyPrefix: `t_${randomBytes(6).toString('hex')}:` });
 }
 
 /** Runs the suite once per dialect; PostgreSQL is skipped, visibly, without TEST_DATABASE_URL. */
