@@ -99,6 +99,11 @@ export function marketHours(calendar: MarketCalendar, symbol: string, t: number)
  */
 export function dailyChangeBase(calendar: MarketCalendar, symbol: string, at: number): number {
   if (isCryptoTicker(symbol)) return at - 86_400_000;
+  return stockChangeBase(calendar, at);
+}
+
+/** dailyChangeBase of every stock and ETF: the close of the trading day before the session of `at`. */
+export function stockChangeBase(calendar: MarketCalendar, at: number): number {
   return nyseCloseOf(previousTradingDay(calendar, nyDate(at)));
 }
 

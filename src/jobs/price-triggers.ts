@@ -57,18 +57,22 @@ export function priceTriggersJob(ctx: PriceTriggerDeps, watchers: QuoteWatcher[]
       // Under a rate limit the tickers take turns; the rest are still evaluated against quotes others published.
       const ask = new Set(tickers.length <= budget ? tickers : rotate(tickers, turn, budget));
       turn = tickers.length === 0 ? 0 : (turn + Math.min(budget, tickers.length)) % tickers.length;
+      // Asked together: their publications' commits share one durable commit (SQLite's group commit), and their
+      // statements' round trips overlap on PostgreSQL's pool, where one after another each paid its own.
+      await Promise.all(
+        tickers
+          .filter((ticker) => ask.has(ticker))
+          .map((ticker) =>
+            ctx.prices.quote(ticker).catch((err: Error) => {
+              log.warn({ ticker, err: err.message }, 'price triggers: quote unavailable, evaluating the published ones');
+            }),
+          ),
+      );
       let fired = 0;
       for (const [i, ticker] of tickers.entries()) {
         if (signal.aborted) break;
         // A ticker's rules at a time: cached quotes and SQLite's statements never let the loop run otherwise.
         if (i > 0) await yieldToLoop();
-        if (ask.has(ticker)) {
-          try {
-            await ctx.prices.quote(ticker);
-          } catch (err) {
-            log.warn({ ticker, err: (err as Error).message }, 'price triggers: quote unavailable, evaluating the published ones');
-          }
-        }
         const now = ctx.clock.now();
         for (const watcher of watchers) {
           if (!byWatcher.get(watcher)?.has(ticker)) continue;

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import type { QuoteWatcher } from '../jobs/price-triggers.js';
 import type { Db } from '../db/database.js';
 import { type AlertRule, firedText, readQuote } from '../domain/alerts.js';
-import { dailyChangeBase } from '../domain/instruments.js';
+import { dailyChangeBase, stockChangeBase } from '../domain/instruments.js';
 import { isCryptoTicker } from '../domain/market-calendar.js';
 import { type AlertRow, claimFiring, liveAlertsOn, liveAlertTickers, markChecked } from '../repositories/alerts.js';
 import { findLinkOfUser } from '../repositories/chat-links.js';
@@ -40,10 +40,36 @@ const MARK_EVERY_MS = 60_000;
 const ALERTS_PAGE = 'alerts';
 
 export function priceAlertsWatcher(ctx: AlertDeps): QuoteWatcher {
+  // One for the watcher's life: every pass and every stock share the minutes' bases.
+  const stockBase = stockChangeBases(ctx.config.marketCalendar);
   return {
     name: 'price_alerts',
     liveTickers: () => liveAlertTickers(ctx.db),
-    evaluate: (ticker, until) => evaluateAlerts(ctx, ticker, until),
+    evaluate: (ticker, until) => evaluateAlerts(ctx, ticker, until, stockBase),
+  };
+}
+
+/** Minutes of stock change bases kept: a day's. */
+const BASE_MINUTES = 1_440;
+
+/**
+ * A stock's change base (dailyChangeBase: the close before the New York date of
+ * its market time) by minute: the same for every stock, and it changes only on
+ * a minute's edge (midnight, a session's open or close), so it is worked out
+ * once a minute for all the watched stocks (the calendar's date arithmetic costs
+ * far more than the comparison it serves). Crypto's is a day before the quote.
+ */
+export function stockChangeBases(calendar: AlertDeps['config']['marketCalendar']): (at: number) => number {
+  const byMinute = new Map<number, number>();
+  return (at) => {
+    const minute = Math.floor(at / 60_000);
+    let base = byMinute.get(minute);
+    if (base === undefined) {
+      base = stockChangeBase(calendar, calendar.marketTime(at));
+      if (byMinute.size >= BASE_MINUTES) byMinute.delete(byMinute.keys().next().value as number);
+      byMinute.set(minute, base);
+    }
+    return base;
   };
 }
 
@@ -53,31 +79,25 @@ export function priceAlertsWatcher(ctx: AlertDeps): QuoteWatcher {
  * the previous session's close (crypto: 24 hours before), kept per instant
  * for the pass. Undefined when the provider could not say (down): unknown, not "none".
  */
-function previousCloses(ctx: AlertDeps, ticker: string) {
+function previousCloses(ctx: AlertDeps, ticker: string, stockBase: (at: number) => number) {
   const known = new Map<number, number | undefined>();
-  // A stock's base is the close before the New York date of its market time, which changes only on a
-  // minute's edge (midnight, a session's open or close): it is worked out once a minute (the calendar's
-  // date arithmetic costs far more than the comparison it serves). Crypto's is a day before the quote.
   const crypto = isCryptoTicker(ticker);
-  const baseByMinute = new Map<number, number>();
   return async (at: number): Promise<number | undefined> => {
-    let base: number;
-    if (crypto) base = dailyChangeBase(ctx.config.marketCalendar, ticker, at);
-    else {
-      const minute = Math.floor(at / 60_000);
-      const known = baseByMinute.get(minute);
-      base = known ?? dailyChangeBase(ctx.config.marketCalendar, ticker, ctx.config.marketCalendar.marketTime(at));
-      if (known === undefined) baseByMinute.set(minute, base);
-    }
+    const base = crypto ? dailyChangeBase(ctx.config.marketCalendar, ticker, at) : stockBase(at);
     if (!known.has(base)) known.set(base, (await ctx.prices.marksAt([ticker], base)).get(ticker));
     return known.get(base);
   };
 }
 
-export async function evaluateAlerts(ctx: AlertDeps, ticker: string, until: number): Promise<number> {
+export async function evaluateAlerts(
+  ctx: AlertDeps,
+  ticker: string,
+  until: number,
+  stockBase = stockChangeBases(ctx.config.marketCalendar),
+): Promise<number> {
   let live = await liveAlertsOn(ctx.db, ticker, until);
   if (live.length === 0) return 0;
-  const previousClose = previousCloses(ctx, ticker);
+  const previousClose = previousCloses(ctx, ticker, stockBase);
   const resumeAt = (a: AlertRow) => Math.max(a.starts_at, a.checked_until === null ? a.starts_at : a.checked_until - RESUME_OVERLAP_MS);
   let from = Math.min(...live.map(resumeAt));
   let fired = 0;

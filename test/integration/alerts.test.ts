@@ -454,4 +454,33 @@ forEachDialect('price alerts on the simulated market', (dialect) => {
     const alert = (await t.app.inject({ method: 'GET', url: '/alerts', headers: { cookie: u.cookie } })).json().alerts[0];
     assert.equal(alert.status, 'fired', JSON.stringify(alert));
   });
+
+  test("a pass publishes its instruments' quotes together: on SQLite in one durable commit, not one each", async () => {
+    const u = await registerAndLogin(t.app, 'ag');
+    const tickers = ['AAPL', 'NVDA', 'SPY'];
+    for (const ticker of tickers) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/alerts',
+        headers: { cookie: u.cookie },
+        payload: { ticker, kind: 'above', value: 1_000_000 },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    const engine = periodicJobs(t.ctx, quiet).find((j) => j.name === 'price triggers')!;
+    t.clock.advance(t.ctx.config.prices.cacheTtlMs + 1);
+    const at = t.clock.now();
+    const before = { ...(t.ctx.database.groupCommitStats ?? { transactions: 0, batches: 0 }) };
+    await new PeriodicJob(engine).runOnce();
+    for (const ticker of tickers) {
+      const published = await t.ctx.db.selectFrom('quotes').select('price').where('ticker', '=', ticker).where('published_at', '=', at).execute();
+      assert.equal(published.length, 1, `${ticker}'s quote of the pass is in the log`);
+    }
+    const stats = t.ctx.database.groupCommitStats;
+    if (dialect === 'sqlite') {
+      assert.ok(stats);
+      assert.ok(stats.transactions - before.transactions >= tickers.length, 'each publication is a transaction');
+      assert.equal(stats.batches - before.batches, 1, 'the three publications in one commit');
+    }
+  });
 });

@@ -112,6 +112,29 @@ describe('the trigger engine’s pass', () => {
     assert.equal(f.evaluated.length, 6);
   });
 
+  test("a pass asks every instrument's quote at once, before any rule is evaluated", async () => {
+    const f = fakes([['AAPL', 'MSFT'], ['BTC-USD']]);
+    let inFlight = 0;
+    let most = 0;
+    const release: Array<() => void> = [];
+    const prices = {
+      quote: async (t: string) => {
+        f.asked.push(t);
+        most = Math.max(most, ++inFlight);
+        // Each answer waits until all three were asked: one after another, the pass would never finish.
+        if (release.length < 2) await new Promise<void>((r) => release.push(r));
+        else for (const r of release) r();
+        inFlight--;
+        assert.equal(f.evaluated.length, 0, 'no evaluation while a quote is pending');
+        return { price: 1, at: 0 };
+      },
+    };
+    const job = priceTriggersJob({ clock: new FakeClock(), config: testConfig(), prices: prices as never }, f.watchers, quiet);
+    assert.equal(await job.run(new AbortController().signal), 3);
+    assert.equal(most, 3, 'all three in flight together (their publications share one durable commit)');
+    assert.deepEqual(f.asked.sort(), ['AAPL', 'BTC-USD', 'MSFT']);
+  });
+
   test('a quote that cannot be had still lets the published ones be evaluated; a failing watcher does not stop the others', async () => {
     const f = fakes([['AAPL'], ['AAPL']]);
     f.watchers[0] = { ...f.watchers[0]!, evaluate: async () => Promise.reject(new Error('boom')) };
