@@ -9,22 +9,29 @@
 // re-check, so once; the quotes table is shared, so every instance reads the
 // same first crossing.
 import type { AppContext } from '../context.js';
-import { yieldToLoop } from '../lib/yield.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
+
+/** What a watcher's evaluation did: how many rules fired, and what failed (evaluated again next pass). */
+export interface Evaluation {
+  fired: number;
+  failures: Array<{ ticker: string; err: unknown }>;
+}
 
 export interface QuoteWatcher {
   readonly name: string;
   /** Tickers with at least one live rule of this watcher (distinct, upper-case). */
   liveTickers(): Promise<string[]>;
   /**
-   * Evaluates this watcher's live rules on `ticker` against the published quotes (table
-   * `quotes`, src/repositories/quotes.ts) from each rule's own starting instant (exclusive for
-   * exits' last change; for alerts, the quote in force when it was set counts, see issue) up to and
-   * including `until`, in order of instant. Fires each rule at most once, at the first quote that
-   * meets it, with that quote's price and instant; a conditional update (or the bet's row lock)
-   * makes a second instance's attempt a no-op. Returns how many fired.
+   * Evaluates this watcher's live rules on `tickers` (its live tickers of the pass) against the
+   * published quotes (table `quotes`, src/repositories/quotes.ts) from each rule's own starting
+   * instant (exclusive for exits' last change; for alerts, the quote in force when it was set
+   * counts, see issue) up to and including `until`, in order of instant. Fires each rule at most
+   * once, at the first quote that meets it, with that quote's price and instant; a conditional
+   * update (or the bet's row lock) makes a second instance's attempt a no-op. A failure stops
+   * neither the other rules nor the other tickers; what failed is evaluated again next pass.
+   * Stops early once `signal` is aborted.
    */
-  evaluate(ticker: string, until: number): Promise<number>;
+  evaluate(tickers: readonly string[], until: number, signal: AbortSignal): Promise<Evaluation>;
 }
 
 export type PriceTriggerDeps = Pick<AppContext, 'prices' | 'clock' | 'config'>;
@@ -42,7 +49,8 @@ export function quotesPerPass(config: PriceTriggerDeps['config'], intervalMs: nu
 }
 
 /** The periodic job: each pass, for every ticker any watcher has live rules on, make sure the
- *  quote in force is published (ctx.prices.quote(ticker)), then call each watcher's evaluate(ticker, now). */
+ *  quote in force is published (ctx.prices.quote(ticker), all at once), then call each watcher's
+ *  evaluate(its tickers, now). */
 export function priceTriggersJob(ctx: PriceTriggerDeps, watchers: QuoteWatcher[], log: JobLogger): JobDefinition<number> {
   const intervalMs = Math.max(MIN_INTERVAL_MS, ctx.config.prices.cacheTtlMs);
   const budget = quotesPerPass(ctx.config, intervalMs);
@@ -52,7 +60,6 @@ export function priceTriggersJob(ctx: PriceTriggerDeps, watchers: QuoteWatcher[]
     intervalMs,
     run: async (signal) => {
       const lists = await Promise.all(watchers.map((w) => w.liveTickers()));
-      const byWatcher = new Map(watchers.map((w, i) => [w, new Set(lists[i])]));
       const tickers = [...new Set(lists.flat())].sort();
       // Under a rate limit the tickers take turns; the rest are still evaluated against quotes others published.
       const ask = new Set(tickers.length <= budget ? tickers : rotate(tickers, turn, budget));
@@ -69,18 +76,18 @@ export function priceTriggersJob(ctx: PriceTriggerDeps, watchers: QuoteWatcher[]
           ),
       );
       let fired = 0;
-      for (const [i, ticker] of tickers.entries()) {
+      for (const [i, watcher] of watchers.entries()) {
+        const mine = lists[i]!;
         if (signal.aborted) break;
-        // A ticker's rules at a time: cached quotes and SQLite's statements never let the loop run otherwise.
-        if (i > 0) await yieldToLoop();
-        const now = ctx.clock.now();
-        for (const watcher of watchers) {
-          if (!byWatcher.get(watcher)?.has(ticker)) continue;
-          try {
-            fired += await watcher.evaluate(ticker, now);
-          } catch (err) {
+        if (mine.length === 0) continue;
+        try {
+          const done = await watcher.evaluate(mine, ctx.clock.now(), signal);
+          fired += done.fired;
+          for (const { ticker, err } of done.failures) {
             log.error({ ticker, watcher: watcher.name, err }, 'price triggers: evaluation failed, retried next pass');
           }
+        } catch (err) {
+          log.error({ watcher: watcher.name, err }, 'price triggers: evaluation failed, retried next pass');
         }
       }
       return fired;

@@ -3,7 +3,7 @@
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { PriceAlertsTable } from '../db/tables.js';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 
 export type AlertRow = Selectable<PriceAlertsTable>;
 
@@ -61,6 +61,118 @@ const liveOnQuery = prepared((db, p: { ticker: string; until: number }) =>
     .orderBy('starts_at')
     .orderBy('id'),
 );
+
+/**
+ * What may meet one instrument's live alerts (set up to `until`) in a span of published
+ * quotes: the span's lowest and highest price and its first and last instants, with the
+ * lowest `above` level, the highest `below` level and the smallest `move` among the alerts,
+ * and their oldest mark (checked_until, or starts_at before the first).
+ */
+export interface AlertReach {
+  ticker: string;
+  lo: number;
+  hi: number;
+  firstAt: number;
+  lastAt: number;
+  minAbove: number | null;
+  maxBelow: number | null;
+  minMove: number | null;
+  oldestMark: number;
+}
+
+// Compiled once: the trigger engine asks every quote interval.
+const reachQuery = prepared((db, p: { from: number; until: number }) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('quotes')
+        .select((q) => [
+          'ticker',
+          q.fn.min('price').as('lo'),
+          q.fn.max('price').as('hi'),
+          q.fn.min('published_at').as('first_at'),
+          q.fn.max('published_at').as('last_at'),
+        ])
+        .where('published_at', '>=', p.from)
+        .where('published_at', '<=', p.until)
+        .groupBy('ticker')
+        .as('q'),
+    )
+    .innerJoin(
+      (eb) =>
+        eb
+          .selectFrom('price_alerts')
+          .select([
+            'ticker',
+            sql<number | null>`min(case when kind = 'above' then value end)`.as('min_above'),
+            sql<number | null>`max(case when kind = 'below' then value end)`.as('max_below'),
+            sql<number | null>`min(case when kind = 'move' then value end)`.as('min_move'),
+            sql<number>`min(coalesce(checked_until, starts_at))`.as('oldest_mark'),
+          ])
+          .where('fired_at', 'is', null)
+          .where('starts_at', '<=', p.until)
+          .groupBy('ticker')
+          .as('a'),
+      (join) => join.onRef('a.ticker', '=', 'q.ticker'),
+    )
+    .select(['q.ticker', 'q.lo', 'q.hi', 'q.first_at', 'q.last_at', 'a.min_above', 'a.max_below', 'a.min_move', 'a.oldest_mark'])
+    .orderBy('q.ticker'),
+);
+
+const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+/** Each instrument with a live alert and a quote published from `from` to `until` (both inclusive): one statement for all. */
+export async function alertReach(db: Db, from: number, until: number): Promise<AlertReach[]> {
+  const rows = await reachQuery(db, { from, until });
+  return rows.map((r) => ({
+    ticker: r.ticker,
+    lo: Number(r.lo),
+    hi: Number(r.hi),
+    firstAt: Number(r.first_at),
+    lastAt: Number(r.last_at),
+    minAbove: orNull(r.min_above),
+    maxBelow: orNull(r.max_below),
+    minMove: orNull(r.min_move),
+    oldestMark: Number(r.oldest_mark),
+  }));
+}
+
+/**
+ * Where the evaluation of every live alert set up to `until` may start: the earliest starting
+ * instant of one never evaluated, and the earliest mark, less `overlap`, of one evaluated before.
+ * Null when none is live.
+ */
+export async function earliestAlertResume(db: Db, until: number, overlap: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('price_alerts')
+    .select([
+      sql<number | null>`min(case when checked_until is null then starts_at end)`.as('unchecked'),
+      sql<number | null>`min(checked_until)`.as('checked'),
+    ])
+    .where('fired_at', 'is', null)
+    .where('starts_at', '<=', until)
+    .executeTakeFirstOrThrow();
+  const starts = [orNull(row.unchecked), orNull(row.checked) === null ? null : Number(row.checked) - overlap].filter((x): x is number => x !== null);
+  return starts.length === 0 ? null : Math.min(...starts);
+}
+
+/**
+ * Records that every live alert on `tickers` set up to `until` was evaluated up to `until`, for
+ * those whose mark is at or before `staleFrom` (never moves a mark back): the instruments a
+ * pass found nothing to meet on.
+ */
+export async function markTickersChecked(db: Db, tickers: string[], until: number, staleFrom: number): Promise<void> {
+  for (let i = 0; i < tickers.length; i += 500) {
+    await db
+      .updateTable('price_alerts')
+      .set({ checked_until: until })
+      .where('ticker', 'in', tickers.slice(i, i + 500))
+      .where('fired_at', 'is', null)
+      .where('starts_at', '<=', until)
+      .where((eb) => eb.or([eb('checked_until', 'is', null), eb('checked_until', '<=', staleFrom)]))
+      .execute();
+  }
+}
 
 /**
  * Fires an alert at a quote, once: a conditional update, so a second

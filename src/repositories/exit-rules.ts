@@ -2,7 +2,7 @@
 // caller's transaction first.
 import type { Db } from '../db/database.js';
 import type { BetRow, ExitRulesTable } from '../db/tables.js';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { prepared } from '../db/prepared.js';
 
 export type ExitRuleRow = Selectable<ExitRulesTable>;
@@ -48,22 +48,69 @@ export async function liveExitTickers(db: Db): Promise<string[]> {
 /** A live rule with what its evaluation needs of its OPEN bet; the bet's whole row is read only for one that fires. */
 export type LiveExitRule = ExitRuleRow & Pick<BetRow, 'direction' | 'entry_price' | 'settle_at'>;
 
-// Compiled once: the trigger engine asks for each watched instrument every quote interval.
-const liveOnQuery = prepared((db, p: { ticker: string }) =>
-  db
+/** The earliest last change of a live rule (a rule of an OPEN bet), or null when none is live. */
+export async function earliestLiveExitRule(db: Db): Promise<number | null> {
+  const row = await db
     .selectFrom('exit_rules as e')
     .innerJoin('bets as b', 'b.id', 'e.bet_id')
-    .select(['e.bet_id', 'e.stop_loss', 'e.take_profit', 'e.set_at', 'b.direction', 'b.entry_price', 'b.settle_at'])
-    .where('e.ticker', '=', p.ticker)
+    .select((eb) => eb.fn.min('e.set_at').as('set_at'))
     .where('b.status', '=', 'OPEN')
+    .executeTakeFirst();
+  return row?.set_at === null || row?.set_at === undefined ? null : Number(row.set_at);
+}
+
+// A bet's gain at a price, as percentageGain (src/domain/bets.ts) works it out, operation for
+// operation: IEEE doubles on both dialects round alike, so a quote the rule's own check finds
+// at or beyond a level is never missed here.
+const gainAt = (price: 'q.lo' | 'q.hi') =>
+  sql.raw(
+    `case when b.direction = 'LONG' then ((${price} - b.entry_price) / b.entry_price) * 100 else ((b.entry_price - ${price}) / b.entry_price) * 100 end`,
+  );
+// A LONG's lowest gain is at the lowest price, a SHORT's at the highest, and the other way round.
+const lowestGain = sql`case when b.direction = 'LONG' then ${gainAt('q.lo')} else ${gainAt('q.hi')} end`;
+const highestGain = sql`case when b.direction = 'LONG' then ${gainAt('q.hi')} else ${gainAt('q.lo')} end`;
+
+// Compiled once: the trigger engine asks every quote interval.
+const candidatesQuery = prepared((db, p: { from: number; until: number }) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('quotes')
+        .select((q) => ['ticker', q.fn.min('price').as('lo'), q.fn.max('price').as('hi')])
+        .where('published_at', '>', p.from)
+        .where('published_at', '<=', p.until)
+        .groupBy('ticker')
+        .as('q'),
+    )
+    .innerJoin('exit_rules as e', 'e.ticker', 'q.ticker')
+    .innerJoin('bets as b', 'b.id', 'e.bet_id')
+    .select(['e.bet_id', 'e.ticker', 'e.stop_loss', 'e.take_profit', 'e.set_at', 'b.direction', 'b.entry_price', 'b.settle_at'])
+    .where('b.status', '=', 'OPEN')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('e.stop_loss', 'is not', null), eb(lowestGain, '<=', eb.ref('e.stop_loss'))]),
+        eb.and([eb('e.take_profit', 'is not', null), eb(highestGain, '>=', eb.ref('e.take_profit'))]),
+      ]),
+    )
+    .orderBy('e.ticker')
     .orderBy('e.bet_id'),
 );
 
-/** The live rules on one instrument, each with its OPEN bet's direction, entry and settlement instant. */
-export async function liveExitRulesOn(db: Db, ticker: string): Promise<LiveExitRule[]> {
-  const rows = await liveOnQuery(db, { ticker });
+/**
+ * The live rules that a quote published after `from` and up to `until` may fire: those whose
+ * level the instrument's lowest or highest price of that span meets, in one statement for
+ * every instrument, so a pass reads the rules it may fire rather than every live rule. A
+ * superset: each is checked against the quotes themselves after its own last change
+ * (firstCrossing), and only the instruments with one are read.
+ */
+export async function exitRuleCandidates(db: Db, from: number, until: number): Promise<LiveExitRule[]> {
+  const rows = await candidatesQuery(db, { from, until });
   return rows.map((r) => ({
-    ...toRule({ bet_id: r.bet_id, ticker, stop_loss: r.stop_loss, take_profit: r.take_profit, set_at: r.set_at }),
+    bet_id: Number(r.bet_id),
+    ticker: r.ticker,
+    stop_loss: r.stop_loss === null ? null : Number(r.stop_loss),
+    take_profit: r.take_profit === null ? null : Number(r.take_profit),
+    set_at: Number(r.set_at),
     direction: r.direction,
     entry_price: Number(r.entry_price),
     settle_at: r.settle_at === null ? null : Number(r.settle_at),

@@ -6,9 +6,18 @@ import type { BetRow } from '../db/tables.js';
 import { settlementDue } from '../domain/bets.js';
 import { type ExitLevels, exitLevelsProblem, exitReached, firstCrossing, levelPrice, type Quote } from '../domain/exits.js';
 import { badRequest, notFound } from '../errors.js';
-import type { QuoteWatcher } from '../jobs/price-triggers.js';
+import type { Evaluation, QuoteWatcher } from '../jobs/price-triggers.js';
+import { yieldToLoop } from '../lib/yield.js';
 import { findBetById } from '../repositories/bets.js';
-import { type ExitRuleRow, findExitRule, liveExitRulesOn, liveExitTickers, saveExitRule } from '../repositories/exit-rules.js';
+import {
+  earliestLiveExitRule,
+  type ExitRuleRow,
+  exitRuleCandidates,
+  findExitRule,
+  type LiveExitRule,
+  liveExitTickers,
+  saveExitRule,
+} from '../repositories/exit-rules.js';
 import { quotesBetween } from '../repositories/quotes.js';
 import type { BetExits, SetExitsRequest } from '../schemas/bets.js';
 import { iso } from './bet-views.js';
@@ -79,45 +88,59 @@ export const EXIT_LOOKBACK_MS = 5 * 60_000;
 
 /**
  * The trigger engine's watcher of exit rules (src/jobs/price-triggers.ts). Each
- * evaluation reads a ticker's published quotes once: from the earliest live
- * rule's last change after a start, then from a little before the instant it
- * last checked; each rule fires at its first crossing quote after its own last change.
+ * pass reads, in one statement, the live rules that a quote published since a
+ * little before the instant it last evaluated every rule up to may fire (from
+ * the earliest live rule's last change, on its first pass), then reads those
+ * rules' instruments' quotes; each rule fires at its first crossing quote after
+ * its own last change. A pass's cost follows the rules near their levels, not
+ * every live rule.
  */
 export function exitRulesWatcher(ctx: ExitDeps): QuoteWatcher {
-  const checked = new Map<string, number>();
+  // Up to when this instance evaluated every live rule; null before its first pass.
+  let checked: number | null = null;
   return {
     name: 'exit rules',
     liveTickers: () => liveExitTickers(ctx.db),
-    async evaluate(ticker: string, until: number): Promise<number> {
-      const rules = await liveExitRulesOn(ctx.db, ticker);
-      if (rules.length === 0) {
-        checked.delete(ticker);
-        return 0;
+    async evaluate(_tickers, until, signal): Promise<Evaluation> {
+      const from = checked === null ? await earliestLiveExitRule(ctx.db) : checked - EXIT_LOOKBACK_MS;
+      if (from === null) {
+        checked = until;
+        return { fired: 0, failures: [] };
       }
-      const earliest = Math.min(...rules.map((r) => r.set_at));
-      const last = checked.get(ticker);
-      const after = last === undefined ? earliest : Math.max(earliest, last - EXIT_LOOKBACK_MS);
-      const quotes = await quotesBetween(ctx.db, ticker, after, until);
+      const byTicker = new Map<string, LiveExitRule[]>();
+      for (const rule of await exitRuleCandidates(ctx.db, from, until)) {
+        const list = byTicker.get(rule.ticker);
+        if (list) list.push(rule);
+        else byTicker.set(rule.ticker, [rule]);
+      }
       let fired = 0;
-      let failure: unknown = null;
-      for (const rule of rules) {
-        const crossing = firstCrossing(rule, quotes);
-        if (!crossing) continue;
-        try {
-          const bet = await findBetById(ctx.db, rule.bet_id);
-          if (bet?.status !== 'OPEN') continue;
-          const closed = await closeAtQuote(ctx, bet, crossing.reason, crossing.quote, (trx, locked) =>
-            stillMeets(trx, locked, crossing.reason, crossing.quote),
-          );
-          if (closed) fired++;
-        } catch (err) {
-          // The other rules still fire; the ticker is read again from where it was, so this one fires at the same quote next pass.
-          failure = err;
+      const failures: Evaluation['failures'] = [];
+      let whole = true;
+      for (const [i, [ticker, rules]] of [...byTicker].entries()) {
+        if (signal.aborted) {
+          whole = false;
+          break;
+        }
+        if (i > 0) await yieldToLoop();
+        const quotes = await quotesBetween(ctx.db, ticker, from, until);
+        for (const rule of rules) {
+          const crossing = firstCrossing(rule, quotes);
+          if (!crossing) continue;
+          try {
+            const bet = await findBetById(ctx.db, rule.bet_id);
+            if (bet?.status !== 'OPEN') continue;
+            const closed = await closeAtQuote(ctx, bet, crossing.reason, crossing.quote, (trx, locked) =>
+              stillMeets(trx, locked, crossing.reason, crossing.quote),
+            );
+            if (closed) fired++;
+          } catch (err) {
+            // The other rules still fire; the span is read again from where it was, so this one fires at the same quote next pass.
+            failures.push({ ticker, err });
+          }
         }
       }
-      if (failure) throw failure;
-      checked.set(ticker, until);
-      return fired;
+      if (whole && failures.length === 0) checked = until;
+      return { fired, failures };
     },
   };
 }

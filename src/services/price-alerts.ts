@@ -4,12 +4,23 @@
 // instant; its notice is written in the firing's transaction (in the app, and
 // to the outbox for a linked chat and for email per the user's settings).
 import type { AppContext } from '../context.js';
-import type { QuoteWatcher } from '../jobs/price-triggers.js';
+import type { Evaluation, QuoteWatcher } from '../jobs/price-triggers.js';
+import { yieldToLoop } from '../lib/yield.js';
 import type { Db } from '../db/database.js';
 import { type AlertRule, firedText, readQuote } from '../domain/alerts.js';
 import { dailyChangeBase, stockChangeBase } from '../domain/instruments.js';
 import { isCryptoTicker } from '../domain/market-calendar.js';
-import { type AlertRow, claimFiring, liveAlertsOn, liveAlertTickers, markChecked } from '../repositories/alerts.js';
+import {
+  type AlertReach,
+  type AlertRow,
+  alertReach,
+  claimFiring,
+  earliestAlertResume,
+  liveAlertsOn,
+  liveAlertTickers,
+  markChecked,
+  markTickersChecked,
+} from '../repositories/alerts.js';
 import { findLinkOfUser } from '../repositories/chat-links.js';
 import { emailNoticeAddress } from '../repositories/notice-settings.js';
 import { enqueueMail, enqueueNotification } from '../repositories/notifications.js';
@@ -39,14 +50,88 @@ const MARK_EVERY_MS = 60_000;
 /** The web app's page of the caller's alerts, where every alert notice links. */
 const ALERTS_PAGE = 'alerts';
 
+/**
+ * The trigger engine's watcher of price alerts (src/jobs/price-triggers.ts). Each pass
+ * reads, in one statement, what may meet each instrument's live alerts in the quotes
+ * published since a little before the instant it last evaluated them all up to (from the
+ * earliest live alert's mark, on its first pass): the span's lowest and highest price
+ * against the alerts' nearest levels and smallest move. Only the instruments where a
+ * quote of the span may meet an alert are evaluated quote by quote (evaluateAlerts); the
+ * others' alerts have their marks moved, in one statement, once they are a minute behind.
+ * A pass's cost follows the instruments near an alert, not every live alert.
+ */
 export function priceAlertsWatcher(ctx: AlertDeps): QuoteWatcher {
   // One for the watcher's life: every pass and every stock share the minutes' bases.
   const stockBase = stockChangeBases(ctx.config.marketCalendar);
+  // Up to when this instance evaluated every live alert; null before its first pass.
+  let checked: number | null = null;
+  // Instruments whose evaluation failed or stalled: evaluated again next pass, whatever their span.
+  let again = new Set<string>();
   return {
     name: 'price_alerts',
     liveTickers: () => liveAlertTickers(ctx.db),
-    evaluate: (ticker, until) => evaluateAlerts(ctx, ticker, until, stockBase),
+    async evaluate(_tickers, until, signal): Promise<Evaluation> {
+      const from = checked === null ? await earliestAlertResume(ctx.db, until, RESUME_OVERLAP_MS) : checked - RESUME_OVERLAP_MS;
+      if (from === null) {
+        checked = until;
+        return { fired: 0, failures: [] };
+      }
+      const reach = await alertReach(ctx.db, from, until);
+      const due = new Set(again);
+      const quiet: AlertReach[] = [];
+      for (const r of reach) {
+        if (due.has(r.ticker) || (await mayMeet(ctx, r, stockBase))) due.add(r.ticker);
+        else quiet.push(r);
+      }
+      let fired = 0;
+      const failures: Evaluation['failures'] = [];
+      const next = new Set<string>();
+      let whole = true;
+      for (const [i, ticker] of [...due].sort().entries()) {
+        if (signal.aborted) {
+          whole = false;
+          break;
+        }
+        // A ticker's alerts at a time: SQLite's statements never let the loop run otherwise.
+        if (i > 0) await yieldToLoop();
+        try {
+          const done = await evaluateAlertsOn(ctx, ticker, until, stockBase);
+          fired += done.fired;
+          if (done.stalled) next.add(ticker);
+        } catch (err) {
+          failures.push({ ticker, err });
+          next.add(ticker);
+        }
+      }
+      if (!whole) return { fired, failures };
+      const stale = quiet.filter((r) => r.oldestMark <= until - MARK_EVERY_MS).map((r) => r.ticker);
+      if (stale.length > 0) await markTickersChecked(ctx.db, stale, until, until - MARK_EVERY_MS);
+      again = next;
+      checked = until;
+      return { fired, failures };
+    },
   };
+}
+
+/**
+ * Whether a quote of the span may meet one of the instrument's alerts: its highest price an
+ * `above` level, its lowest a `below` level, or (a stock whose previous close is the same over
+ * the span) its largest change from that close the smallest `move`, rounded as the alert reads
+ * it. A crypto's previous close differs for each quote: its move alerts are always evaluated.
+ */
+async function mayMeet(ctx: AlertDeps, r: AlertReach, stockBase: (at: number) => number): Promise<boolean> {
+  if (r.minAbove !== null && r.hi >= r.minAbove) return true;
+  if (r.maxBelow !== null && r.lo <= r.maxBelow) return true;
+  const minMove = r.minMove;
+  if (minMove === null) return false;
+  if (isCryptoTicker(r.ticker)) return true;
+  const base = stockBase(r.firstAt);
+  // The base only moves forward in time: the same at both ends, the same throughout.
+  if (stockBase(r.lastAt) !== base) return true;
+  const close = (await ctx.prices.marksAt([r.ticker], base)).get(r.ticker);
+  if (close === undefined) return true;
+  const meets = (price: number) => readQuote({ kind: 'move', value: minMove }, price, close).met;
+  return meets(r.lo) || meets(r.hi);
 }
 
 /** Minutes of stock change bases kept: a day's. */
@@ -95,13 +180,24 @@ export async function evaluateAlerts(
   until: number,
   stockBase = stockChangeBases(ctx.config.marketCalendar),
 ): Promise<number> {
+  return (await evaluateAlertsOn(ctx, ticker, until, stockBase)).fired;
+}
+
+/** evaluateAlerts, saying also whether a move alert stalled at a quote whose previous close is unknown now. */
+async function evaluateAlertsOn(
+  ctx: AlertDeps,
+  ticker: string,
+  until: number,
+  stockBase: (at: number) => number,
+): Promise<{ fired: number; stalled: boolean }> {
   let live = await liveAlertsOn(ctx.db, ticker, until);
-  if (live.length === 0) return 0;
+  if (live.length === 0) return { fired: 0, stalled: false };
   const previousClose = previousCloses(ctx, ticker, stockBase);
   const resumeAt = (a: AlertRow) => Math.max(a.starts_at, a.checked_until === null ? a.starts_at : a.checked_until - RESUME_OVERLAP_MS);
   let from = Math.min(...live.map(resumeAt));
   let fired = 0;
   let lastSeen: number | null = null;
+  let stalled = false;
   while (live.length > 0) {
     const quotes = await quotesInRange(ctx.db, ticker, from, until, QUOTE_PAGE);
     if (quotes.length === 0) break;
@@ -111,7 +207,10 @@ export async function evaluateAlerts(
     if (live.some((a) => a.kind === 'move')) for (const q of quotes) closes.set(q.at, await previousClose(q.at));
     for (const alert of live) {
       const found = firstMeeting(alert, quotes, resumeAt(alert), closes);
-      if (found === 'stalled') continue;
+      if (found === 'stalled') {
+        stalled = true;
+        continue;
+      }
       if (found === null) waiting.push(alert);
       else if (await fire(ctx, alert, found)) fired++;
     }
@@ -127,7 +226,7 @@ export async function evaluateAlerts(
     const ids = live.filter((a) => a.checked_until === null || a.checked_until <= seen - MARK_EVERY_MS).map((a) => a.id);
     if (ids.length > 0) await markChecked(ctx.db, ids, seen);
   }
-  return fired;
+  return { fired, stalled };
 }
 
 interface Hit {

@@ -183,7 +183,7 @@ forEachDialect('web push', (dialect) => {
     await saveExitRule(t.ctx.db, { bet_id: bet.id, ticker: 'AAPL', stop_loss: null, take_profit: 5, set_at: t.clock.now() });
     t.clock.advance(60_000);
     await appendQuote(t.ctx.db, 'AAPL', { price: bet.entry_price * 1.2, at: t.clock.now() });
-    assert.equal(await exitRulesWatcher(t.ctx).evaluate('AAPL', t.clock.now()), 1);
+    assert.deepEqual(await exitRulesWatcher(t.ctx).evaluate(['AAPL'], t.clock.now(), new AbortController().signal), { fired: 1, failures: [] });
 
     const alert = await t.app.inject({
       method: 'POST',

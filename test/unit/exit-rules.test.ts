@@ -66,9 +66,9 @@ describe('the trigger engine’s pass', () => {
     const watchers: QuoteWatcher[] = live.map((tickers, i) => ({
       name: `w${i}`,
       liveTickers: async () => tickers,
-      evaluate: async (ticker, until) => {
-        evaluated.push([`w${i}`, ticker, until]);
-        return 1;
+      evaluate: async (mine, until) => {
+        for (const ticker of mine) evaluated.push([`w${i}`, ticker, until]);
+        return { fired: mine.length, failures: [] };
       },
     }));
     const prices = {
@@ -141,5 +141,16 @@ describe('the trigger engine’s pass', () => {
     const prices = { quote: async () => Promise.reject(new Error('provider down')) };
     const job = priceTriggersJob({ clock: new FakeClock(), config: testConfig(), prices: prices as never }, f.watchers, quiet);
     assert.equal(await job.run(new AbortController().signal), 1);
+  });
+
+  test("a watcher's failures on some tickers are logged with their ticker; its firings still count", async () => {
+    const f = fakes([['AAPL', 'MSFT']]);
+    const boom = new Error('boom');
+    f.watchers[0] = { ...f.watchers[0]!, evaluate: async () => ({ fired: 1, failures: [{ ticker: 'MSFT', err: boom }] }) };
+    const errors: unknown[] = [];
+    const log = { ...quiet, error: (o: unknown) => errors.push(o) };
+    const job = priceTriggersJob({ clock: new FakeClock(), config: testConfig(), prices: f.prices as never }, f.watchers, log);
+    assert.equal(await job.run(new AbortController().signal), 1);
+    assert.deepEqual(errors, [{ ticker: 'MSFT', watcher: 'w0', err: boom }]);
   });
 });
