@@ -36,6 +36,10 @@ async function buildServer() {
 
 async function buildWeb() {
   const started = Date.now();
+  // What npm start serves is the production app (React's production build, the service worker
+  // registered): Vite takes React's mode from NODE_ENV, which a caller may have set (the test
+  // runner sets it to test), so it is set here.
+  process.env.NODE_ENV = 'production';
   const { build } = await import('vite');
   await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn' });
   writeStamp('web', started);

@@ -45,6 +45,17 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
   }
 }
 
+/**
+ * Waits for the service worker the app registers once loaded (a production build only),
+ * failing with a reason rather than hanging when it never comes.
+ */
+async function workerReady(page: Page): Promise<void> {
+  const ready = await page.evaluate(() =>
+    Promise.race([navigator.serviceWorker.ready.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]),
+  );
+  assert.ok(ready, 'the service worker never took control: web/dist must be a production build (npm run build:web)');
+}
+
 describe('installable app and push notices in Chromium', { skip: skipReason }, () => {
   const suite = new BrowserSuite();
   const push = new FakePushService();
@@ -63,7 +74,7 @@ describe('installable app and push notices in Chromium', { skip: skipReason }, (
     await context.addInitScript(stubPushManager(sub));
     await page.goto('/app/settings');
     // The service worker takes control once installed (skipWaiting and clients.claim).
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    await workerReady(page);
   };
 
   for (const viewport of ['desktop', 'phone'] as const) {
@@ -182,7 +193,7 @@ describe('installable app and push notices in Chromium', { skip: skipReason }, (
       assert.equal(sw.headers.get('cache-control'), 'no-cache', 'a new service worker is picked up at once');
 
       // Every script and style the first visit fetched, as sent (compressed), and the service worker.
-      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      await workerReady(page);
       const bytes = await page.evaluate(() =>
         performance
           .getEntriesByType('resource')
