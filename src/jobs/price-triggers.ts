@@ -22,7 +22,8 @@ export interface QuoteWatcher {
   /** Tickers with at least one live rule of this watcher (distinct, upper-case). */
   liveTickers(): Promise<string[]>;
   /**
-   * Evaluates this watcher's live rules on `tickers` (its live tickers of the pass) against the
+   * Evaluates this watcher's live rules (on `tickers`, its live tickers of the pass; none: it has
+   * nothing live, and forgets where it was, so that the next rule set starts its span afresh) against the
    * published quotes (table `quotes`, src/repositories/quotes.ts) from each rule's own starting
    * instant (exclusive for exits' last change; for alerts, the quote in force when it was set
    * counts, see issue) up to and including `until`, in order of instant. Fires each rule at most
@@ -79,7 +80,6 @@ export function priceTriggersJob(ctx: PriceTriggerDeps, watchers: QuoteWatcher[]
       for (const [i, watcher] of watchers.entries()) {
         const mine = lists[i]!;
         if (signal.aborted) break;
-        if (mine.length === 0) continue;
         try {
           const done = await watcher.evaluate(mine, ctx.clock.now(), signal);
           fired += done.fired;

@@ -152,8 +152,11 @@ export async function earliestAlertResume(db: Db, until: number, overlap: number
     .where('fired_at', 'is', null)
     .where('starts_at', '<=', until)
     .executeTakeFirstOrThrow();
-  const starts = [orNull(row.unchecked), orNull(row.checked) === null ? null : Number(row.checked) - overlap].filter((x): x is number => x !== null);
-  return starts.length === 0 ? null : Math.min(...starts);
+  const unchecked = orNull(row.unchecked);
+  const checked = orNull(row.checked);
+  const resumed = checked === null ? null : checked - overlap;
+  if (unchecked === null || resumed === null) return unchecked ?? resumed;
+  return Math.min(unchecked, resumed);
 }
 
 /**

@@ -101,7 +101,12 @@ export function exitRulesWatcher(ctx: ExitDeps): QuoteWatcher {
   return {
     name: 'exit rules',
     liveTickers: () => liveExitTickers(ctx.db),
-    async evaluate(_tickers, until, signal): Promise<Evaluation> {
+    async evaluate(tickers, until, signal): Promise<Evaluation> {
+      if (tickers.length === 0) {
+        // Nothing live: the next rule's span starts at its own setting, not at this instance's last pass.
+        checked = null;
+        return { fired: 0, failures: [] };
+      }
       const from = checked === null ? await earliestLiveExitRule(ctx.db) : checked - EXIT_LOOKBACK_MS;
       if (from === null) {
         checked = until;

@@ -70,7 +70,13 @@ export function priceAlertsWatcher(ctx: AlertDeps): QuoteWatcher {
   return {
     name: 'price_alerts',
     liveTickers: () => liveAlertTickers(ctx.db),
-    async evaluate(_tickers, until, signal): Promise<Evaluation> {
+    async evaluate(tickers, until, signal): Promise<Evaluation> {
+      if (tickers.length === 0) {
+        // Nothing live: the next alert's span starts at its own start, not at this instance's last pass.
+        checked = null;
+        again = new Set();
+        return { fired: 0, failures: [] };
+      }
       const from = checked === null ? await earliestAlertResume(ctx.db, until, RESUME_OVERLAP_MS) : checked - RESUME_OVERLAP_MS;
       if (from === null) {
         checked = until;

@@ -205,4 +205,30 @@ forEachDialect('price alerts: a pass reads what may meet them', (dialect) => {
     assert.deepEqual([Number(fired.fired_at), Number(fired.fired_price), Number(fired.fired_change_percent)], [crossing, 159, 6]);
     await clear();
   });
+
+  test('after a spell with nothing live, the next alert is evaluated from its own start, not from the last pass before the spell', async () => {
+    const watcher = priceAlertsWatcher(t.ctx);
+    await alert('TSLA', 'above', 5_000);
+    t.clock.advance(5 * S);
+    await appendQuote(t.ctx.db, 'TSLA', { price: 200, at: t.clock.now() });
+    assert.deepEqual(await watcher.evaluate(['TSLA'], t.clock.now(), signal), { fired: 0, failures: [] });
+    await clear();
+    // The job hands a watcher with nothing live no tickers; meanwhile the price went far and came back.
+    assert.deepEqual(await watcher.evaluate([], t.clock.now(), signal), { fired: 0, failures: [] });
+    t.clock.advance(30 * 60 * S);
+    await appendQuote(t.ctx.db, 'TSLA', { price: 10_000, at: t.clock.now() });
+    t.clock.advance(30 * 60 * S);
+    const a = await alert('TSLA', 'above', 5_000);
+    t.clock.advance(5 * S);
+    await appendQuote(t.ctx.db, 'TSLA', { price: 200, at: t.clock.now() });
+    let done: Awaited<ReturnType<typeof watcher.evaluate>> | null = null;
+    const read = await reads(async () => {
+      done = await watcher.evaluate(['TSLA'], t.clock.now(), signal);
+    });
+    assert.deepEqual(done, { fired: 0, failures: [] });
+    const perTicker = read.filter((s) => /from "(price_alerts|quotes)" where "ticker" = /i.test(s));
+    assert.deepEqual(perTicker, [], 'the quote of an hour ago, before the alert, is not in its span');
+    assert.equal((await row(a.id)).fired_at, null);
+    await clear();
+  });
 });

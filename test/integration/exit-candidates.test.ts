@@ -164,4 +164,36 @@ forEachDialect('exit rule candidates', (dialect) => {
       { status: 'CLOSED', close_reason: 'take_profit', exit_price: 105.5 },
     );
   });
+
+  test('after a spell with nothing live, the next rule is evaluated from its own setting, not from the last pass before the spell', async () => {
+    await t.ctx.db.updateTable('bets').set({ status: 'CLOSED' }).where('status', '=', 'OPEN').execute();
+    const u = await registerAndLogin(t.app, 'xq');
+    const watcher = exitRulesWatcher(t.ctx);
+    const signal = new AbortController().signal;
+    const first = await bet(u.id, 'TSLA', 'LONG', 100);
+    await saveExitRule(t.ctx.db, { bet_id: first, ticker: 'TSLA', stop_loss: -50, take_profit: 50, set_at: t.clock.now() });
+    t.clock.advance(5_000);
+    await appendQuote(t.ctx.db, 'TSLA', { price: 101, at: t.clock.now() });
+    assert.deepEqual(await watcher.evaluate(['TSLA'], t.clock.now(), signal), { fired: 0, failures: [] });
+    await t.ctx.db.updateTable('bets').set({ status: 'CLOSED' }).where('id', '=', first).execute();
+    // The job hands a watcher with nothing live no tickers; meanwhile the price went far and came back.
+    assert.deepEqual(await watcher.evaluate([], t.clock.now(), signal), { fired: 0, failures: [] });
+    t.clock.advance(30 * 60_000);
+    await appendQuote(t.ctx.db, 'TSLA', { price: 200, at: t.clock.now() });
+    t.clock.advance(30 * 60_000);
+    const next = await bet(u.id, 'TSLA', 'LONG', 100);
+    await saveExitRule(t.ctx.db, { bet_id: next, ticker: 'TSLA', stop_loss: -50, take_profit: 50, set_at: t.clock.now() });
+    t.clock.advance(5_000);
+    await appendQuote(t.ctx.db, 'TSLA', { price: 101, at: t.clock.now() });
+    statements = [];
+    let done: Awaited<ReturnType<typeof watcher.evaluate>>;
+    try {
+      done = await watcher.evaluate(['TSLA'], t.clock.now(), signal);
+    } finally {
+      const quoteReads = statements.filter((s) => /from "quotes"/i.test(s) && /"published_at" <=/i.test(s) && !/min\(/i.test(s));
+      statements = null;
+      assert.equal(quoteReads.length, 0, 'the quote of an hour ago, before the rule, is not in its span');
+    }
+    assert.deepEqual(done, { fired: 0, failures: [] });
+  });
 });
