@@ -27,7 +27,8 @@ import { PushChannel } from './services/push-delivery.js';
 import { mailKeyFrom } from './services/mail-tokens.js';
 import { threadHashing } from './services/hash-threads.js';
 import { HASH_OPTIONS, PasswordHasher } from './services/passwords.js';
-import { CachedPriceService, MemoryPriceStore, quoteLogOf, RedisPriceStore } from './services/prices.js';
+import { CachedPriceService, MemoryPriceStore, RedisPriceStore } from './services/prices.js';
+import { DatabaseQuoteLog } from './services/quote-log.js';
 import { ProviderStatus } from './services/provider-status.js';
 import { observeQueues } from './services/queue-metrics.js';
 import { SessionCache } from './services/sessions.js';
@@ -146,7 +147,7 @@ export async function createContext(config: Config, deps: ContextDeps = {}): Pro
         clock,
         ttlMs: config.prices.cacheTtlMs,
         store: redis ? new RedisPriceStore(redis, `price:${priceProvider.name}:`) : new MemoryPriceStore(),
-        log: quoteLogOf(database),
+        log: new DatabaseQuoteLog(database),
         onStoreError: (err) => log.warn({ err }, 'price cache unavailable'),
         observer: {
           hit: () => metrics.priceCacheHits.inc(),

@@ -21,6 +21,26 @@ export async function appendQuote(db: Db, ticker: string, quote: StoredQuote): P
   await appendQuery(db, { ticker, at: quote.at, price: quote.price });
 }
 
+/** Rows of one insert: 1,500 parameters, far below either dialect's limit. */
+const APPEND_ROWS_PER_STATEMENT = 500;
+
+/**
+ * Keeps many published quotes, one statement for each 500 (one for a pass of
+ * the trigger engine's instruments): a quote of an instant already kept (the
+ * same instant twice here, or another instance's) keeps the first.
+ */
+export async function appendQuotes(db: Db, quotes: ReadonlyArray<StoredQuote & { ticker: string }>): Promise<void> {
+  if (quotes.length === 1) return appendQuote(db, quotes[0]!.ticker, quotes[0]!);
+  for (let i = 0; i < quotes.length; i += APPEND_ROWS_PER_STATEMENT) {
+    const rows = quotes.slice(i, i + APPEND_ROWS_PER_STATEMENT).map((q) => ({ ticker: q.ticker, published_at: q.at, price: q.price }));
+    await db
+      .insertInto('quotes')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['ticker', 'published_at']).doNothing())
+      .execute();
+  }
+}
+
 const firstAtOrAfterQuery = prepared((db, p: { ticker: string; at: number }) =>
   db
     .selectFrom('quotes')

@@ -4,9 +4,7 @@
 // price for marks when the provider fails.
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { DatabaseHandle } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
-import { appendQuote, firstQuoteAtOrAfter } from '../repositories/quotes.js';
 import {
   type HistoryRange,
   type InstrumentInfo,
@@ -56,14 +54,6 @@ export class RedisPriceStore implements PriceStore {
   async put(ticker: string, value: Stamped): Promise<void> {
     await this.redis.set(this.prefix + ticker, JSON.stringify(value), 'EX', 7 * 86_400);
   }
-}
-
-/** The database's quotes table as the price service's log: each quote in a write transaction of its own (group-committed on SQLite). */
-export function quoteLogOf(database: Pick<DatabaseHandle, 'db' | 'transaction'>): QuoteLog {
-  return {
-    append: (ticker, quote) => database.transaction((trx) => appendQuote(trx, ticker, quote)),
-    firstAtOrAfter: (ticker, at) => firstQuoteAtOrAfter(database.db, ticker, at),
-  };
 }
 
 export interface CachedPriceServiceOptions {
@@ -181,6 +171,11 @@ export class CachedPriceService implements PriceService {
 
   get provider(): PriceProvider {
     return this.opts.provider;
+  }
+
+  /** Where published quotes are logged (none in tests of the cache alone). */
+  get log(): QuoteLog | null {
+    return this.opts.log ?? null;
   }
 
   async current(ticker: string): Promise<number> {
