@@ -188,7 +188,8 @@ export async function generate(
 async function openFresh(target: GenerateTarget): Promise<DatabaseHandle> {
   if (target.dialect === 'sqlite') {
     for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(target.path + suffix, { force: true });
-    return openDatabase({ dialect: 'sqlite', path: target.path });
+    // The writer alone: the load leaves WAL mode while it runs, which no other connection may have the file open for.
+    return openDatabase({ dialect: 'sqlite', path: target.path }, { reader: false });
   }
   if (!/^[a-z_][a-z0-9_]*$/.test(target.schema)) throw new Error(`bad schema name "${target.schema}"`);
   const admin = new pg.Client({ connectionString: target.url });

@@ -11,12 +11,13 @@ import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
 import { isPossibleId } from '../domain/ids.js';
 import { type CheckpointOptions, Checkpointer, type CheckpointStats, DEFAULT_CHECKPOINT } from './checkpointer.js';
-import { DurableSqliteDialect } from './durable-driver.js';
 import { type CommitEvent, GROUP_COMMIT, GroupCommitter } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { NamedStatements, withNamedStatements } from './named-statements.js';
 import { type RoundTrips, withPipelinedBegin } from './pipelined-begin.js';
 import { SearchPathDialect } from './schema-introspector.js';
+import { ReadFence } from './read-fence.js';
+import { ReadWriteSqliteDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database, Db } from './tables.js';
 import { WalSync } from './wal-sync.js';
@@ -48,6 +49,12 @@ export interface OpenOptions {
   checkpoint?: CheckpointOptions;
   /** SQLite: told each step of each group commit (tests of their order). */
   onCommitEvent?: (event: CommitEvent) => void;
+  /**
+   * SQLite: false for no read connection beside the writer, so that the
+   * writer alone has the file open: a bulk load that leaves WAL mode for its
+   * duration (bench/lib/generate.ts) needs that. Default true.
+   */
+  reader?: boolean;
 }
 
 /** What makes a SQLite file's commits durable off the event loop: the WAL's sync and the checkpoint worker. */
@@ -95,6 +102,8 @@ export class DatabaseHandle {
     onCommitEvent?: (event: CommitEvent) => void,
     /** PostgreSQL: the statements awaited from the server so far (a BEGIN rides with the statement after it). */
     private readonly trips: RoundTrips | null = null,
+    /** SQLite: what holds reads back from a commit not yet synced (src/db/read-fence.ts). */
+    fence: ReadFence | null = null,
   ) {
     const sync = durability
       ? async () => {
@@ -103,7 +112,7 @@ export class DatabaseHandle {
         }
       : undefined;
     const beforeBatch = durability ? () => durability.checkpointer.catchUp() : undefined;
-    this.committer = dialect === 'sqlite' ? new GroupCommitter(db, { sync, beforeBatch, onEvent: onCommitEvent }) : null;
+    this.committer = dialect === 'sqlite' ? new GroupCommitter(db, { sync, beforeBatch, onEvent: onCommitEvent, ...(fence ? { fence } : {}) }) : null;
   }
 
   /** Transactions committed and commits used on SQLite (the ratio is group commit's saving); null on PostgreSQL. */
@@ -246,16 +255,17 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     // file unless told otherwise.
     sqlite.pragma('temp_store = MEMORY');
     const durability = durable && wal && !isInMemory(config.path) ? walDurability(sqlite, path.resolve(config.path), opts.checkpoint) : null;
-    const driverConfig = { database: withStatementCache(sqlite) };
-    const dialect = durability
-      ? new DurableSqliteDialect(driverConfig, {
-          inTransaction: () => sqlite.inTransaction,
-          sync: () => durability.wal.sync(),
-          syncedByCaller: GROUP_COMMIT,
-        })
-      : new SqliteDialect(driverConfig);
+    const schema = { generation: 0 };
+    const fence = new ReadFence();
+    const reader = wal && !isInMemory(config.path) && opts.reader !== false ? openReader(config.path) : null;
+    const dialect = new ReadWriteSqliteDialect({
+      writer: withStatementCache(sqlite, schema),
+      reader: reader ? withStatementCache(reader, schema) : null,
+      durable: durability ? { inTransaction: () => sqlite.inTransaction, sync: () => durability.wal.sync(), syncedByCaller: GROUP_COMMIT } : null,
+      fence,
+    });
     const db = new Kysely<Database>({ dialect, ...queryLog(opts) });
-    return new DatabaseHandle(db, 'sqlite', sqlite, null, durability, opts.onCommitEvent);
+    return new DatabaseHandle(db, 'sqlite', sqlite, null, durability, opts.onCommitEvent, null, fence);
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -268,6 +278,20 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
   const clients = withPipelinedBegin(withNamedStatements(pool, new NamedStatements()), trips);
   const db = new Kysely<Database>({ dialect: new SearchPathDialect(new PostgresDialect({ pool: clients })), ...queryLog(opts) });
   return new DatabaseHandle(db, 'postgres', null, opts.pgSchema ?? null, null, undefined, trips);
+}
+
+/**
+ * The read connection: the same file, made unable to write (query_only), with
+ * its own page cache. A read runs in a snapshot of its own, so it never waits
+ * for the writer's transaction (src/db/sqlite-driver.ts).
+ */
+function openReader(file: string): SQLite.Database {
+  const reader = new SQLite(file);
+  reader.pragma('busy_timeout = 5000');
+  reader.pragma('query_only = ON');
+  reader.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  reader.pragma('temp_store = MEMORY');
+  return reader;
 }
 
 /** ':memory:' and '' (a private temporary database): no file to sync. */

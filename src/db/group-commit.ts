@@ -5,8 +5,10 @@
 // writes, and every caller is answered only after the shared COMMIT and then
 // the sync of the WAL (src/db/wal-sync.ts, on libuv's thread pool: the event
 // loop does not wait for the disk) have succeeded, so an acknowledged write is
-// a durable one. The connection is held until the sync has returned, so no
-// read sees a commit before it is on disk.
+// a durable one. The read fence is up from the COMMIT until the sync has
+// returned, so no read sees a commit before it is on disk; reads run on a
+// connection of their own and never wait for the batch itself
+// (src/db/sqlite-driver.ts).
 //
 // A failed sync leaves the batch committed in the WAL but perhaps not on
 // disk: its callers get the error, and so does every write after it, for the
@@ -19,11 +21,11 @@
 // and the answers to them, would hold the event loop for one long turn
 // (80-110 ms under 64 writers in the benchmark). The batch gives the loop
 // back between members once it has held it for SLICE_MS, and answers its
-// members a few at a time: requests that need no connection are answered
-// meanwhile, later writes join the batch, and reads still wait for the
-// connection, which the batch holds.
+// members a few at a time: reads and requests that need no connection are
+// answered meanwhile, and later writes join the batch.
 import { CompiledQuery } from 'kysely';
 import { performance } from 'node:perf_hooks';
+import type { ReadFence } from './read-fence.js';
 import type { Db } from './tables.js';
 
 interface Pending {
@@ -39,7 +41,7 @@ const BEGIN = CompiledQuery.raw('begin immediate');
 const SAVEPOINT = CompiledQuery.raw('savepoint member');
 const RELEASE = CompiledQuery.raw('release member');
 const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to member');
-/** The batch's COMMIT: the committer syncs after it itself (src/db/durable-driver.ts leaves it alone). */
+/** The batch's COMMIT: the committer syncs after it itself (src/db/sqlite-driver.ts leaves it alone). */
 export const GROUP_COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
@@ -66,6 +68,8 @@ export interface GroupCommitOptions {
   beforeBatch?: () => Promise<void>;
   /** Told each step of each batch. */
   onEvent?: (event: CommitEvent) => void;
+  /** Raised from each COMMIT until its sync has returned (src/db/read-fence.ts). */
+  fence?: ReadFence;
 }
 
 /** The error every write gets once a sync has failed. */
@@ -86,6 +90,7 @@ export class GroupCommitter {
   private readonly sync: (() => Promise<void>) | null;
   private readonly onEvent: ((event: CommitEvent) => void) | null;
   private readonly beforeBatch: (() => Promise<void>) | null;
+  private readonly fence: ReadFence | null;
   /** Set for good by a failed sync (see the top of this file). */
   private failed: WalSyncFailedError | null = null;
   private batches = 0;
@@ -98,6 +103,7 @@ export class GroupCommitter {
     this.sync = opts.sync ?? null;
     this.onEvent = opts.onEvent ?? null;
     this.beforeBatch = opts.beforeBatch ?? null;
+    this.fence = opts.fence ?? null;
   }
 
   /**
@@ -186,7 +192,14 @@ export class GroupCommitter {
               await exec(RELEASE);
             }
           }
-          await exec(GROUP_COMMIT);
+          // Up before the COMMIT, whose statement runs within this turn: no read comes between.
+          if (this.sync) this.fence?.raise();
+          try {
+            await exec(GROUP_COMMIT);
+          } catch (err) {
+            if (this.sync) this.fence?.lower();
+            throw err;
+          }
         } catch (err) {
           await exec(ROLLBACK).catch(() => undefined);
           throw err;
@@ -200,6 +213,8 @@ export class GroupCommitter {
             emit({ type: 'sync-failed', batch });
             this.failed = new WalSyncFailedError(err);
             throw this.failed;
+          } finally {
+            this.fence?.lower();
           }
           emit({ type: 'sync-end', batch });
         }

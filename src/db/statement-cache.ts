@@ -58,9 +58,17 @@ function objectRows(stmt: SQLite.Statement, schema: { generation: number }): Sql
   };
 }
 
-export function withStatementCache(sqlite: SQLite.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+/** Counts schema changes; connections to one file share one, so a reader rereads its columns after the writer's change. */
+export interface SchemaGeneration {
+  generation: number;
+}
+
+export function withStatementCache(
+  sqlite: SQLite.Database,
+  schema: SchemaGeneration = { generation: 0 },
+  size = STATEMENT_CACHE_SIZE,
+): SqliteDatabase {
   const cache = new LRUCache<string, SqliteStatement>({ max: size });
-  const schema = { generation: 0 };
   return {
     close: () => {
       cache.clear();

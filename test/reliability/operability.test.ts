@@ -97,8 +97,8 @@ forEachDialect('health: degraded when the database fails', (dialect) => {
     const t = await createTestApp(dialect, { config: { healthCacheMs: 0 } });
     try {
       assert.equal((await t.app.inject({ method: 'GET', url: '/' })).json().status, 'ok');
-      if (t.database.sqlite) t.database.sqlite.close();
-      else await t.database.db.destroy();
+      // Every connection closed (SQLite's writer and reader, PostgreSQL's pool).
+      await t.database.db.destroy();
       const res = await t.app.inject({ method: 'GET', url: '/' });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), { status: 'degraded', version: '1.0.0', database: 'unreachable', reasons: ['database unreachable'] });

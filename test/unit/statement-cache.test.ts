@@ -18,7 +18,7 @@ test('the same SQL text gets the same prepared statement; the least recently use
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
-  const db = withStatementCache(counting, 2);
+  const db = withStatementCache(counting, undefined, 2);
   const a = db.prepare('select 1 as a');
   assert.equal(db.prepare('select 1 as a'), a);
   assert.equal(prepared, 1);

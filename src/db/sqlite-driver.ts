@@ -1,0 +1,215 @@
+// Kysely's driver for SQLite: two connections to one file in WAL mode, one
+// that writes and one that reads, so that a read never waits for a write
+// transaction (a group-commit batch holds the writer for tens of milliseconds
+// under load), only for the sync of a commit it could see (src/db/read-fence.ts).
+//
+// Each query Kysely runs outside a transaction takes a lease: a plain read
+// (a SELECT) runs on the reader once the fence is down; anything else takes
+// the writer, which one lease holds at a time (a mutex, as Kysely's own
+// driver has), and every later statement of that lease runs there too, so a
+// transaction reads its own writes. Where a second connection cannot share
+// the file (:memory:, or no WAL), reads take the writer as well.
+//
+// Writes made outside the group committer are made durable too. The database
+// runs at synchronous=NORMAL, so a COMMIT no longer syncs the WAL itself: the
+// group committer syncs after its own commits (src/db/group-commit.ts), and
+// this driver does the same for every other statement that leaves the writer
+// outside a transaction after writing: a write in autocommit
+// (db.insertInto(…) outside transaction()), the COMMIT of a Kysely
+// transaction (migrations), the release of an outermost savepoint. The
+// statement's caller gets its result after the sync; the writer is held and
+// the fence up meanwhile, so no other query sees the write before it is on disk.
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  RawNode,
+  SelectQueryNode,
+  SqliteAdapter,
+  type SqliteDatabase,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import type { ReadFence } from './read-fence.js';
+
+export interface DurableSqlite {
+  /** True while the writer is inside a transaction (better-sqlite3's inTransaction). */
+  inTransaction(): boolean;
+  /** Makes what has been committed durable (the WAL's sync). */
+  sync(): Promise<void>;
+  /** A statement this driver leaves alone: the group committer syncs after it. */
+  syncedByCaller: CompiledQuery;
+}
+
+export interface SqliteConnections {
+  writer: SqliteDatabase;
+  /** A second connection to the same file, for reads; null where there can be none. */
+  reader: SqliteDatabase | null;
+  /** Where commits are synced after the fact (a durable WAL file); null where COMMIT is as durable as wanted. */
+  durable: DurableSqlite | null;
+  fence: ReadFence;
+}
+
+// Raw statements that read only.
+const READS = /^\s*select\b/i;
+// Raw statements that commit nothing: reads, and ending a transaction by undoing it.
+const COMMITS_NOTHING = /^\s*(select|explain|rollback)\b|^\s*pragma\s+\w+\s*;?\s*$/i;
+
+function readsOnly(query: CompiledQuery): boolean {
+  return SelectQueryNode.is(query.query) || (RawNode.is(query.query) && READS.test(query.sql));
+}
+
+function commitsNothing(query: CompiledQuery): boolean {
+  return SelectQueryNode.is(query.query) || (RawNode.is(query.query) && COMMITS_NOTHING.test(query.sql));
+}
+
+/** Runs statements on one connection. */
+function execute<R>(db: SqliteDatabase, query: CompiledQuery): QueryResult<R> {
+  const stmt = db.prepare(query.sql);
+  if (stmt.reader) return { rows: stmt.all(query.parameters) as R[] };
+  const { changes, lastInsertRowid } = stmt.run(query.parameters);
+  return {
+    numAffectedRows: changes === undefined || changes === null ? undefined : BigInt(changes),
+    insertId: lastInsertRowid === undefined || lastInsertRowid === null ? undefined : BigInt(lastInsertRowid),
+    rows: [],
+  };
+}
+
+class WriterMutex {
+  private held: Promise<void> | null = null;
+  private release: (() => void) | null = null;
+
+  async lock(): Promise<void> {
+    while (this.held) await this.held;
+    this.held = new Promise<void>((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  unlock(): void {
+    const release = this.release;
+    this.held = null;
+    this.release = null;
+    release?.();
+  }
+}
+
+/** One query's or one transaction's use of the connections (see the top of this file). */
+class Lease implements DatabaseConnection {
+  /** Holds the writer from its first statement that is not a plain read. */
+  holdsWriter = false;
+
+  constructor(private readonly driver: ReadWriteDriver) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { reader, writer, durable, fence } = this.driver.connections;
+    if (!this.holdsWriter && reader && readsOnly(query)) {
+      if (fence.up) await fence.passed();
+      return execute<R>(reader, query);
+    }
+    if (!this.holdsWriter) {
+      await this.driver.writerMutex.lock();
+      this.holdsWriter = true;
+    }
+    const result = execute<R>(writer, query);
+    if (durable && query !== durable.syncedByCaller && !durable.inTransaction() && !commitsNothing(query)) {
+      fence.raise();
+      try {
+        await durable.sync();
+      } finally {
+        fence.lower();
+      }
+    }
+    return result;
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(query.query)) throw new Error('the SQLite driver streams only select queries');
+    const { reader, writer, fence } = this.driver.connections;
+    let db = writer;
+    if (!this.holdsWriter && reader) {
+      if (fence.up) await fence.passed();
+      db = reader;
+    } else if (!this.holdsWriter) {
+      await this.driver.writerMutex.lock();
+      this.holdsWriter = true;
+    }
+    for (const row of db.prepare(query.sql).iterate(query.parameters)) yield { rows: [row as R] };
+  }
+}
+
+class ReadWriteDriver implements Driver {
+  readonly writerMutex = new WriterMutex();
+
+  constructor(readonly connections: SqliteConnections) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Lease(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoted(name)}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to ${quoted(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release ${quoted(name)}`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    if ((connection as Lease).holdsWriter) this.writerMutex.unlock();
+  }
+
+  async destroy(): Promise<void> {
+    this.connections.reader?.close();
+    this.connections.writer.close();
+  }
+}
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** SQLite through ReadWriteDriver (see the top of this file). */
+export class ReadWriteSqliteDialect implements Dialect {
+  constructor(private readonly connections: SqliteConnections) {}
+
+  createDriver(): Driver {
+    return new ReadWriteDriver(this.connections);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+}
