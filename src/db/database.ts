@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type LogEvent, Migrator, PostgresAdapter, PostgresDialect, type Selectable, SqliteDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, Migrator, PostgresAdapter, PostgresDialect, type Selectable, sql } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
 import { isPossibleId } from '../domain/ids.js';

@@ -30,6 +30,7 @@ const APPEND_ROWS_PER_STATEMENT = 500;
  * same instant twice here, or another instance's) keeps the first.
  */
 export async function appendQuotes(db: Db, quotes: ReadonlyArray<StoredQuote & { ticker: string }>): Promise<void> {
+  // One quote (a price request's own publication) takes the statement compiled once, not one built for this call.
   if (quotes.length === 1) return appendQuote(db, quotes[0]!.ticker, quotes[0]!);
   for (let i = 0; i < quotes.length; i += APPEND_ROWS_PER_STATEMENT) {
     const rows = quotes.slice(i, i + APPEND_ROWS_PER_STATEMENT).map((q) => ({ ticker: q.ticker, published_at: q.at, price: q.price }));
