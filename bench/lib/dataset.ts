@@ -3,7 +3,8 @@
 // so the bulk writer can bind them to prepared multi-row inserts directly.
 import { usernameKey } from '../../src/domain/accounts.js';
 import { percentageGain } from '../../src/domain/bets.js';
-import { type BetColumn, BET_COLUMNS as COLUMNS_OF_A_BET } from '../../src/db/bet-columns.js';
+import { type BetColumn, BET_COLUMNS as COLUMNS_OF_A_BET, type BetViewRow } from '../../src/db/bet-columns.js';
+import { finishedView } from '../../src/schemas/finished-bet-view.js';
 import type { Direction } from '../../src/db/tables.js';
 import type { Preset } from './presets.js';
 import { seededRng, type Rng } from './random.js';
@@ -19,12 +20,15 @@ export const USER_COLUMNS = ['id', 'username', 'username_lower', 'email', 'passw
 /** Every column of the bets table (src/db/bet-columns.ts), the id first. */
 export const BET_COLUMNS = ['id', ...COLUMNS_OF_A_BET];
 /**
- * A bet as a row in BET_COLUMNS' order, the columns it does not name null.
+ * A bet as a row in BET_COLUMNS' order, the columns it does not name null
+ * (a finished one's stored view made from the others).
  * Generated entry prices are not the market's quotes at their openings, so
  * every generated bet is unranked 'entry_not_quoted' (docs/rankings.md).
  */
 function betRow(bet: { id: number } & Partial<Record<BetColumn, string | number>>): Row {
   const values: Partial<Record<string, string | number>> = { unranked_reason: 'entry_not_quoted', ...bet };
+  // A finished bet's stored view, as the update finishing it writes it (migration 0040).
+  if (bet.closed_at !== undefined) values.view_json = finishedView({ close_reason: null, ...bet } as unknown as BetViewRow);
   return BET_COLUMNS.map((column) => values[column] ?? null);
 }
 

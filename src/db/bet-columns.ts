@@ -27,6 +27,7 @@ export const BET_COLUMNS = [
   'ranked_gain',
   'unranked_reason',
   'history_pos',
+  'view_json',
 ] as const satisfies ReadonlyArray<keyof BetRow>;
 
 export type BetColumn = (typeof BET_COLUMNS)[number];

@@ -72,6 +72,12 @@ export interface BetsTable {
   unranked_reason: string | null;
   /** Place in the owner's history once finished: 1 for the earliest exit, by (closed_at, id) (migration 0033); null while OPEN. */
   history_pos: number | null;
+  /**
+   * The finished bet as lists show it, as JSON text without its thesis
+   * (finishedView, src/services/bet-views.ts; migration 0040), written by the
+   * update that finishes it; null while OPEN.
+   */
+  view_json: string | null;
 }
 
 /** One-time jobs over existing data (migration 0026): how far each got, and when it finished. */

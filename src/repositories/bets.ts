@@ -48,6 +48,7 @@ const NOT_ENDED = {
   ranked_gain: null,
   unranked_reason: null,
   history_pos: null,
+  view_json: null,
 } as const;
 
 /** The new OPEN bet, or undefined when its owner already holds `capacity` open bets (nothing inserted). */
@@ -97,6 +98,8 @@ export interface BetExit {
   benchmark_exit?: number | null;
   /** Committed price to exit (docs/rankings.md); null for a bet that finished before its committed instant. */
   ranked_gain?: number | null;
+  /** The finished bet's view as stored (finishedView, src/services/bet-views.ts). */
+  view_json: string;
 }
 
 /** The columns an exit sets. */
@@ -109,6 +112,7 @@ const exitValues = (p: BetExit) => ({
   benchmark_exit: p.benchmark_exit,
   ranked_gain: p.ranked_gain,
   last_event_at: p.closed_at,
+  view_json: p.view_json,
 });
 
 const finishOpenQuery = prepared((db, p: BetExit & { id: number }) =>
@@ -240,23 +244,64 @@ function historySizeOf(db: Db, userId: number) {
 
 /**
  * CLOSED and CANCELLED bets (exactly those with an exit time), newest exit
- * first. The page at any offset is a range of positions (migration 0033),
- * one seek on bets_user_history_idx whatever the depth, never a walk over
- * the newer entries it skips.
+ * first, one value a row: the bet's stored view (JSON text, migration 0040),
+ * or for a bet with a thesis its id as text, whose view and thesis
+ * finishedWithTheses reads. The page at any offset is a range of positions
+ * (migration 0033), one seek on bets_user_history_idx whatever the depth,
+ * never a walk over the newer entries it skips. One value a row because
+ * SQLite hands each value over one by one: a page read as the view's ten
+ * columns cost three to four times as much, and as the view with the
+ * thesis's columns (null on most rows) twice (docs/performance.md).
  */
 const finishedPageQuery = prepared((db, p: { userId: number; from: number; to: number }) => {
   const size = historySizeOf(db, p.userId);
   return db
     .selectFrom('bets')
-    .select(BET_VIEW_COLUMNS)
-    .where('user_id', '=', p.userId)
-    .where('history_pos', '>', sql<number>`(${size}) - ${p.to}`)
-    .where('history_pos', '<=', sql<number>`(${size}) - ${p.from}`)
-    .orderBy('history_pos', 'desc');
+    .leftJoin('bet_theses as t', 't.bet_id', 'bets.id')
+    .select(sql<string | null>`case when t.bet_id is null then bets.view_json else cast(bets.id as text) end`.as('v'))
+    .where('bets.user_id', '=', p.userId)
+    .where('bets.history_pos', '>', sql<number>`(${size}) - ${p.to}`)
+    .where('bets.history_pos', '<=', sql<number>`(${size}) - ${p.from}`)
+    .orderBy('bets.history_pos', 'desc');
 });
 
-export async function listFinishedBets(db: Db, userId: number, limit: number, offset: number): Promise<BetViewRow[]> {
-  return finishedPageQuery(db, { userId, from: offset, to: offset + limit });
+/** A page of finished bets, as finishedPageQuery gives each: its view, or (a bet with a thesis) its id as text. */
+export async function listFinishedBets(db: Db, userId: number, limit: number, offset: number): Promise<Array<string | null>> {
+  return (await finishedPageQuery(db, { userId, from: offset, to: offset + limit })).map((r) => r.v);
+}
+
+/** Whether an entry of listFinishedBets is a view (JSON text of an object) rather than the id of a bet with a thesis. */
+export function isStoredView(entry: string): boolean {
+  return entry.charCodeAt(0) === 0x7b; // {
+}
+
+const withThesesQuery = prepared((db, v: { ids: number[] | string }) =>
+  db
+    .selectFrom('bets')
+    .innerJoin('bet_theses as t', 't.bet_id', 'bets.id')
+    .select(['bets.id', 'bets.view_json', 't.user_id', 't.text', 't.salt', 't.hidden_at', 't.counted_reports'])
+    .where(
+      dialectOf(db) === 'sqlite' ? sql<boolean>`bets.id in (select value from json_each(${v.ids}))` : sql<boolean>`bets.id = any(${v.ids}::bigint[])`,
+    ),
+);
+
+/** A finished bet with a thesis as a page of history shows it: its stored view and its thesis. */
+export interface FinishedWithThesis {
+  view_json: string | null;
+  user_id: number;
+  text: string;
+  salt: string;
+  hidden_at: number | null;
+  counted_reports: number;
+}
+
+/** The stored views and theses of these bets (those with a thesis), by id: one statement whatever their number. */
+export async function finishedWithTheses(db: Db, ids: readonly number[]): Promise<Map<number, FinishedWithThesis>> {
+  const out = new Map<number, FinishedWithThesis>();
+  if (ids.length === 0) return out;
+  const rows = await withThesesQuery(db, { ids: dialectOf(db) === 'sqlite' ? JSON.stringify(ids) : [...ids] });
+  for (const { id, ...r } of rows) out.set(Number(id), { ...r, counted_reports: Number(r.counted_reports) });
+  return out;
 }
 
 export async function countFinishedBets(db: Db, userId: number): Promise<number> {

@@ -21,13 +21,14 @@ import {
   ThesisActionResponseSchema,
 } from '../schemas/bets.js';
 import { CancelWindow403, errorResponses, Id, Limit403, Page, PageQuerySchema, ref, Text } from '../schemas/common.js';
-import { betDetail, cancelBet, closeBet, history, openBet, portfolio } from '../services/bets.js';
+import { betDetail, cancelBet, closeBet, historyJson, openBet, portfolio } from '../services/bets.js';
 import { priceOrUnavailable, quoteSourceOf, tickerHistory, tickerOrBadRequest } from '../services/price-requests.js';
 import { betExits, setExits } from '../services/exit-rules.js';
 import { leaderboard, rankedLeaderboard } from '../services/rankings.js';
 import { hideOwnThesis, reportThesis } from '../services/theses.js';
 import { sharedAnswerSender } from '../http/cache-control.js';
 import { optionalSessionRoute, publicRoute, sessionRoute } from '../http/route-options.js';
+import { sendJsonText } from '../http/serialization.js';
 import { LeaderboardQuerySchema, TOP_ROWS } from '../schemas/rankings.js';
 
 const TickerParams = Type.Object({
@@ -265,9 +266,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Page(ref(ClosedBetSchema)), ...errorResponses(400) },
       },
     }),
-    async (request) => {
+    async (request, reply) => {
       const { limit, offset } = request.query;
-      return history(ctx, principalOf(request).userId, limit, offset);
+      // Already JSON: the bets' stored views, sent as they are.
+      return sendJsonText(reply, await historyJson(ctx, principalOf(request).userId, limit, offset));
     },
   );
 

@@ -1,12 +1,13 @@
 // Bet rows as the API shows them. Shared by trading (portfolio, history), the
 // social part (feed, public profiles) and the single-bet page.
-import type { BetRow } from '../db/tables.js';
 import type { BetViewRow } from '../db/bet-columns.js';
 import type { OpenBetView } from '../repositories/bets.js';
 import { cancelableUntil, isCancelable, percentageGain } from '../domain/bets.js';
-import { recordCloseReason } from '../domain/record.js';
 import { isoTime } from '../lib/iso-time.js';
-import type { ClosedBet, PortfolioBet } from '../schemas/bets.js';
+import type { PortfolioBet } from '../schemas/bets.js';
+import { finishedView, type StatusBet, toClosedBet } from '../schemas/finished-bet-view.js';
+
+export { finishedView, type StatusBet, toClosedBet };
 
 export const iso = isoTime;
 
@@ -27,33 +28,6 @@ export function toPortfolioBet(row: OpenBetView, mark: number | undefined, now: 
     entry_date: iso(row.opened_at),
     cancelable_until: isCancelable(row.opened_at, now) ? iso(cancelableUntil(row.opened_at)) : null,
   };
-}
-
-export type StatusBet = ClosedBet & { status: BetRow['status'] };
-
-/**
- * A CLOSED or CANCELLED bet (a cancelled one shows exit = entry, 0 %, at the
- * cancel time), with why it ended as the record names it. Built as one
- * literal, the reason set after it: a spread of a conditional part makes an
- * object whose every later copy is slow, and pages copy 100 of them.
- */
-export function toClosedBet(row: BetViewRow): StatusBet {
-  if (row.closed_at === null || row.exit_price === null || row.percentage_gain === null) {
-    throw new Error(`toClosedBet: bet ${row.id} is ${row.status}, not finished`);
-  }
-  const view: StatusBet = {
-    id: row.id,
-    ticker: row.ticker,
-    direction: row.direction,
-    entry_price: row.entry_price,
-    exit_price: row.exit_price,
-    percentage_gain: row.percentage_gain,
-    exit_date: iso(row.closed_at),
-    entry_date: iso(row.opened_at),
-    status: row.status,
-  };
-  if (row.close_reason !== null) view.close_reason = recordCloseReason(row.close_reason)!;
-  return view;
 }
 
 /** Any bet in ClosedBet shape: finished ones as they ended, OPEN ones marked to market at `now`. */

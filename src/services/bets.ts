@@ -24,7 +24,9 @@ import {
   countOpenBets,
   findBetById,
   finishOpenBetLockingOwner,
+  finishedWithTheses,
   insertBetWithinCapacity,
+  isStoredView,
   listFinishedBets,
   listOpenBets,
 } from '../repositories/bets.js';
@@ -32,11 +34,11 @@ import { findBetPage } from '../repositories/bet-pages.js';
 import { saveExitRule } from '../repositories/exit-rules.js';
 import { lockPlanHolder } from '../repositories/users.js';
 import type { BetDetail, CancelBetResponse, CloseBetResponse, OpenBetRequest, OpenBetResponse, PortfolioBet } from '../schemas/bets.js';
-import { iso, type StatusBet, toBetView, toClosedBet, toPortfolioBet } from './bet-views.js';
+import { finishedView, iso, type StatusBet, toBetView, toPortfolioBet } from './bet-views.js';
 import { benchmarkPrice } from './benchmarks.js';
 import type { BetEvent } from './events.js';
 import { priceOrUnavailable, tickerOrBadRequest } from './price-requests.js';
-import { prepareThesis, storeThesis, type ThesisDeps, withTheses, withThesisRow } from './theses.js';
+import { prepareThesis, storeThesis, type ThesisDeps, withThesisJson, withThesisRow } from './theses.js';
 
 /** What the bet lifecycle uses of the context: a service built without Fastify passes these. */
 export type BetDeps = Pick<AppContext, 'config' | 'database' | 'db' | 'clock' | 'prices' | 'events'> & ThesisDeps;
@@ -246,15 +248,13 @@ async function closeAt(
   now: number,
 ): Promise<BetRow | undefined> {
   const gain = percentageGain(bet.direction, bet.entry_price, price);
+  const exit = { status: 'CLOSED', exit_price: price, percentage_gain: gain, closed_at: exitAt, close_reason: reason } as const;
   // On PostgreSQL the update also takes the owner's row lock and reads their chain head, for the record handler.
   const finished = await finishOpenBetLockingOwner(trx, bet, {
-    status: 'CLOSED',
-    exit_price: price,
-    percentage_gain: gain,
-    closed_at: exitAt,
-    close_reason: reason,
+    ...exit,
     benchmark_exit: benchmark,
     ranked_gain: exitAt >= committedInstant(bet.opened_at) ? rankedGain(bet, price) : null,
+    view_json: finishedView({ ...bet, ...exit }),
   });
   if (!finished) return undefined;
   const { bet: closed, chain } = finished;
@@ -345,13 +345,8 @@ export async function cancelBet(ctx: BetDeps, userId: number, betId: number): Pr
     if (!isCancelable(bet.opened_at, now)) {
       throw cancelWindowExpired('Bets can be cancelled within 5 minutes of opening; close this bet instead');
     }
-    const finished = await finishOpenBetLockingOwner(trx, bet, {
-      status: 'CANCELLED',
-      exit_price: bet.entry_price,
-      percentage_gain: 0,
-      closed_at: now,
-      close_reason: 'cancel',
-    });
+    const exit = { status: 'CANCELLED', exit_price: bet.entry_price, percentage_gain: 0, closed_at: now, close_reason: 'cancel' } as const;
+    const finished = await finishOpenBetLockingOwner(trx, bet, { ...exit, view_json: finishedView({ ...bet, ...exit }) });
     if (!finished) throw badRequest('Bet is not open');
     const { bet: cancelled, chain } = finished;
     await ctx.events.emit(trx, 'betChanged', {
@@ -377,8 +372,26 @@ export async function portfolio(ctx: BetDeps, userId: number): Promise<Portfolio
   return rows.map((r) => toPortfolioBet(r, marks.get(r.ticker), now));
 }
 
-/** The user's finished bets, with their theses as `viewerId` may see them (the owner: /history; null: a public profile). */
+/**
+ * The user's finished bets, newest exit first, as the JSON text of an array,
+ * with their theses as `viewerId` may see them (the owner: /history; null: a
+ * public profile): each bet's stored view as it is, its thesis fields added
+ * at its end for a bet that has one.
+ */
+export async function historyJson(ctx: BetDeps, userId: number, limit: number, offset: number, viewerId: number | null = userId): Promise<string> {
+  const page = await listFinishedBets(ctx.db, userId, limit, offset);
+  const withThesis = page.filter((v) => v !== null && !isStoredView(v)).map(Number);
+  const theses = await finishedWithTheses(ctx.db, withThesis);
+  const items = page.map((v) => {
+    if (v !== null && isStoredView(v)) return v;
+    const bet = v === null ? undefined : theses.get(Number(v));
+    if (!bet?.view_json) throw new Error(`a finished bet of user ${userId} has no stored view (migration 0040)`);
+    return withThesisJson(ctx, bet.view_json, bet, viewerId);
+  });
+  return `[${items.join(',')}]`;
+}
+
+/** historyJson's bets as objects: a public profile, whose answer is serialized once for every reader. */
 export async function history(ctx: BetDeps, userId: number, limit: number, offset: number, viewerId: number | null = userId): Promise<StatusBet[]> {
-  const rows = await listFinishedBets(ctx.db, userId, limit, offset);
-  return withTheses(ctx, rows.map(toClosedBet), viewerId);
+  return JSON.parse(await historyJson(ctx, userId, limit, offset, viewerId)) as StatusBet[];
 }

@@ -3,7 +3,16 @@
 // the owner, or withheld from others after enough counted reports.
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { newThesisSalt, reportCounts, thesisHash, thesisProblem, thesisServedTo, thesisState, type ThesisState } from '../domain/thesis.js';
+import {
+  newThesisSalt,
+  reportCounts,
+  type StoredThesis,
+  thesisHash,
+  thesisProblem,
+  thesisServedTo,
+  thesisState,
+  type ThesisState,
+} from '../domain/thesis.js';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { findBetById } from '../repositories/bets.js';
 import { addReport, findThesis, hideThesis, insertThesis, type ThesisRow, reporterStanding, thesesOf } from '../repositories/theses.js';
@@ -49,7 +58,7 @@ export interface ThesisFields {
  * storage is promoted to the old generation, which then needs a full
  * collection about every second under load (docs/performance.md).
  */
-function addThesis<T extends object>(view: T, t: ThesisRow | undefined, viewerId: number | null, reportsToHide: number): T & ThesisFields {
+function addThesis<T extends object>(view: T, t: ThesisOfView | undefined, viewerId: number | null, reportsToHide: number): T & ThesisFields {
   const out = view as T & ThesisFields;
   if (!t) return out;
   const served = thesisServedTo(t, viewerId, reportsToHide);
@@ -57,6 +66,18 @@ function addThesis<T extends object>(view: T, t: ThesisRow | undefined, viewerId
   out.thesis_salt = served ? t.salt : null;
   out.thesis_state = thesisState(t, reportsToHide);
   return out;
+}
+
+/** What a view needs of a thesis: its text and salt, and what decides whether they are served. */
+export type ThesisOfView = StoredThesis & Pick<ThesisRow, 'text' | 'salt'>;
+
+/**
+ * A bet's stored view (the JSON text of an object, finishedView) with its
+ * thesis fields added at its end, as addThesis sets them on a view object.
+ */
+export function withThesisJson(ctx: ThesisDeps, view: string, thesis: ThesisOfView, viewerId: number | null): string {
+  const fields = JSON.stringify(addThesis({}, thesis, viewerId, ctx.config.thesisReportsToHide));
+  return `${view.slice(0, -1)},${fields.slice(1)}`;
 }
 
 /** Adds thesis fields to bet views made for this answer, one query for the lot. */

@@ -3,6 +3,7 @@
 import type { AppContext } from '../../src/context.js';
 import type { BetRow, NewBet } from '../../src/db/tables.js';
 import { renumberHistory } from '../../src/repositories/bets.js';
+import { fillFinishedViews } from '../../src/db/migrations/0040_finished_bet_views.js';
 import { fillTimelines } from '../../src/repositories/timeline.js';
 
 export interface TestBet {
@@ -35,8 +36,8 @@ export function betRow(b: TestBet): NewBet {
 
 /**
  * Inserts the bets, then gives the finished ones their places in their
- * owners' histories and puts them in their owners' followers' timelines, as
- * their events would.
+ * owners' histories and their stored views, and puts them in their owners'
+ * followers' timelines, as their events would.
  */
 export async function insertTestBets(ctx: AppContext, bets: TestBet[]): Promise<BetRow[]> {
   if (bets.length === 0) return [];
@@ -44,7 +45,9 @@ export async function insertTestBets(ctx: AppContext, bets: TestBet[]): Promise<
   await fillTimelines(ctx.db, [...new Set(rows.map((r) => r.user_id))]);
   const finished = rows.filter((r) => r.closed_at !== null);
   if (finished.length === 0) return rows;
-  await renumberHistory(ctx.db, [...new Set(finished.map((r) => r.user_id))]);
+  const owners = [...new Set(finished.map((r) => r.user_id))];
+  await renumberHistory(ctx.db, owners);
+  await fillFinishedViews(ctx.db, owners);
   return ctx.db
     .selectFrom('bets')
     .selectAll()

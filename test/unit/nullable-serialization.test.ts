@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import build from 'fast-json-stringify';
-import { nullableAsTypeList } from '../../src/http/serialization.js';
+import { nullableAsTypeList } from '../../src/schemas/nullable-types.js';
 import { PortfolioBetSchema } from '../../src/schemas/bets.js';
 import { DateString, DateTime, Nullable, StringEnum } from '../../src/schemas/common.js';
 
