@@ -122,7 +122,11 @@ forEachDialect('social query plans', (dialect) => {
     assert.match(text, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/);
     assert.match(text, /bets_user_open_idx|bets_user_status_idx/, 'open bets');
     assert.match(text, /bets_user_history_idx/, 'history page and its count');
-    assert.match(text, dialect === 'sqlite' ? /SEARCH t USING (COVERING )?INDEX sqlite_autoindex_bet_theses_1 \(bet_id=\?\)/ : /bet_theses_pkey/, 'theses');
+    assert.match(
+      text,
+      dialect === 'sqlite' ? /SEARCH t USING (COVERING )?INDEX sqlite_autoindex_bet_theses_1 \(bet_id=\?\)/ : /bet_theses_pkey/,
+      'theses',
+    );
   });
 
   test("the write path's reads: the session and the user by primary key, the capacity check of an opening's insert through an index of the user's open bets, the chain head through its primary key, the followers to notify through follows_followed_idx", async () => {
