@@ -74,7 +74,7 @@ export interface BetsTable {
   history_pos: number | null;
   /**
    * The finished bet as lists show it, as JSON text without its thesis
-   * (finishedView, src/services/bet-views.ts; migration 0040), written by the
+   * (finishedView, src/schemas/finished-bet-view.ts; migration 0040), written by the
    * update that finishes it; null while OPEN.
    */
   view_json: string | null;

@@ -98,7 +98,7 @@ export interface BetExit {
   benchmark_exit?: number | null;
   /** Committed price to exit (docs/rankings.md); null for a bet that finished before its committed instant. */
   ranked_gain?: number | null;
-  /** The finished bet's view as stored (finishedView, src/services/bet-views.ts). */
+  /** The finished bet's view as stored (finishedView, src/schemas/finished-bet-view.ts). */
   view_json: string;
 }
 
