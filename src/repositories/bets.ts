@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { BET_COLUMNS, BET_VIEW_COLUMNS, type BetViewRow } from '../db/bet-columns.js';
 import { type Db, dialectOf } from '../db/database.js';
+import { type BoundIds, boundIds, boundIdsContain } from '../db/id-list.js';
 import type { BetRow, BetStatus, NewBet } from '../db/tables.js';
 import { prepared } from '../db/prepared.js';
 import { isPossibleId } from '../domain/ids.js';
@@ -275,14 +276,12 @@ export function isStoredView(entry: string): boolean {
   return entry.charCodeAt(0) === 0x7b; // {
 }
 
-const withThesesQuery = prepared((db, v: { ids: number[] | string }) =>
+const withThesesQuery = prepared((db, v: { ids: BoundIds }) =>
   db
     .selectFrom('bets')
     .innerJoin('bet_theses as t', 't.bet_id', 'bets.id')
     .select(['bets.id', 'bets.view_json', 't.user_id', 't.text', 't.salt', 't.hidden_at', 't.counted_reports'])
-    .where(
-      dialectOf(db) === 'sqlite' ? sql<boolean>`bets.id in (select value from json_each(${v.ids}))` : sql<boolean>`bets.id = any(${v.ids}::bigint[])`,
-    ),
+    .where(boundIdsContain(db, 'bets.id', v.ids)),
 );
 
 /** A finished bet with a thesis as a page of history shows it: its stored view and its thesis. */
@@ -299,7 +298,7 @@ export interface FinishedWithThesis {
 export async function finishedWithTheses(db: Db, ids: readonly number[]): Promise<Map<number, FinishedWithThesis>> {
   const out = new Map<number, FinishedWithThesis>();
   if (ids.length === 0) return out;
-  const rows = await withThesesQuery(db, { ids: dialectOf(db) === 'sqlite' ? JSON.stringify(ids) : [...ids] });
+  const rows = await withThesesQuery(db, { ids: boundIds(db, ids) });
   for (const { id, ...r } of rows) out.set(Number(id), { ...r, counted_reports: Number(r.counted_reports) });
   return out;
 }

@@ -1,6 +1,7 @@
 // Theses and their reports (migration 0029, docs/theses.md).
 import { sql } from 'kysely';
-import { type Db, dialectOf } from '../db/database.js';
+import type { Db } from '../db/database.js';
+import { type BoundIds, boundIds, boundIdsContain } from '../db/id-list.js';
 import { prepared } from '../db/prepared.js';
 import type { BetThesesTable } from '../db/tables.js';
 
@@ -17,27 +18,19 @@ export async function findThesis(db: Db, betId: number): Promise<ThesisRow | und
   return db.selectFrom('bet_theses').selectAll().where('bet_id', '=', betId).executeTakeFirst();
 }
 
-/**
- * The theses of a list of bets, the list bound as one value (a JSON array on
- * SQLite, an array on PostgreSQL), so that a page of any length is one
- * statement compiled once: an `in` list would be built and compiled by Kysely
- * on every call, a cost a page of 100 bets pays on each request.
- */
-const thesesQuery = prepared((db, v: { ids: string | number[] }) =>
+/** The theses of a list of bets, the list bound as one value (src/db/id-list.ts). */
+const thesesQuery = prepared((db, v: { ids: BoundIds }) =>
   db
     .selectFrom('bet_theses')
     .selectAll()
-    .where(
-      dialectOf(db) === 'sqlite' ? sql<boolean>`bet_id in (select value from json_each(${v.ids}))` : sql<boolean>`bet_id = any(${v.ids}::bigint[])`,
-    ),
+    .where(boundIdsContain(db, 'bet_id', v.ids)),
 );
 
 /** The theses of these bets, by bet id (bets without one are absent). */
 export async function thesesOf(db: Db, betIds: readonly number[]): Promise<Map<number, ThesisRow>> {
   const out = new Map<number, ThesisRow>();
   if (betIds.length === 0) return out;
-  const ids = dialectOf(db) === 'sqlite' ? JSON.stringify(betIds) : [...betIds];
-  for (const r of await thesesQuery(db, { ids })) out.set(Number(r.bet_id), r);
+  for (const r of await thesesQuery(db, { ids: boundIds(db, betIds) })) out.set(Number(r.bet_id), r);
   return out;
 }
 
