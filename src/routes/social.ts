@@ -1,11 +1,12 @@
 // Follows, feed, user search and public profiles (issue: social).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { sendJsonText } from '../http/serialization.js';
 import { principalOf } from '../http/types.js';
 import { errorResponses, Id, Limit403, Page, PageQuerySchema, ref, Text } from '../schemas/common.js';
 import { FeedItemSchema, FollowRequestSchema, FollowSuccessResponseSchema, PublicProfileResponseSchema } from '../schemas/social.js';
 import { PublicUserSchema } from '../schemas/users.js';
-import { feed } from '../services/feed.js';
+import { feedJson } from '../services/feed.js';
 import { changeFollow, followedIds } from '../services/follows.js';
 import { publicProfile } from '../services/profiles.js';
 import { findUsers } from '../services/user-search.js';
@@ -64,7 +65,8 @@ export const socialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Page(ref(FeedItemSchema)), ...errorResponses(400) },
       },
     }),
-    async (request) => feed(ctx, principalOf(request).userId, request.query),
+    // Already JSON: finished bets' stored views, sent as they are.
+    async (request, reply) => sendJsonText(reply, await feedJson(ctx, principalOf(request).userId, request.query)),
   );
 
   app.get(

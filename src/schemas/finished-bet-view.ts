@@ -49,3 +49,8 @@ const serializeClosedBet = build(nullableAsTypeList(ClosedBetSchema));
 export function finishedView(row: BetViewRow): string {
   return serializeClosedBet(toClosedBet(row));
 }
+
+/** Any bet's view in ClosedBet shape as JSON text (an OPEN bet's marked to market, to be sent with stored views). */
+export function statusBetJson(view: StatusBet): string {
+  return serializeClosedBet(view);
+}

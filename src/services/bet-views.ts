@@ -5,9 +5,9 @@ import type { OpenBetView } from '../repositories/bets.js';
 import { cancelableUntil, isCancelable, percentageGain } from '../domain/bets.js';
 import { isoTime } from '../lib/iso-time.js';
 import type { PortfolioBet } from '../schemas/bets.js';
-import { finishedView, type StatusBet, toClosedBet } from '../schemas/finished-bet-view.js';
+import { finishedView, type StatusBet, statusBetJson, toClosedBet } from '../schemas/finished-bet-view.js';
 
-export { finishedView, type StatusBet, toClosedBet };
+export { finishedView, type StatusBet, statusBetJson, toClosedBet };
 
 export const iso = isoTime;
 
@@ -32,7 +32,15 @@ export function toPortfolioBet(row: OpenBetView, mark: number | undefined, now: 
 
 /** Any bet in ClosedBet shape: finished ones as they ended, OPEN ones marked to market at `now`. */
 export function toBetView(row: BetViewRow, mark: number | undefined, now: number): StatusBet {
-  if (row.status !== 'OPEN') return toClosedBet(row);
+  return row.status === 'OPEN' ? markedOpenBet(row, mark, now) : toClosedBet(row);
+}
+
+/** An OPEN bet in ClosedBet shape: exit is the mark (the entry without one), at `now`. */
+export function markedOpenBet(
+  row: Pick<BetViewRow, 'id' | 'ticker' | 'direction' | 'entry_price' | 'opened_at'>,
+  mark: number | undefined,
+  now: number,
+): StatusBet {
   const current = mark ?? row.entry_price;
   return {
     id: row.id,

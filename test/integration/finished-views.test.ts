@@ -16,6 +16,8 @@ import { PeriodicJob } from '../../src/jobs/periodic-job.js';
 import { settlementJob } from '../../src/jobs/settlement.js';
 import { ClosedBetSchema } from '../../src/schemas/bets.js';
 import { finishedView, toClosedBet } from '../../src/schemas/finished-bet-view.js';
+import { FeedItemSchema } from '../../src/schemas/social.js';
+import { toBetView } from '../../src/services/bet-views.js';
 import { historyJson } from '../../src/services/bets.js';
 import { createTestApp, registerAndLogin, type TestApp, type TestUser } from '../helpers/app.js';
 import { betRow } from '../helpers/bet-rows.js';
@@ -26,7 +28,9 @@ import { FakePriceProvider } from '../helpers/prices.js';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 /** The route's answer schema, checked with its formats (date-time too): the answer is no longer made by its serializer. */
-const isHistory = addFormats(new Ajv({ strict: false, allErrors: true })).compile(Type.Array(ClosedBetSchema));
+const formats = addFormats(new Ajv({ strict: false, allErrors: true }));
+const isHistory = formats.compile(Type.Array(ClosedBetSchema));
+const isFeed = formats.compile(Type.Array(FeedItemSchema));
 /** Quotes, backslashes and what would close the item and open another, if a thesis were pasted in unescaped. */
 const HOSTILE = 'he said "buy" \\ then "},{"id":1,"ticker":"X" and </script>';
 
@@ -124,6 +128,69 @@ forEachDialect('finished bets: stored views', (dialect) => {
     const other = await registerAndLogin(t.app);
     assert.deepEqual((await t.app.inject({ method: 'GET', url: '/history', headers: { cookie: other.cookie } })).json(), []);
     assert.equal((await t.app.inject({ method: 'GET', url: '/history' })).statusCode, 401);
+  });
+
+  test('/feed sends a finished bet as its stored view and an OPEN one marked to market, each with its owner and thesis; the answer is its schema', async () => {
+    t.clock.set('2026-05-08T12:00:00Z');
+    prices.set('AMD', 150);
+    prices.set('IBM', 210.5);
+    const trader = await registerAndLogin(t.app);
+    const other = await registerAndLogin(t.app);
+    const ids = [
+      await open(trader, { ticker: 'AMD', direction: 'LONG', thesis: HOSTILE }),
+      await open(trader, { ticker: 'AMD', direction: 'SHORT', thesis: 'hidden later' }),
+      await open(trader, { ticker: 'IBM', direction: 'SHORT' }),
+      await open(other, { ticker: 'IBM', direction: 'LONG', thesis: 'still open' }),
+      await open(other, { ticker: 'AMD', direction: 'LONG' }),
+      await open(trader, { ticker: 'AMD', direction: 'LONG' }),
+    ];
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/bet/${ids[5]}`, headers: { cookie: trader.cookie } })).statusCode, 200);
+    t.clock.set('2026-05-08T12:10:00Z');
+    prices.set('AMD', 151.25);
+    prices.set('IBM', 209.75);
+    for (const id of ids.slice(0, 3)) assert.equal((await post(trader, '/bet/close', { bet_id: id })).statusCode, 200);
+    assert.equal((await post(trader, `/bet/${ids[1]}/thesis/hide`, {})).statusCode, 200);
+    t.clock.set('2026-05-08T12:20:00Z');
+    prices.set('IBM', 212);
+
+    const me = await registerAndLogin(t.app);
+    for (const u of [trader, other]) assert.equal((await post(me, '/follow', { followed_id: u.id, action: 'follow' })).statusCode, 200);
+    const res = await t.app.inject({ method: 'GET', url: '/feed', headers: { cookie: me.cookie } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+    const body: unknown[] = res.json();
+    assert.ok(isFeed(body), JSON.stringify(isFeed.errors));
+
+    const rows = [...(await rowsOf(trader.id)), ...(await rowsOf(other.id))].sort((a, b) => b.last_event_at - a.last_event_at || b.id - a.id);
+    const theses = await t.ctx.db.selectFrom('bet_theses').select(['bet_id', 'salt']).where('bet_id', 'in', ids).execute();
+    const saltOf = (id: number) => theses.find((r) => Number(r.bet_id) === id)!.salt;
+    const now = t.clock.now();
+    const expected: Record<string, unknown>[] = rows.map((r) => ({
+      ...toBetView(r, r.status === 'OPEN' ? 212 : undefined, now),
+      user_id: r.user_id,
+      username: r.user_id === trader.id ? trader.username : other.username,
+    }));
+    const item = (id: number) => expected.find((b) => b.id === id)!;
+    Object.assign(item(ids[0]!), { thesis: HOSTILE, thesis_salt: saltOf(ids[0]!), thesis_state: 'shown' });
+    Object.assign(item(ids[1]!), { thesis: null, thesis_salt: null, thesis_state: 'hidden' });
+    Object.assign(item(ids[3]!), { thesis: 'still open', thesis_salt: saltOf(ids[3]!), thesis_state: 'shown' });
+    // The OPEN bets: IBM at its mark now, AMD at its mark too (151.25).
+    item(ids[4]!).exit_price = 151.25;
+    item(ids[4]!).percentage_gain = toBetView(rows.find((r) => r.id === ids[4])!, 151.25, now).percentage_gain;
+    assert.equal(body.length, 6);
+    assert.deepEqual(body, expected);
+    assert.equal(item(ids[3]!).exit_date, '2026-05-08T12:20:00.000Z');
+    assert.equal(item(ids[3]!).exit_price, 212);
+
+    const br = await t.app.inject({ method: 'GET', url: '/feed?limit=3&offset=1', headers: { cookie: me.cookie, 'accept-encoding': 'br' } });
+    assert.deepEqual(
+      JSON.parse(br.headers['content-encoding'] === 'br' ? brotliDecompressSync(br.rawPayload).toString() : br.body),
+      expected.slice(1, 4),
+    );
+    // A user following nobody sees nothing of it; no session, no feed.
+    const stranger = await registerAndLogin(t.app);
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/feed', headers: { cookie: stranger.cookie } })).json(), []);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/feed' })).statusCode, 401);
   });
 
   test("a page is one statement through the history's index; a page holding theses one more, by primary key", async () => {
