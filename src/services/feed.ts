@@ -4,6 +4,7 @@
 // page costs its depth, not the number of followed users.
 import type { AppContext } from '../context.js';
 import type { FeedPage } from '../domain/feed.js';
+import { withJsonFields } from '../lib/json-text.js';
 import { isStoredView } from '../repositories/bets.js';
 import { thesesOf } from '../repositories/theses.js';
 import { type FeedRow, feedPage, heavilyFollowedBy, type OpenFeedFields } from '../repositories/timeline.js';
@@ -15,7 +16,7 @@ export type FeedDeps = Pick<AppContext, 'clock' | 'db' | 'prices'> & ThesisDeps;
 
 /** A bet's view (JSON text of an object) with its owner added at its end, as FeedItem carries them. */
 function withOwner(view: string, row: FeedRow): string {
-  return `${view.slice(0, -1)},"user_id":${row.user_id},"username":${JSON.stringify(row.username)}}`;
+  return withJsonFields(view, `{"user_id":${row.user_id},"username":${JSON.stringify(row.username)}}`);
 }
 
 /**

@@ -15,7 +15,8 @@ import {
 } from '../domain/thesis.js';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { findBetById } from '../repositories/bets.js';
-import { addReport, findThesis, hideThesis, insertThesis, type ThesisRow, reporterStanding, thesesOf } from '../repositories/theses.js';
+import { withJsonFields } from '../lib/json-text.js';
+import { addReport, findThesis, hideThesis, insertThesis, type ThesisRow, reporterStanding } from '../repositories/theses.js';
 
 export type ThesisDeps = Pick<AppContext, 'config' | 'db' | 'database' | 'clock' | 'sharedAnswers'>;
 
@@ -77,17 +78,7 @@ export type ThesisOfView = StoredThesis & Pick<ThesisRow, 'text' | 'salt'>;
  */
 export function withThesisJson(ctx: ThesisDeps, view: string, thesis: ThesisOfView, viewerId: number | null): string {
   const fields = JSON.stringify(addThesis({}, thesis, viewerId, ctx.config.thesisReportsToHide));
-  return `${view.slice(0, -1)},${fields.slice(1)}`;
-}
-
-/** Adds thesis fields to bet views made for this answer, one query for the lot. */
-export async function withTheses<T extends { id: number }>(ctx: ThesisDeps, views: T[], viewerId: number | null): Promise<Array<T & ThesisFields>> {
-  const theses = await thesesOf(
-    ctx.db,
-    views.map((v) => v.id),
-  );
-  for (const v of views) addThesis(v, theses.get(v.id), viewerId, ctx.config.thesisReportsToHide);
-  return views as Array<T & ThesisFields>;
+  return withJsonFields(view, fields);
 }
 
 /** Adds its thesis fields, from its thesis row already read (or none), to one bet's view made for this answer. */
