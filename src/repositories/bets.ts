@@ -29,7 +29,7 @@ const insertWithinCapacityQuery = prepared((db, b: Omit<NewBet, 'id'> & { capaci
               .selectFrom('bets')
               .select((c) => c.fn.countAll<number>().as('n'))
               .where('bets.user_id', '=', b.user_id)
-              .where('bets.status', '=', 'OPEN'),
+              .where('bets.status', '=', sql.lit('OPEN')),
           '<',
           b.capacity,
         ),
@@ -72,7 +72,7 @@ export async function countOpenBets(db: Db, userId: number): Promise<number> {
     .selectFrom('bets')
     .select((c) => c.fn.countAll<number>().as('n'))
     .where('user_id', '=', userId)
-    .where('status', '=', 'OPEN')
+    .where('status', '=', sql.lit('OPEN'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -386,12 +386,12 @@ export async function renumberHistory(db: Db, userIds?: readonly number[]): Prom
   `.execute(db);
 }
 
-/** OPEN bets whose settlement time has passed, by id after a cursor (bets_status_settle_idx finds them). */
+/** OPEN bets whose settlement time has passed, by id after a cursor (bets_open_settle_idx finds them). */
 export async function listDueBets(db: Db, now: number, afterId: number, limit: number): Promise<BetRow[]> {
   return db
     .selectFrom('bets')
     .selectAll()
-    .where('status', '=', 'OPEN')
+    .where('status', '=', sql.lit('OPEN'))
     .where('settle_at', '<=', now)
     .where('id', '>', afterId)
     .orderBy('id')
@@ -441,7 +441,7 @@ export async function listDueSettlementInstants(db: Db, now: number, limit: numb
     .selectFrom('bets')
     .select(['ticker', 'settle_at'])
     .distinct()
-    .where('status', '=', 'OPEN')
+    .where('status', '=', sql.lit('OPEN'))
     .where('settle_at', '<=', now)
     .limit(limit)
     .execute();
@@ -462,7 +462,8 @@ export async function oldestPendingInstants(db: Db): Promise<{ opened: number | 
       eb
         .selectFrom('bets')
         .select((c) => c.fn.min('settle_at').as('v'))
-        .where('status', '=', 'OPEN')
+        .where('status', '=', sql.lit('OPEN'))
+        .where('settle_at', 'is not', null)
         .as('settle'),
     ])
     .executeTakeFirstOrThrow();

@@ -1,5 +1,6 @@
 // The open holders of instruments with their ranked alpha sums (the consensus
 // weights), and the stored calls of each instrument's closes.
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ConsensusCall, Holder } from '../domain/consensus.js';
 import type { Period } from '../domain/rankings.js';
@@ -11,7 +12,7 @@ import type { Period } from '../domain/rankings.js';
  * key; zeros without one).
  */
 export async function openHolders(db: Db, tickers: readonly string[] | null, period: Period): Promise<Map<string, Holder[]>> {
-  let open = db.selectFrom('bets').where('status', '=', 'OPEN');
+  let open = db.selectFrom('bets').where('status', '=', sql.lit('OPEN'));
   if (tickers !== null) {
     if (tickers.length === 0) return new Map();
     open = open.where('ticker', 'in', tickers);

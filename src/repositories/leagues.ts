@@ -258,9 +258,9 @@ export async function membersAndOpenBets(
       const member = j.onRef('b.user_id', '=', 'm.user_id');
       if (asOf < league.ends_at) {
         // "+ 0" keeps the planners off (user_id, opened_at), which would walk
-        // every bet of the window; (user_id, status) reads only the open ones.
+        // every bet of the window; bets_user_open_idx holds only the open ones.
         const opened = sql<number>`${sql.ref('b.opened_at')} + 0`;
-        return member.on('b.status', '=', 'OPEN').on(opened, '>=', league.starts_at).on(opened, '<', league.ends_at);
+        return member.on('b.status', '=', sql.lit('OPEN')).on(opened, '>=', league.starts_at).on(opened, '<', league.ends_at);
       }
       return member
         .on('b.opened_at', '>=', league.starts_at)
@@ -461,7 +461,7 @@ export async function tickersAtLeagueEnds(db: Db, now: number, limit: number): P
       'in',
       ended.map((l) => l.id),
     )
-    .where('b.status', '=', 'OPEN')
+    .where('b.status', '=', sql.lit('OPEN'))
     .whereRef('b.opened_at', '>=', 'l.starts_at')
     .whereRef('b.opened_at', '<', 'l.ends_at')
     .limit(limit)

@@ -27,7 +27,11 @@ export async function statusCounts(db: Db, userId: number): Promise<Record<strin
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-/** Bets other users opened as tails of this user's bets, with their outcome. */
+/**
+ * Bets other users opened as tails of this user's bets, with their outcome.
+ * The tails are found through bets_source_idx, which holds only the bets that
+ * copy one (migration 0041): hence the condition that they do.
+ */
 export async function tailsOf(db: Db, userId: number) {
   return db
     .selectFrom('bets as leader')
@@ -35,5 +39,6 @@ export async function tailsOf(db: Db, userId: number) {
     .select(['tail.status', 'tail.percentage_gain'])
     .where('leader.user_id', '=', userId)
     .where('tail.source_kind', '=', 'tail')
+    .where('tail.source_bet_id', 'is not', null)
     .execute();
 }

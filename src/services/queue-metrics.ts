@@ -1,6 +1,7 @@
 // Gauges read at scrape time: how late settlement runs and how much the
 // notification outbox holds; and how many transactions SQLite's group
 // commits have served. Both queries use indexes on status.
+import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 
 /** The part of the context this module uses. */
@@ -13,7 +14,7 @@ export async function observeQueues(ctx: QueueMetricsDeps): Promise<void> {
   const due = await ctx.db
     .selectFrom('bets')
     .select((eb) => eb.fn.min('settle_at').as('oldest'))
-    .where('status', '=', 'OPEN')
+    .where('status', '=', sql.lit('OPEN'))
     .where('settle_at', '<=', now)
     .executeTakeFirst();
   const oldest = due?.oldest === null || due?.oldest === undefined ? null : Number(due.oldest);

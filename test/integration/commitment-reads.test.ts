@@ -65,14 +65,15 @@ forEachDialect('the commitment job reads', (dialect) => {
       dialect === 'sqlite' ? /SEARCH bets USING INDEX bets_uncommitted_idx \(status=\? AND opened_at<\?\)/ : /bets_uncommitted_idx/,
       list,
     );
-    assert.doesNotMatch(list, /bets_status_settle_idx|Seq Scan on bets|\bSCAN bets\b/, list);
-    // Its first part (the earliest uncommitted opening) through the same index; the second (the earliest settlement) is a seek on (status, settle_at).
+    assert.doesNotMatch(list, /bets_open_settle_idx|Seq Scan on bets|\bSCAN bets\b/, list);
+    // Its first part (the earliest uncommitted opening) through the same index; the second (the earliest settlement) a seek on bets_open_settle_idx, which holds only OPEN bets with a settlement time (migration 0041).
     const oldestPlan = await planOf((db) => oldestPendingInstants(db));
     assert.match(
       oldestPlan,
       dialect === 'sqlite' ? /SEARCH bets USING INDEX bets_uncommitted_idx \(status=\?\)/ : /bets_uncommitted_idx/,
       oldestPlan,
     );
+    assert.match(oldestPlan, /bets_open_settle_idx/, oldestPlan);
     assert.doesNotMatch(oldestPlan, /Seq Scan on bets|\bSCAN bets\b/, oldestPlan);
   });
 
@@ -152,7 +153,7 @@ forEachDialect('the commitment job reads', (dialect) => {
     assert.equal(queries.length, 2);
     const plan = await explain(t.database, queries[1]!, { noSeqScan: true });
     if (dialect === 'sqlite') assert.match(plan.split('\n')[0]!, /^SEARCH l USING (INTEGER PRIMARY KEY|INDEX)/, plan);
-    assert.doesNotMatch(plan, /bets_status_settle_idx|Seq Scan on bets|\bSCAN b\b/, plan);
+    assert.doesNotMatch(plan, /bets_open_settle_idx|Seq Scan on bets|\bSCAN b\b/, plan);
   });
 
   test('migration 0037: down gives back 0022’s index on opened_at, up keys it by status again', async () => {

@@ -11,7 +11,9 @@ import { listFeed } from '../../src/repositories/feed.js';
 import { listFollowed } from '../../src/repositories/follows.js';
 import { searchUsers } from '../../src/repositories/user-search.js';
 import { publicProfile } from '../../src/services/profiles.js';
-import { insertBetWithinCapacity, renumberHistory } from '../../src/repositories/bets.js';
+import { countOpenBets, insertBetWithinCapacity, listDueBets, listDueSettlementInstants, renumberHistory } from '../../src/repositories/bets.js';
+import { openHolders } from '../../src/repositories/consensus.js';
+import { statusCounts, tailsOf } from '../../src/repositories/stats.js';
 import { fillFinishedViews } from '../../src/db/migrations/0040_finished_bet_views.js';
 import { enqueueForLinkedFollowers } from '../../src/repositories/notifications.js';
 import { addToTallies, membersAndOpenBets } from '../../src/repositories/leagues.js';
@@ -120,7 +122,7 @@ forEachDialect('social query plans', (dialect) => {
     for (const plan of all) assertNoTableScan(plan);
     const text = all.join('\n');
     assert.match(text, dialect === 'sqlite' ? /SEARCH users USING INTEGER PRIMARY KEY/ : /users_pkey/);
-    assert.match(text, /bets_user_open_idx|bets_user_status_idx/, 'open bets');
+    assert.match(text, /bets_user_open_idx/, 'open bets');
     assert.match(text, /bets_user_history_idx/, 'history page and its count');
     assert.match(
       text,
@@ -138,7 +140,7 @@ forEachDialect('social query plans', (dialect) => {
     const bet = betRow({ userId: users[2]!, openedAt: t.clock.now() });
     const [opening] = await plans((db) => insertBetWithinCapacity(db, bet, 10), { noSeqScan: true });
     assertNoTableScan(opening!);
-    assert.match(opening!, /bets_user_status_idx|bets_user_open_idx/, opening);
+    assert.match(opening!, /bets_user_open_idx/, opening);
     const [head] = await plans((db) => lastEntry(db, users[2]!), { noSeqScan: true });
     assert.match(
       head!,
@@ -167,7 +169,7 @@ forEachDialect('social query plans', (dialect) => {
       dialect === 'sqlite' ? /SEARCH m USING (COVERING )?INDEX sqlite_autoindex_league_members_1 \(league_id=\?\)/ : /league_members_(pk|user_idx)/,
       running,
     );
-    assert.match(running!, /bets_user_status_idx|bets_user_open_idx/, running);
+    assert.match(running!, /bets_user_open_idx/, running);
     // After the end: also the bets closed after it, one range of the window per member.
     const [ended] = await plans((db) => membersAndOpenBets(db, league, league.ends_at + 1), { noSeqScan: true });
     assertNoTableScan(ended!);
@@ -179,5 +181,30 @@ forEachDialect('social query plans', (dialect) => {
     );
     assertNoTableScan(tally!);
     assert.match(tally!, /league_members_user_idx|league_members_pk|sqlite_autoindex_league_members_1/, tally);
+  });
+
+  test("reads by status (migration 0041): a user's open bets counted through bets_user_open_idx, by status through an index of the user's bets, due settlements through bets_open_settle_idx, tails through bets_source_idx, open holders through bets_open_ticker_idx", async () => {
+    const now = t.clock.now();
+    const [count] = await plans((db) => countOpenBets(db, users[5]!), { noSeqScan: true });
+    assertNoTableScan(count!);
+    assert.match(count!, /bets_user_open_idx/, count);
+    const [byStatus] = await plans((db) => statusCounts(db, users[5]!), { noSeqScan: true });
+    assertNoTableScan(byStatus!);
+    assert.match(
+      byStatus!,
+      dialect === 'sqlite' ? /SEARCH bets USING (COVERING )?INDEX bets_user_\w+_idx \(user_id=\?/ : /Index (Only )?Scan using bets_user_\w+_idx/,
+      byStatus,
+    );
+    for (const read of [(db: typeof t.ctx.db) => listDueBets(db, now, 0, 100), (db: typeof t.ctx.db) => listDueSettlementInstants(db, now, 100)]) {
+      const [due] = await plans(read, { noSeqScan: true });
+      assertNoTableScan(due!);
+      assert.match(due!, /bets_open_settle_idx/, due);
+    }
+    const [tails] = await plans((db) => tailsOf(db, users[5]!), { noSeqScan: true });
+    assertNoTableScan(tails!);
+    assert.match(tails!, /bets_source_idx/, tails);
+    const [holders] = await plans((db) => openHolders(db, ['AAPL'], 'all'), { noSeqScan: true });
+    assert.doesNotMatch(holders!, /\bSCAN bets\b(?! USING)|Seq Scan on bets/, holders);
+    assert.match(holders!, /bets_open_ticker_idx/, holders);
   });
 });

@@ -35,6 +35,7 @@ import * as m0037 from './0037_uncommitted_by_status.js';
 import * as m0038 from './0038_timeline_by_event.js';
 import * as m0039 from './0039_open_bets_by_owner.js';
 import * as m0040 from './0040_finished_bet_views.js';
+import * as m0041 from './0041_bets_index_diet.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0038_timeline_by_event': m0038,
   '0039_open_bets_by_owner': m0039,
   '0040_finished_bet_views': m0040,
+  '0041_bets_index_diet': m0041,
 };
