@@ -40,4 +40,15 @@ export class ReadFence {
     // A commit made after the wake-up and before this read ran raises it again.
     while (this.held > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
+
+  /**
+   * Runs `read` once no visible commit awaits its sync, in the same turn as
+   * the last look at the fence. Awaiting passed() and then reading is not
+   * enough: between passed() returning and its caller going on, other
+   * microtasks run, and one may commit.
+   */
+  async afterSync<T>(read: () => T): Promise<T> {
+    while (this.held > 0) await this.passed();
+    return read();
+  }
 }

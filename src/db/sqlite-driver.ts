@@ -109,10 +109,7 @@ class Lease implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const { reader, writer, durable, fence } = this.driver.connections;
-    if (!this.holdsWriter && reader && readsOnly(query)) {
-      if (fence.up) await fence.passed();
-      return execute<R>(reader, query);
-    }
+    if (!this.holdsWriter && reader && readsOnly(query)) return fence.afterSync(() => execute<R>(reader, query));
     if (!this.holdsWriter) {
       await this.driver.writerMutex.lock();
       this.holdsWriter = true;
@@ -134,7 +131,8 @@ class Lease implements DatabaseConnection {
     const { reader, writer, fence } = this.driver.connections;
     let db = writer;
     if (!this.holdsWriter && reader) {
-      if (fence.up) await fence.passed();
+      // Looked at again after each wait: the statement's first step, below, starts its snapshot in the same turn (ReadFence.afterSync).
+      while (fence.up) await fence.passed();
       db = reader;
     } else if (!this.holdsWriter) {
       await this.driver.writerMutex.lock();
