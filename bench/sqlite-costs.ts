@@ -2,9 +2,15 @@
 // data (npm run bench:generate -- --size full): what reading a page of 100
 // finished bets costs by how its rows reach JavaScript, and the time of each
 // statement of an open + close, one pair at a time, through the service's own
-// functions (no HTTP). docs/performance.md "Where the time goes" quotes it.
+// functions (no HTTP); then the same pairs by many traders at once, as the
+// benchmark's bet-pairs scenario runs them, with what their group commits
+// cost: the transactions a batch, the WAL bytes a pair, the syncs' time and
+// their share of the wall time, and how busy the event loop was.
+// docs/performance.md "Where the time goes" quotes it.
 //
-//   node --import tsx bench/sqlite-costs.ts [--pairs 1000]
+//   node --import tsx bench/sqlite-costs.ts [--pairs 1000] [--traders 64] [--seconds 10]
+import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { BET_VIEW_COLUMNS } from '../src/db/bet-columns.js';
@@ -87,6 +93,8 @@ async function pairs(copy: FullDataCopy, n: number): Promise<void> {
   await run(n);
   const used = process.cpuUsage(cpu);
   await ctx.close();
+  // The statements' timing stays out of what runs next.
+  proto.prepare = prepare;
   let total = 0n;
   for (const s of stats.values()) total += s.ns;
   console.log(
@@ -99,12 +107,89 @@ async function pairs(copy: FullDataCopy, n: number): Promise<void> {
   }
 }
 
+/** Bytes this process has handed to write(2) and its kind, from /proc (Linux). */
+const bytesWritten = () => Number(/^wchar: (\d+)$/m.exec(fs.readFileSync('/proc/self/io', 'utf8'))?.[1] ?? Number.NaN);
+
+/** Times every FileHandle#datasync: the group committer's WAL sync (src/db/wal-sync.ts) is one. */
+async function timedSyncs(dir: string): Promise<{ count: number; ns: bigint }> {
+  const probe = await fs.promises.open(`${dir}/sync-probe`, 'w');
+  const proto = Object.getPrototypeOf(probe) as { datasync: (this: unknown) => Promise<void> };
+  await probe.close();
+  const real = proto.datasync;
+  const syncs = { count: 0, ns: 0n };
+  proto.datasync = async function (this: unknown) {
+    const start = process.hrtime.bigint();
+    try {
+      await real.call(this);
+    } finally {
+      syncs.count += 1;
+      syncs.ns += process.hrtime.bigint() - start;
+    }
+  };
+  return syncs;
+}
+
+async function concurrentPairs(copy: FullDataCopy, traderCount: number, seconds: number): Promise<void> {
+  const syncs = await timedSyncs(copy.database.replace(/\/[^/]+$/, ''));
+  const { loadConfig } = await import('../src/config.js');
+  const { createContext } = await import('../src/create-context.js');
+  const { openBet, closeBet } = await import('../src/services/bets.js');
+  const ctx = await createContext(loadConfig({ ...copy.env, WORKERS: 'off', LOG_LEVEL: 'silent' }));
+  const traders = Array.from({ length: traderCount }, (_, i) => 1000 + i * 1400);
+  const load = async (ms: number) => {
+    let stop = false;
+    let done = 0;
+    const trade = async (user: number) => {
+      while (!stop) {
+        const opened = await openBet(ctx, user, { ticker: 'AAPL', direction: 'LONG' });
+        await closeBet(ctx, user, opened.bet_id);
+        done += 1;
+      }
+    };
+    const running = traders.map(trade);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    stop = true;
+    await Promise.all(running);
+    return done;
+  };
+  await load(2000);
+  const committed = { ...ctx.database.groupCommitStats! };
+  const checkpoints = { ...ctx.database.checkpointStats! };
+  syncs.count = 0;
+  syncs.ns = 0n;
+  const written = bytesWritten();
+  const loop = performance.eventLoopUtilization();
+  const start = performance.now();
+  const done = await load(seconds * 1000);
+  const wall = (performance.now() - start) / 1000;
+  const busy = performance.eventLoopUtilization(loop).utilization;
+  const stats = ctx.database.groupCommitStats!;
+  const batches = stats.batches - committed.batches;
+  const syncMs = Number(syncs.ns) / 1e6;
+  console.log(`\nOpen + close by ${traderCount} traders at once for ${seconds} s (each trader's next pair once the last is answered):\n`);
+  console.log('| measure | value |\n|---|---:|');
+  console.log(`| pairs a second | ${(done / wall).toFixed(0)} |`);
+  console.log(`| event loop busy | ${(busy * 100).toFixed(0)} % |`);
+  console.log(`| transactions a batch (one COMMIT and one sync) | ${((stats.transactions - committed.transactions) / batches).toFixed(1)} |`);
+  console.log(`| bytes written a pair (the WAL's frames, mostly) | ${((bytesWritten() - written) / done / 1024).toFixed(0)} KiB |`);
+  console.log(`| a sync | ${(syncMs / syncs.count).toFixed(1)} ms |`);
+  console.log(`| share of the wall time spent in syncs | ${((syncMs / 1000 / wall) * 100).toFixed(0)} % |`);
+  const held = ctx.database.checkpointStats!;
+  console.log(
+    `| writes held for a checkpoint | ${held.waits - checkpoints.waits} times, ${(((held.waitedMs - checkpoints.waitedMs) / 1000 / wall) * 100).toFixed(0)} % of the wall time |`,
+  );
+  await ctx.close();
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { pairs: { type: 'string', default: '1000' } } });
+  const { values } = parseArgs({
+    options: { pairs: { type: 'string', default: '1000' }, traders: { type: 'string', default: '64' }, seconds: { type: 'string', default: '10' } },
+  });
   const copy = copyFullData('sqlite-costs');
   try {
     pageReads(copy.database);
     await pairs(copy, Number(values.pairs));
+    await concurrentPairs(copy, Number(values.traders), Number(values.seconds));
   } finally {
     copy.remove();
   }

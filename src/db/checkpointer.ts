@@ -15,6 +15,7 @@
 // has one.
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 
 export interface CheckpointOptions {
@@ -37,8 +38,9 @@ export const behindBytes = (opts: CheckpointOptions) => 4 * opts.walBytes;
 export interface CheckpointStats {
   /** Checkpoints run. */
   runs: number;
-  /** Times writes waited for a checkpoint (the WAL past behindBytes). */
+  /** Times writes waited for a checkpoint (the WAL past behindBytes), and for how long in all (ms). */
   waits: number;
+  waitedMs: number;
   /** Frames in the WAL and frames of it copied into the database, after the last run. */
   lastLog: number;
   lastCheckpointed: number;
@@ -80,7 +82,7 @@ export class Checkpointer {
   private answered: (() => void) | null = null;
   private lastAsked = 0;
   private closed = false;
-  readonly stats: CheckpointStats = { runs: 0, waits: 0, lastLog: 0, lastCheckpointed: 0, workerRunning: false, failure: null };
+  readonly stats: CheckpointStats = { runs: 0, waits: 0, waitedMs: 0, lastLog: 0, lastCheckpointed: 0, workerRunning: false, failure: null };
 
   constructor(
     private readonly file: string,
@@ -110,8 +112,13 @@ export class Checkpointer {
   async catchUp(): Promise<void> {
     if (this.stopped || this.walSize() < behindBytes(this.opts)) return;
     this.stats.waits += 1;
-    if (this.inFlight) await this.inFlight;
-    if (!this.stopped) await this.checkpoint(Date.now());
+    const start = performance.now();
+    try {
+      if (this.inFlight) await this.inFlight;
+      if (!this.stopped) await this.checkpoint(Date.now());
+    } finally {
+      this.stats.waitedMs += performance.now() - start;
+    }
   }
 
   private checkpoint(now: number): Promise<void> {
