@@ -25,7 +25,12 @@ export interface CheckpointOptions {
   intervalMs: number;
 }
 
-export const DEFAULT_CHECKPOINT: CheckpointOptions = { walBytes: 4 * 1024 * 1024, intervalMs: 250 };
+// 16 MiB, so that writes wait for a checkpoint (at 64 MiB) about once for every
+// 64 MiB written: under 64 traders' opens and closes a 16 MiB limit held them
+// 16-19 % of the time, 64 MiB 5-6 %, and a checkpoint copies a page changed by
+// many commits once instead of at each (bench/sqlite-costs.ts, the traders'
+// table; docs/performance.md). The WAL file on disk grows to about 64 MiB.
+export const DEFAULT_CHECKPOINT: CheckpointOptions = { walBytes: 16 * 1024 * 1024, intervalMs: 250 };
 
 /**
  * The WAL size past which writes wait for a checkpoint: PASSIVE checkpoints
