@@ -52,6 +52,18 @@ function pageReads(file: string): void {
   db.close();
 }
 
+/** Ordinary traders spread over the population, as the benchmark's are. */
+const traderIds = (count: number) => Array.from({ length: count }, (_, i) => 1000 + i * 1400);
+
+/** The service's context on the copy, background work off and no log lines, with the functions an open and a close run. */
+async function serviceOn(copy: FullDataCopy) {
+  const { loadConfig } = await import('../src/config.js');
+  const { createContext } = await import('../src/create-context.js');
+  const { openBet, closeBet } = await import('../src/services/bets.js');
+  const ctx = await createContext(loadConfig({ ...copy.env, WORKERS: 'off', LOG_LEVEL: 'silent' }));
+  return { ctx, openBet, closeBet };
+}
+
 async function pairs(copy: FullDataCopy, n: number): Promise<void> {
   const stats = new Map<string, { calls: number; ns: bigint }>();
   const proto = SQLite.prototype as unknown as { prepare: (text: string) => SQLite.Statement };
@@ -74,12 +86,8 @@ async function pairs(copy: FullDataCopy, n: number): Promise<void> {
     }
     return stmt as unknown as SQLite.Statement;
   };
-  const { loadConfig } = await import('../src/config.js');
-  const { createContext } = await import('../src/create-context.js');
-  const { openBet, closeBet } = await import('../src/services/bets.js');
-  const ctx = await createContext(loadConfig({ ...copy.env, WORKERS: 'off', LOG_LEVEL: 'silent' }));
-  // Ordinary traders spread over the population, as the benchmark's are.
-  const traders = Array.from({ length: 64 }, (_, i) => 1000 + i * 1400);
+  const { ctx, openBet, closeBet } = await serviceOn(copy);
+  const traders = traderIds(64);
   const run = async (count: number) => {
     for (let i = 0; i < count; i++) {
       const user = traders[i % traders.length]!;
@@ -131,11 +139,8 @@ async function timedSyncs(dir: string): Promise<{ count: number; ns: bigint }> {
 
 async function concurrentPairs(copy: FullDataCopy, traderCount: number, seconds: number): Promise<void> {
   const syncs = await timedSyncs(copy.database.replace(/\/[^/]+$/, ''));
-  const { loadConfig } = await import('../src/config.js');
-  const { createContext } = await import('../src/create-context.js');
-  const { openBet, closeBet } = await import('../src/services/bets.js');
-  const ctx = await createContext(loadConfig({ ...copy.env, WORKERS: 'off', LOG_LEVEL: 'silent' }));
-  const traders = Array.from({ length: traderCount }, (_, i) => 1000 + i * 1400);
+  const { ctx, openBet, closeBet } = await serviceOn(copy);
+  const traders = traderIds(traderCount);
   const load = async (ms: number) => {
     let stop = false;
     let done = 0;
