@@ -9,7 +9,7 @@
 // cannot be had waits for the next run.
 import type { AppContext } from '../context.js';
 import { yieldToLoop } from '../lib/yield.js';
-import { listDueBets } from '../repositories/bets.js';
+import { type DueCursor, listDueBets } from '../repositories/bets.js';
 import { type BetDeps, type CaughtUp, catchUp } from '../services/bets.js';
 import type { JobDefinition, JobLogger } from './periodic-job.js';
 
@@ -33,9 +33,9 @@ export function settlementJob(ctx: SettlementDeps, log: JobLogger): JobDefinitio
 export async function settleDue(ctx: SettlementDeps, log: JobLogger): Promise<SettlementResult> {
   const result: SettlementResult = { settled: 0, deferred: 0 };
   const now = ctx.clock.now();
-  let afterId = 0;
+  let after: DueCursor | null = null;
   for (;;) {
-    const due = await listDueBets(ctx.db, now, afterId, BATCH);
+    const due = await listDueBets(ctx.db, now, after, BATCH);
     for (const bet of due) {
       let outcome: CaughtUp;
       try {
@@ -55,7 +55,8 @@ export async function settleDue(ctx: SettlementDeps, log: JobLogger): Promise<Se
       );
     }
     if (due.length < BATCH) break;
-    afterId = due[due.length - 1].id;
+    const last = due[due.length - 1];
+    after = { settleAt: Number(last.settle_at), id: last.id };
     await yieldToLoop();
   }
   return result;

@@ -386,17 +386,26 @@ export async function renumberHistory(db: Db, userIds?: readonly number[]): Prom
   `.execute(db);
 }
 
-/** OPEN bets whose settlement time has passed, by id after a cursor (bets_open_settle_idx finds them). */
-export async function listDueBets(db: Db, now: number, afterId: number, limit: number): Promise<BetRow[]> {
-  return db
+/** Where a pass over the due bets has got to: the last bet it read. */
+export interface DueCursor {
+  settleAt: number;
+  id: number;
+}
+
+/**
+ * OPEN bets whose settlement time has passed, in the order of
+ * bets_open_settle_idx (settlement time, then id) after a cursor. Ordered by
+ * id alone, SQLite's planner walks the whole table by its key to keep that
+ * order (seconds on two million bets, on the event loop).
+ */
+export async function listDueBets(db: Db, now: number, after: DueCursor | null, limit: number): Promise<BetRow[]> {
+  let q = db
     .selectFrom('bets')
     .selectAll()
     .where('status', '=', sql.lit('OPEN'))
-    .where('settle_at', '<=', now)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+    .where('settle_at', '<=', now);
+  if (after) q = q.where((eb) => eb(eb.refTuple('settle_at', 'id'), '>', eb.tuple(after.settleAt, after.id)));
+  return q.orderBy('settle_at').orderBy('id').limit(limit).execute();
 }
 
 const addToLeaderboardQuery = prepared((db, p: { userId: number; gain: number }) =>

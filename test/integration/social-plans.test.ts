@@ -20,7 +20,7 @@ import { addToTallies, membersAndOpenBets } from '../../src/repositories/leagues
 import { lastEntry } from '../../src/repositories/record.js';
 import { findLiveSession } from '../../src/repositories/sessions.js';
 import { lockPlanHolder } from '../../src/repositories/users.js';
-import { forEachDialect } from '../helpers/db.js';
+import { forEachDialect, openTestDatabase } from '../helpers/db.js';
 import { createTestApp, type TestApp, uniqueName } from '../helpers/app.js';
 import { betRow } from '../helpers/bet-rows.js';
 import { capturedQueries, explain, type ExplainOptions } from '../helpers/explain.js';
@@ -195,7 +195,8 @@ forEachDialect('social query plans', (dialect) => {
       dialect === 'sqlite' ? /SEARCH bets USING (COVERING )?INDEX bets_user_\w+_idx \(user_id=\?/ : /Index (Only )?Scan using bets_user_\w+_idx/,
       byStatus,
     );
-    for (const read of [(db: typeof t.ctx.db) => listDueBets(db, now, 0, 100), (db: typeof t.ctx.db) => listDueSettlementInstants(db, now, 100)]) {
+    for (const read of [(db: typeof t.ctx.db) => listDueBets(db, now, null, 100),
+      (db: typeof t.ctx.db) => listDueBets(db, now, { settleAt: now - 1, id: 1 }, 100), (db: typeof t.ctx.db) => listDueSettlementInstants(db, now, 100)]) {
       const [due] = await plans(read, { noSeqScan: true });
       assertNoTableScan(due!);
       assert.match(due!, /bets_open_settle_idx/, due);
@@ -207,4 +208,23 @@ forEachDialect('social query plans', (dialect) => {
     assert.doesNotMatch(holders!, /\bSCAN bets\b(?! USING)|Seq Scan on bets/, holders);
     assert.match(holders!, /bets_open_ticker_idx/, holders);
   });
+});
+
+// The service never runs ANALYZE on SQLite, so its planner has no statistics:
+// a read whose order an index gives must still choose that index there.
+test('SQLite without statistics, as the service runs it: due settlements read through bets_open_settle_idx, not a walk of the table by its key', async () => {
+  const d = await openTestDatabase('sqlite', { migrated: true });
+  try {
+    const now = Date.now();
+    for (const after of [null, { settleAt: now - 1, id: 1 }]) {
+      const queries = await capturedQueries(d.db, (db) => listDueBets(db, now, after, 200));
+      for (const q of queries) {
+        const plan = await explain(d, q);
+        assert.match(plan, /bets_open_settle_idx/, plan);
+        assert.doesNotMatch(plan, /INTEGER PRIMARY KEY/, plan);
+      }
+    }
+  } finally {
+    await d.close();
+  }
 });
