@@ -10,20 +10,12 @@
 // connection of their own and never wait for the batch itself
 // (src/db/sqlite-driver.ts).
 //
-// Batches are pipelined: once a batch has committed, the next one executes
-// while the first syncs, and commits only after that sync has returned. Under
-// more writers than a batch holds the disk's wait is then hidden behind the
-// next batch's work instead of idling the connection; every caller is still
-// answered only after the sync that covers its commit, and syncs run one at a
-// time, in commit order.
-//
 // A failed sync leaves the batch committed in the WAL but perhaps not on
 // disk: its callers get the error, and so does every write after it, for the
 // rest of the process's life. Linux may drop the unwritten pages after
 // reporting the error once, so a later sync that succeeds proves nothing, and
 // SQLite's recovery stops at the first damaged frame, which would lose every
-// later commit too. Restarting reopens the database from what is on disk. The
-// batch executing meanwhile is rolled back, never committed.
+// later commit too. Restarting reopens the database from what is on disk.
 //
 // better-sqlite3 runs each statement synchronously, so a batch of 64 writes,
 // and the answers to them, would hold the event loop for one long turn
@@ -55,13 +47,6 @@ const ROLLBACK = CompiledQuery.raw('rollback');
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/**
- * Transactions in one batch. Below the number of concurrent writers on
- * purpose: with 64 traders, batches of 32 alternate, one executing while the
- * other syncs (in process 716 → 747-805 pairs/s against batches of 64,
- * docs/performance.md).
- */
-export const MAX_BATCH = 32;
 /** How long a batch runs its members before it gives the event loop a turn. */
 export const SLICE_MS = 8;
 /** Members answered in one turn: each answer runs the rest of its request (serialization, the reply). */
@@ -109,14 +94,12 @@ export class GroupCommitter {
   /** Set for good by a failed sync (see the top of this file). */
   private failed: WalSyncFailedError | null = null;
   private batches = 0;
-  /** The last committed batch's sync while it runs (resolves, never rejects: a failure sets `failed`). */
-  private syncing: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
     opts: GroupCommitOptions = {},
   ) {
-    this.maxBatch = opts.maxBatch ?? MAX_BATCH;
+    this.maxBatch = opts.maxBatch ?? 64;
     this.sync = opts.sync ?? null;
     this.onEvent = opts.onEvent ?? null;
     this.beforeBatch = opts.beforeBatch ?? null;
@@ -209,15 +192,6 @@ export class GroupCommitter {
               await exec(RELEASE);
             }
           }
-          // The previous batch's sync ran while this one executed. This COMMIT
-          // waits for it: syncs stay one after the other, each covering its own
-          // commit, and a failed one leaves this batch uncommitted.
-          if (this.syncing) {
-            await this.syncing;
-            // Reads woken by that sync's end run before this commit raises the fence again.
-            await nextTurn();
-          }
-          if (this.failed) throw this.failed;
           // Up before the COMMIT, whose statement runs within this turn: no read comes between.
           if (this.sync) this.fence?.raise();
           try {
@@ -230,6 +204,20 @@ export class GroupCommitter {
           await exec(ROLLBACK).catch(() => undefined);
           throw err;
         }
+        emit({ type: 'commit', batch, members: members.length });
+        if (this.sync) {
+          emit({ type: 'sync-start', batch });
+          try {
+            await this.sync();
+          } catch (err) {
+            emit({ type: 'sync-failed', batch });
+            this.failed = new WalSyncFailedError(err);
+            throw this.failed;
+          } finally {
+            this.fence?.lower();
+          }
+          emit({ type: 'sync-end', batch });
+        }
       });
     } catch (err) {
       // Not even begun (the connection is gone): those waiting get the error now, or drain() would retry them forever.
@@ -237,45 +225,11 @@ export class GroupCommitter {
       for (const m of members) m.item.reject(m.outcome.ok ? err : m.outcome.error);
       return;
     }
-    emit({ type: 'commit', batch, members: members.length });
-    if (!this.sync) {
-      await this.answer(batch, members);
-      return;
-    }
-    // The connection is free again: the next batch executes while this one
-    // syncs on the thread pool, and this one's callers are answered once the
-    // sync has returned.
-    const synced = this.syncBatch(batch);
-    this.syncing = synced.then(() => undefined);
-    void synced.then((ok) => {
-      if (ok) return this.answer(batch, members);
-      for (const m of members) m.item.reject(m.outcome.ok ? this.failed : m.outcome.error);
-    });
-  }
-
-  /** The sync of one committed batch; false when it failed (every write from then on is refused). */
-  private async syncBatch(batch: number): Promise<boolean> {
-    const emit = (event: CommitEvent) => this.onEvent?.(event);
-    emit({ type: 'sync-start', batch });
-    try {
-      await this.sync!();
-    } catch (err) {
-      this.failed = new WalSyncFailedError(err);
-      emit({ type: 'sync-failed', batch });
-      return false;
-    } finally {
-      this.fence?.lower();
-    }
-    emit({ type: 'sync-end', batch });
-    return true;
-  }
-
-  private async answer(batch: number, members: Array<{ item: Pending; outcome: Outcome }>): Promise<void> {
     this.stats.batches += 1;
     this.stats.transactions += members.length;
     for (const [i, m] of members.entries()) {
       if (i > 0 && i % ANSWERS_PER_TURN === 0) await nextTurn();
-      this.onEvent?.({ type: 'answered', batch, member: i });
+      emit({ type: 'answered', batch, member: i });
       if (m.outcome.ok) m.item.resolve(m.outcome.value);
       else m.item.reject(m.outcome.error);
     }

@@ -11,7 +11,6 @@ import { after, before, describe, test } from 'node:test';
 import { behindBytes } from '../../src/db/checkpointer.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { type CommitEvent, GroupCommitter, SLICE_MS, WalSyncFailedError } from '../../src/db/group-commit.js';
-import { ReadFence } from '../../src/db/read-fence.js';
 import type { Db } from '../../src/db/tables.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 
@@ -65,124 +64,6 @@ describe('group commit with a WAL sync', () => {
       assert.ok(ran >= 0 && commit > ran && start > commit && end > start, `member ${k}: commit and sync follow it`);
       assert.ok(answered > end, `member ${k} answered at ${answered}, its sync ended at ${end}`);
     }
-  });
-
-  test('pipelined: the next batch executes while the last one syncs, and commits only after that sync', async () => {
-    const log: string[] = [];
-    const committer = new GroupCommitter(d.db, {
-      maxBatch: 4,
-      sync: async () => {
-        log.push('sync-start');
-        await pause(15);
-        log.push('sync-end');
-      },
-      onEvent: (e) => {
-        if (e.type === 'commit') log.push(`commit ${e.batch}`);
-      },
-    });
-    const n = 16;
-    await Promise.all(
-      Array.from({ length: n }, async (_, k) => {
-        await committer.run(async (trx) => {
-          log.push(`member ${k}`);
-          await insert(trx, `pipe${k}`);
-        });
-        log.push(`answered ${k}`);
-      }),
-    );
-    assert.equal(committer.stats.batches, 4, log.join(' | '));
-    const commits = log.flatMap((line, i) => (line.startsWith('commit ') ? [i] : []));
-    const starts = log.flatMap((line, i) => (line === 'sync-start' ? [i] : []));
-    const ends = log.flatMap((line, i) => (line === 'sync-end' ? [i] : []));
-    for (let b = 1; b < 4; b++) {
-      const overlapped = log.slice(starts[b - 1]!, ends[b - 1]!).filter((line) => line.startsWith('member '));
-      assert.ok(overlapped.length > 0, `batch ${b + 1} executed during batch ${b}'s sync: ${log.join(' | ')}`);
-      assert.ok(commits[b]! > ends[b - 1]!, `batch ${b + 1} committed after batch ${b}'s sync ended`);
-      assert.ok(starts[b]! > ends[b - 1]!, 'one sync at a time');
-    }
-    for (let k = 0; k < n; k++) {
-      const ran = log.indexOf(`member ${k}`);
-      const commit = commits.find((i) => i > ran)!;
-      const end = ends.find((i) => i > commit)!;
-      assert.ok(log.indexOf(`answered ${k}`) > end, `member ${k} answered after the sync covering its commit`);
-    }
-  });
-
-  test('a failed sync rolls back the batch that executed meanwhile: its callers get the error and none of its writes stays', async () => {
-    let syncs = 0;
-    let release: () => void = () => undefined;
-    const firstSync = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const committer = new GroupCommitter(d.db, {
-      maxBatch: 1,
-      sync: async () => {
-        syncs += 1;
-        if (syncs === 1) {
-          await firstSync;
-          throw new Error('EIO: i/o error, fdatasync');
-        }
-      },
-    });
-    let secondRan = false;
-    const first = committer.run((trx) => insert(trx, 'rolled-first'));
-    const second = committer.run(async (trx) => {
-      await insert(trx, 'rolled-second');
-      secondRan = true;
-    });
-    for (let i = 0; !secondRan && i < 500; i++) await pause(1);
-    const ranDuringSync = secondRan;
-    release();
-    const [a, b] = await Promise.allSettled([first, second]);
-    assert.ok(ranDuringSync, 'the second batch executed while the first synced');
-    assert.ok(a.status === 'rejected' && a.reason instanceof WalSyncFailedError);
-    assert.ok(b.status === 'rejected' && b.reason instanceof WalSyncFailedError, 'the member that executed during the failed sync gets its error');
-    const stored = await d.db.selectFrom('settings').select('key').where('key', 'like', 'rolled-%').execute();
-    assert.deepEqual(
-      stored.map((r) => r.key),
-      ['rolled-first'],
-      'the first batch had committed; the second never did',
-    );
-    assert.equal(syncs, 1, 'the second batch never synced');
-  });
-
-  test('a read held by the fence runs between batches while writes keep coming', async () => {
-    const fence = new ReadFence();
-    const log: string[] = [];
-    const committer = new GroupCommitter(d.db, {
-      maxBatch: 2,
-      fence,
-      sync: async () => {
-        await pause(3);
-        log.push('sync-end');
-      },
-      onEvent: (e) => {
-        if (e.type === 'commit') log.push('commit');
-      },
-    });
-    let writing = true;
-    const writer = async (w: number) => {
-      for (let k = 0; writing; k++) await committer.run((trx) => insert(trx, `steady${w}-${k}`));
-    };
-    const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-    const reads: Promise<void>[] = [];
-    for (let r = 0; r < 5; r++) {
-      for (let i = 0; !fence.up && i < 10_000; i++) await new Promise((resolve) => setImmediate(resolve));
-      assert.ok(fence.up, 'a commit awaits its sync');
-      reads.push(
-        fence.afterSync(() => {
-          assert.equal(fence.up, false);
-          log.push('read');
-        }),
-      );
-      await reads.at(-1);
-    }
-    const commitsBeforeLastRead = log.slice(0, log.lastIndexOf('read')).filter((line) => line === 'commit').length;
-    writing = false;
-    await Promise.all(writers);
-    const commits = log.filter((line) => line === 'commit').length;
-    assert.equal(log.filter((line) => line === 'read').length, 5);
-    assert.ok(commits > commitsBeforeLastRead, 'the writes went on after the reads: the reads did not wait for them to stop');
   });
 
   test('a long batch gives the event loop turns between members and between answers, still one commit and one sync', async () => {
