@@ -399,11 +399,7 @@ export interface DueCursor {
  * order (seconds on two million bets, on the event loop).
  */
 export async function listDueBets(db: Db, now: number, after: DueCursor | null, limit: number): Promise<BetRow[]> {
-  let q = db
-    .selectFrom('bets')
-    .selectAll()
-    .where('status', '=', sql.lit('OPEN'))
-    .where('settle_at', '<=', now);
+  let q = db.selectFrom('bets').selectAll().where('status', '=', sql.lit('OPEN')).where('settle_at', '<=', now);
   if (after) q = q.where((eb) => eb(eb.refTuple('settle_at', 'id'), '>', eb.tuple(after.settleAt, after.id)));
   return q.orderBy('settle_at').orderBy('id').limit(limit).execute();
 }

@@ -195,8 +195,11 @@ forEachDialect('social query plans', (dialect) => {
       dialect === 'sqlite' ? /SEARCH bets USING (COVERING )?INDEX bets_user_\w+_idx \(user_id=\?/ : /Index (Only )?Scan using bets_user_\w+_idx/,
       byStatus,
     );
-    for (const read of [(db: typeof t.ctx.db) => listDueBets(db, now, null, 100),
-      (db: typeof t.ctx.db) => listDueBets(db, now, { settleAt: now - 1, id: 1 }, 100), (db: typeof t.ctx.db) => listDueSettlementInstants(db, now, 100)]) {
+    for (const read of [
+      (db: typeof t.ctx.db) => listDueBets(db, now, null, 100),
+      (db: typeof t.ctx.db) => listDueBets(db, now, { settleAt: now - 1, id: 1 }, 100),
+      (db: typeof t.ctx.db) => listDueSettlementInstants(db, now, 100),
+    ]) {
       const [due] = await plans(read, { noSeqScan: true });
       assertNoTableScan(due!);
       assert.match(due!, /bets_open_settle_idx/, due);
