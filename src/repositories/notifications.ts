@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { ChatTransportName, NewNotification, NotificationKind } from '../db/tables.js';
 import type { ChatAddress } from './chat-links.js';
+import { PENDING } from './outbox.js';
 import { queuedNoticeColumns } from './queued-notice-columns.js';
 
 export type QueuedNotice = Omit<NewNotification, 'status' | 'attempts' | 'next_attempt_at' | 'created_at'>;
@@ -137,7 +138,7 @@ export async function dropPendingOfChat(db: Db, chat: ChatAddress, reason: strin
     .set({ status: 'dropped', last_error: reason })
     .where('transport', '=', chat.transport)
     .where('chat_id', '=', chat.chatId)
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .execute();
 }
 

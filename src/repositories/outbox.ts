@@ -2,8 +2,16 @@
 // channel under a lease, renew a lease, record each outcome. Every write to a
 // claimed row names the claim token and requires the row still pending, so a
 // worker whose lease ran out (and whose row another took) changes nothing.
+import { sql } from 'kysely';
 import { type Db, dialectOf } from '../db/database.js';
-import type { ChatTransportName, NotificationRow } from '../db/tables.js';
+import type { ChatTransportName, NotificationRow, NotificationStatus } from '../db/tables.js';
+
+/**
+ * `status = PENDING` picks notifications_pending_idx (migration 0042): SQLite
+ * uses a partial index only where it sees the WHERE implies the index's, which
+ * a bound parameter never shows it.
+ */
+export const PENDING = sql.lit<NotificationStatus>('pending');
 
 type Outcome = Partial<Pick<NotificationRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'sent_at' | 'claimed_until' | 'claim_token'>>;
 
@@ -23,7 +31,7 @@ export async function claimDue(
   const due = db
     .selectFrom('notifications')
     .select('id')
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .where('transport', '=', channel)
     .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))

@@ -5,6 +5,7 @@ import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { NotificationKind } from '../db/tables.js';
 import type { PushKind } from '../domain/push.js';
+import { PENDING } from './outbox.js';
 import { queuedNoticeColumns } from './queued-notice-columns.js';
 
 export interface PushDevice {
@@ -108,7 +109,7 @@ export async function dropPendingOfDevice(db: Db, id: number, reason: string): P
     .set({ status: 'dropped', last_error: reason })
     .where('transport', '=', 'push')
     .where('push_subscription_id', '=', id)
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .execute();
 }
 

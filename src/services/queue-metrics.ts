@@ -1,8 +1,10 @@
 // Gauges read at scrape time: how late settlement runs and how much the
 // notification outbox holds; and how many transactions SQLite's group
-// commits have served. Both queries use indexes on status.
+// commits have served. Both queries read partial indexes alone
+// (bets_open_settle_idx, notifications_pending_idx).
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
+import { PENDING } from '../repositories/outbox.js';
 
 /** The part of the context this module uses. */
 export type QueueMetricsDeps = Pick<AppContext, 'clock' | 'db' | 'database' | 'metrics'>;
@@ -24,7 +26,7 @@ export async function observeQueues(ctx: QueueMetricsDeps): Promise<void> {
     .selectFrom('notifications')
     .select(['transport'])
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .groupBy('transport')
     .execute();
   ctx.metrics.outboxDepth.reset();

@@ -36,6 +36,7 @@ import * as m0038 from './0038_timeline_by_event.js';
 import * as m0039 from './0039_open_bets_by_owner.js';
 import * as m0040 from './0040_finished_bet_views.js';
 import * as m0041 from './0041_bets_index_diet.js';
+import * as m0042 from './0042_outbox_pending_by_channel.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '0039_open_bets_by_owner': m0039,
   '0040_finished_bet_views': m0040,
   '0041_bets_index_diet': m0041,
+  '0042_outbox_pending_by_channel': m0042,
 };
