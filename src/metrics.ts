@@ -127,6 +127,25 @@ export class Metrics {
     this.committed = { ...stats };
   }
 
+  readonly checkpointWaits = new Counter({
+    name: 'db_checkpoint_waits_total',
+    help: 'Times SQLite writes waited for a WAL checkpoint because the WAL had outrun the checkpoint worker',
+    registers: [this.registry],
+  });
+  readonly checkpointWaitSeconds = new Counter({
+    name: 'db_checkpoint_wait_seconds_total',
+    help: 'Time SQLite writes spent waiting for those checkpoints',
+    registers: [this.registry],
+  });
+  private checkpointed = { waits: 0, waitedMs: 0 };
+
+  /** The checkpoint worker's running totals (read at scrape time), added as the counters' increments. */
+  observeCheckpoints(stats: { waits: number; waitedMs: number }): void {
+    this.checkpointWaits.inc(Math.max(0, stats.waits - this.checkpointed.waits));
+    this.checkpointWaitSeconds.inc(Math.max(0, stats.waitedMs - this.checkpointed.waitedMs) / 1000);
+    this.checkpointed = { waits: stats.waits, waitedMs: stats.waitedMs };
+  }
+
   readonly databaseUp = new Gauge({
     name: 'database_up',
     help: '1 when the last health check reached the database, else 0',

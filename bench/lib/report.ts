@@ -7,7 +7,7 @@ import type { GenerateSummary } from './generate.js';
 import type { PgbenchResult } from './pgbench.js';
 import type { CpuUse } from './server.js';
 import { median, medianOrNull } from './stats.js';
-import { mergeStalls, type StallSummary, stallText } from './stalls.js';
+import { checkpointWaitText, mergeStalls, type StallSummary, stallText } from './stalls.js';
 import { describeTarget, type Target } from './targets.js';
 import { type TriggersResult, triggersTable } from './triggers.js';
 
@@ -288,7 +288,8 @@ export function resultLine(r: ScenarioResult): string {
     (r.bodyCeiling ? ']' : '') +
     (m.cpu ? `   [CPU: service thread ${cpuCell(m.cpu, r.unit)}; wrk ${num(m.cpu.loadGeneratorPct)} %]` : '') +
     (m.outbox ? `   [outbox: ${outboxText(m.outbox)}]` : '') +
-    (m.stalls !== undefined ? `   [longest stall: ${stallText(m.stalls)}]` : '')
+    (m.stalls !== undefined ? `   [longest stall: ${stallText(m.stalls)}]` : '') +
+    (checkpointWaitText(m.stalls) ? `   [${checkpointWaitText(m.stalls)}]` : '')
   );
 }
 
@@ -396,6 +397,10 @@ export function markdown(report: Report): string {
   for (const r of report.results) {
     if (r.measured?.outbox && r.measured.outbox.pendingAtStart > 0)
       notes.push(`- ${r.label}: the outbox afterwards: ${outboxText(r.measured.outbox)}.`);
+  }
+  for (const r of report.results) {
+    const waited = checkpointWaitText(r.measured?.stalls);
+    if (waited) notes.push(`- ${r.label}: ${waited} (over every run; the WAL had outrun the checkpoint worker, src/db/checkpointer.ts).`);
   }
   for (const r of report.results) {
     if (!r.bodyCeiling) continue;

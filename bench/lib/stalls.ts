@@ -12,6 +12,9 @@ export interface StallScrape {
   longestS: Record<string, number>;
   delayMaxS: number | null;
   delayP99S: number | null;
+  /** db_checkpoint_waits_total and db_checkpoint_wait_seconds_total (SQLite); 0 where the service has none. */
+  checkpointWaits: number;
+  checkpointWaitS: number;
 }
 
 /** A scenario's stalls, over every instance of the service. */
@@ -25,15 +28,18 @@ export interface StallSummary {
   /** The event-loop delay over the scenario (monitorEventLoopDelay, 10 ms resolution). */
   delayMaxMs: number | null;
   delayP99Ms: number | null;
+  /** Times writes waited for a WAL checkpoint, and for how long in all (ms): a write path that idles the thread. Absent from reports before 2026-12-02. */
+  checkpointWaits?: number;
+  checkpointWaitMs?: number;
 }
 
 const LABELLED = /^(event_loop_stalls_total|event_loop_stall_longest_seconds)\{cause="((?:[^"\\]|\\.)*)"\} (\S+)/;
-const PLAIN = /^(event_loop_delay_max_seconds|event_loop_delay_p99_seconds) (\S+)/;
+const PLAIN = /^(event_loop_delay_max_seconds|event_loop_delay_p99_seconds|db_checkpoint_waits_total|db_checkpoint_wait_seconds_total) (\S+)/;
 const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 
 /** The stall figures of a Prometheus text exposition. */
 export function parseStallMetrics(text: string): StallScrape {
-  const out: StallScrape = { counts: {}, longestS: {}, delayMaxS: null, delayP99S: null };
+  const out: StallScrape = { counts: {}, longestS: {}, delayMaxS: null, delayP99S: null, checkpointWaits: 0, checkpointWaitS: 0 };
   for (const line of text.split('\n')) {
     const l = LABELLED.exec(line);
     if (l) {
@@ -44,8 +50,11 @@ export function parseStallMetrics(text: string): StallScrape {
     }
     const p = PLAIN.exec(line);
     if (p && Number.isFinite(Number(p[2]))) {
-      if (p[1] === 'event_loop_delay_max_seconds') out.delayMaxS = Number(p[2]);
-      else out.delayP99S = Number(p[2]);
+      const value = Number(p[2]);
+      if (p[1] === 'event_loop_delay_max_seconds') out.delayMaxS = value;
+      else if (p[1] === 'event_loop_delay_p99_seconds') out.delayP99S = value;
+      else if (p[1] === 'db_checkpoint_waits_total') out.checkpointWaits = value;
+      else out.checkpointWaitS = value;
     }
   }
   return out;
@@ -69,7 +78,16 @@ export function stallsBetween(before: StallScrape, after: StallScrape): StallSum
     }
   }
   const count = Object.values(byCause).reduce((a, b) => a + b, 0);
-  return { longestMs, cause, count, byCause, delayMaxMs: ms(after.delayMaxS), delayP99Ms: ms(after.delayP99S) };
+  return {
+    longestMs,
+    cause,
+    count,
+    byCause,
+    delayMaxMs: ms(after.delayMaxS),
+    delayP99Ms: ms(after.delayP99S),
+    checkpointWaits: Math.max(0, after.checkpointWaits - before.checkpointWaits),
+    checkpointWaitMs: Math.max(0, after.checkpointWaitS - before.checkpointWaitS) * 1000,
+  };
 }
 
 const maxOrNull = (xs: Array<number | null>) => {
@@ -90,6 +108,8 @@ export function mergeStalls(list: StallSummary[]): StallSummary | null {
     byCause,
     delayMaxMs: maxOrNull(list.map((s) => s.delayMaxMs)),
     delayP99Ms: maxOrNull(list.map((s) => s.delayP99Ms)),
+    checkpointWaits: list.reduce((a, s) => a + (s.checkpointWaits ?? 0), 0),
+    checkpointWaitMs: list.reduce((a, s) => a + (s.checkpointWaitMs ?? 0), 0),
   };
 }
 
@@ -102,6 +122,13 @@ export async function scrapeStalls(metricsUrl: string): Promise<StallScrape | nu
   } catch {
     return null;
   }
+}
+
+/** "writes waited for checkpoints 12 times, 840 ms in all", or null when they never did. */
+export function checkpointWaitText(s: StallSummary | null | undefined): string | null {
+  if (!s?.checkpointWaits) return null;
+  const times = s.checkpointWaits === 1 ? 'once' : `${s.checkpointWaits.toLocaleString('en-US')} times`;
+  return `writes waited for a checkpoint ${times}, ${(s.checkpointWaitMs ?? 0).toLocaleString('en-US', { maximumFractionDigits: 0 })} ms in all`;
 }
 
 /** "667 ms (job:record publication), 4 stalls", or "none over 20 ms". */

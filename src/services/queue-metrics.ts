@@ -1,7 +1,7 @@
 // Gauges read at scrape time: how late settlement runs and how much the
-// notification outbox holds; and how many transactions SQLite's group
-// commits have served. Both queries read partial indexes alone
-// (bets_open_settle_idx, notifications_pending_idx).
+// notification outbox holds; how many transactions SQLite's group commits
+// have served, and how long its writes waited for checkpoints. Both queries
+// read partial indexes alone (bets_open_settle_idx, notifications_pending_idx).
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { PENDING } from '../repositories/outbox.js';
@@ -12,6 +12,8 @@ export type QueueMetricsDeps = Pick<AppContext, 'clock' | 'db' | 'database' | 'm
 export async function observeQueues(ctx: QueueMetricsDeps): Promise<void> {
   const committed = ctx.database.groupCommitStats;
   if (committed) ctx.metrics.observeGroupCommit(committed);
+  const checkpoints = ctx.database.checkpointStats;
+  if (checkpoints) ctx.metrics.observeCheckpoints(checkpoints);
   const now = ctx.clock.now();
   const due = await ctx.db
     .selectFrom('bets')

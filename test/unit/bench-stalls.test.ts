@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { markdown, type Measured, medianMeasured, type Report } from '../../bench/lib/report.js';
-import { mergeStalls, parseStallMetrics, stallsBetween, stallText } from '../../bench/lib/stalls.js';
+import { checkpointWaitText, mergeStalls, parseStallMetrics, stallsBetween, stallText } from '../../bench/lib/stalls.js';
 import { Metrics } from '../../src/metrics.js';
 
 const before = `# HELP event_loop_stalls_total Stretches over 20 ms
@@ -15,6 +15,8 @@ event_loop_stalls_total{cause="job:record publication"} 1
 event_loop_stall_longest_seconds{cause="gc"} 0.031
 event_loop_delay_max_seconds 0.05
 event_loop_delay_p99_seconds 0.0101
+db_checkpoint_waits_total 3
+db_checkpoint_wait_seconds_total 0.25
 http_requests_total{method="GET",route="/",status="200"} 10
 `;
 
@@ -27,6 +29,8 @@ event_loop_stall_longest_seconds{cause="job:record publication"} 0.667
 event_loop_stall_longest_seconds{cause="requests"} 0.021
 event_loop_delay_max_seconds 0.668
 event_loop_delay_p99_seconds 0.0203
+db_checkpoint_waits_total 15
+db_checkpoint_wait_seconds_total 1.09
 `;
 
 test('a scrape is parsed into counts, longest stalls by cause and the loop delay', () => {
@@ -35,9 +39,18 @@ test('a scrape is parsed into counts, longest stalls by cause and the loop delay
     longestS: { gc: 0.031 },
     delayMaxS: 0.05,
     delayP99S: 0.0101,
+    checkpointWaits: 3,
+    checkpointWaitS: 0.25,
   });
   assert.deepEqual(parseStallMetrics('event_loop_stalls_total{cause="job:a \\"b\\""} 1\n').counts, { 'job:a "b"': 1 });
-  assert.deepEqual(parseStallMetrics('no metrics here'), { counts: {}, longestS: {}, delayMaxS: null, delayP99S: null });
+  assert.deepEqual(parseStallMetrics('no metrics here'), {
+    counts: {},
+    longestS: {},
+    delayMaxS: null,
+    delayP99S: null,
+    checkpointWaits: 0,
+    checkpointWaitS: 0,
+  });
 });
 
 test("a scenario's stalls: the counters differenced, the longest from the later scrape", () => {
@@ -48,13 +61,17 @@ test("a scenario's stalls: the counters differenced, the longest from the later 
   assert.deepEqual(s.byCause, { gc: 1, 'job:record publication': 3, requests: 1 });
   assert.equal(s.delayMaxMs, 668);
   assert.equal(stallText(s), '667 ms (job:record publication), 5 stalls');
+  assert.equal(s.checkpointWaits, 12);
+  assert.equal(Math.round(s.checkpointWaitMs ?? 0), 840);
+  assert.equal(checkpointWaitText(s), 'writes waited for a checkpoint 12 times, 840 ms in all');
   const none = stallsBetween(parseStallMetrics(after), parseStallMetrics('event_loop_delay_max_seconds 0.012\n'));
   assert.equal(none.count, 0);
   assert.equal(stallText(none), 'none over 20 ms');
+  assert.equal(checkpointWaitText(none), null);
 });
 
 test('instances merged: the longest of any, counts summed', () => {
-  const a = { longestMs: 30, cause: 'gc', count: 1, byCause: { gc: 1 }, delayMaxMs: 31, delayP99Ms: 10 };
+  const a = { longestMs: 30, cause: 'gc', count: 1, byCause: { gc: 1 }, delayMaxMs: 31, delayP99Ms: 10, checkpointWaits: 2, checkpointWaitMs: 70 };
   const b = { longestMs: 90, cause: 'requests', count: 2, byCause: { requests: 1, gc: 1 }, delayMaxMs: null, delayP99Ms: null };
   assert.deepEqual(mergeStalls([a, b]), {
     longestMs: 90,
@@ -63,6 +80,8 @@ test('instances merged: the longest of any, counts summed', () => {
     byCause: { gc: 2, requests: 1 },
     delayMaxMs: 31,
     delayP99Ms: 10,
+    checkpointWaits: 2,
+    checkpointWaitMs: 70,
   });
   assert.equal(mergeStalls([]), null);
 });
@@ -71,8 +90,11 @@ test("what the service's own metrics expose parses", async () => {
   const metrics = new Metrics({ stalls: true });
   try {
     metrics.stalls.inc({ cause: 'job:x' });
+    metrics.observeCheckpoints({ waits: 2, waitedMs: 500 });
     const parsed = parseStallMetrics(await metrics.scrape());
     assert.equal(parsed.counts['job:x'], 1);
+    assert.equal(parsed.checkpointWaits, 2);
+    assert.equal(parsed.checkpointWaitS, 0.5);
     assert.equal(typeof parsed.delayMaxS, 'number');
     assert.equal(typeof parsed.delayP99S, 'number');
   } finally {
