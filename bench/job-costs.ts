@@ -13,13 +13,16 @@
 // exit rules and price alerts, most far from the price), and `--pause MS` waits between
 // passes, so that the price triggers' passes each see a new quote interval as the
 // running service's do (the simulated market's quotes last PRICE_CACHE_TTL_MS).
+// `--backlog N` queues N notices for the log channel first, as a trader with
+// many linked followers leaves them: what the other channels' passes cost beside it.
 //
 //   npm run bench:generate -- --size full    (once)
-//   node --import tsx bench/job-costs.ts [--passes 4] [--job NAME] [--rules 10000 --pause 5000]
+//   node --import tsx bench/job-costs.ts [--passes 4] [--job NAME] [--rules 10000 --pause 5000] [--backlog 150000]
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { JobLogger } from '../src/jobs/periodic-job.js';
 import { periodicJobs } from '../src/jobs/schedule.js';
+import { enqueueNotifications } from '../src/repositories/notifications.js';
 import { buildInProcess, copyFullData } from './lib/full-data-copy.js';
 import { TriggerRules } from './lib/triggers.js';
 
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     job: { type: 'string' },
     rules: { type: 'string', default: '0' },
     pause: { type: 'string', default: '0' },
+    backlog: { type: 'string', default: '0' },
   },
 });
 const passes = Number(values.passes);
@@ -43,6 +47,22 @@ try {
   if (rules) {
     const planted = await rules.plant(Number(values.rules), new Set(), async (t) => (await app.ctx.prices.quote(t)).price);
     console.log(`planted ${planted.total} rules (${planted.exits} exits, ${planted.alerts} alerts) on ${planted.tickers} instruments`);
+  }
+  const backlog = Number(values.backlog);
+  if (backlog > 0) {
+    const { ctx } = app;
+    const owner = await ctx.db.selectFrom('users').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
+    const now = ctx.clock.now();
+    const notices = Array.from({ length: backlog }, (_, i) => ({
+      user_id: owner.id,
+      transport: 'log' as const,
+      chat_id: `backlog-${i % 50}`,
+      kind: 'chat_reply' as const,
+      text: `backlog ${i}`,
+      bet_id: null,
+    }));
+    await ctx.database.transaction((trx) => enqueueNotifications(trx, notices, now));
+    console.log(`queued ${backlog} notices for the log channel`);
   }
   for (const job of periodicJobs(app.ctx, quiet)) {
     if (values.job && job.name !== values.job) continue;

@@ -101,8 +101,10 @@ const connections = positive('connections', values.connections, quick ? 4 : 64);
 const durationS = positive('duration', values.duration, quick ? 1 : 10);
 const runs = positive('runs', values.runs, quick ? 1 : 3);
 const warmupS = quick ? 0 : Math.min(2, durationS);
+// A smoke run warms its writes all the same: a service's first writes (its checkpoint worker starting), on a
+// machine busy with other tests, can take longer than its one-second measurement.
+const writeWarmupS = quick ? 1 : warmupS;
 const loginConnections = quick ? 2 : 16;
-// Long enough for the full run's backlog of a write scenario (the followed trader's notices); a smoke run does not wait for it.
 // Long enough to measure the outbox's delivery rate; what it leaves is dropped (bench/lib/fanout.ts).
 const drainMaxS = quick ? 2 : 120;
 const fanOutOpens = quick ? 1 : 5;
@@ -560,8 +562,8 @@ async function runRounds(
       }
       state.lastAnswer = p.lastAnswer;
       const before = helloAfterLast;
-      if (s.kind === 'write' && warmupS > 0) {
-        await runWrk({ binary: wrk!, url: stage.url, plan, connections, durationS: warmupS });
+      if (s.kind === 'write' && writeWarmupS > 0) {
+        await runWrk({ binary: wrk!, url: stage.url, plan, connections, durationS: writeWarmupS });
         if (queue) await drainOutbox(queue, drainMaxS);
       }
       const stallsBefore = await scrapeServers(stage.servers);
