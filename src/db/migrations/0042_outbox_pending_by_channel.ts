@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 // Each outbox channel claims its own due rows (src/jobs/outbox.ts), but the
-// index they read was keyed by status alone: a channel's claim walked every
+// index they read was keyed by status first: a channel's claim walked every
 // pending row of the other channels, a row lookup each, to find its own, and
 // so did the outbox's depth gauge. With one channel's backlog of 170,000
 // notices, every idle channel's claim took tens of milliseconds on the event
