@@ -108,42 +108,36 @@ export class Metrics {
   readonly stallMonitor: StallMonitor | null;
   private longest = new Map<string, number>();
 
-  readonly groupCommitTransactions = new Counter({
-    name: 'db_group_commit_transactions_total',
-    help: 'Write transactions committed through SQLite group commit',
-    registers: [this.registry],
-  });
-  readonly groupCommitBatches = new Counter({
-    name: 'db_group_commit_batches_total',
-    help: 'Commits those transactions shared, each with one WAL sync: transactions over batches is how many a sync serves',
-    registers: [this.registry],
-  });
-  private committed = { transactions: 0, batches: 0 };
+  // Running totals the database keeps (read at scrape time), exposed as counters.
+  private readonly groupCommitTransactions = new TotalCounter(
+    this.registry,
+    'db_group_commit_transactions_total',
+    'Write transactions committed through SQLite group commit',
+  );
+  private readonly groupCommitBatches = new TotalCounter(
+    this.registry,
+    'db_group_commit_batches_total',
+    'Commits those transactions shared, each with one WAL sync: transactions over batches is how many a sync serves',
+  );
+  private readonly checkpointWaits = new TotalCounter(
+    this.registry,
+    'db_checkpoint_waits_total',
+    'Times SQLite writes waited for a WAL checkpoint because the WAL had outrun the checkpoint worker',
+  );
+  private readonly checkpointWaitSeconds = new TotalCounter(
+    this.registry,
+    'db_checkpoint_wait_seconds_total',
+    'Time SQLite writes spent waiting for those checkpoints',
+  );
 
-  /** The group committer's running totals (read at scrape time), added as the counters' increments. */
   observeGroupCommit(stats: { transactions: number; batches: number }): void {
-    this.groupCommitTransactions.inc(Math.max(0, stats.transactions - this.committed.transactions));
-    this.groupCommitBatches.inc(Math.max(0, stats.batches - this.committed.batches));
-    this.committed = { ...stats };
+    this.groupCommitTransactions.observe(stats.transactions);
+    this.groupCommitBatches.observe(stats.batches);
   }
 
-  readonly checkpointWaits = new Counter({
-    name: 'db_checkpoint_waits_total',
-    help: 'Times SQLite writes waited for a WAL checkpoint because the WAL had outrun the checkpoint worker',
-    registers: [this.registry],
-  });
-  readonly checkpointWaitSeconds = new Counter({
-    name: 'db_checkpoint_wait_seconds_total',
-    help: 'Time SQLite writes spent waiting for those checkpoints',
-    registers: [this.registry],
-  });
-  private checkpointed = { waits: 0, waitedMs: 0 };
-
-  /** The checkpoint worker's running totals (read at scrape time), added as the counters' increments. */
   observeCheckpoints(stats: { waits: number; waitedMs: number }): void {
-    this.checkpointWaits.inc(Math.max(0, stats.waits - this.checkpointed.waits));
-    this.checkpointWaitSeconds.inc(Math.max(0, stats.waitedMs - this.checkpointed.waitedMs) / 1000);
-    this.checkpointed = { waits: stats.waits, waitedMs: stats.waitedMs };
+    this.checkpointWaits.observe(stats.waits);
+    this.checkpointWaitSeconds.observe(stats.waitedMs / 1000);
   }
 
   readonly databaseUp = new Gauge({
@@ -250,5 +244,20 @@ export class Metrics {
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** A counter following a running total kept elsewhere: each observation adds what the total grew by since the last. */
+class TotalCounter {
+  private readonly counter: Counter;
+  private last = 0;
+
+  constructor(registry: Registry, name: string, help: string) {
+    this.counter = new Counter({ name, help, registers: [registry] });
+  }
+
+  observe(total: number): void {
+    this.counter.inc(Math.max(0, total - this.last));
+    this.last = total;
   }
 }

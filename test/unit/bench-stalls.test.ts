@@ -95,6 +95,11 @@ test("what the service's own metrics expose parses", async () => {
     assert.equal(parsed.counts['job:x'], 1);
     assert.equal(parsed.checkpointWaits, 2);
     assert.equal(parsed.checkpointWaitS, 0.5);
+    // The running totals grow: the counters add the growth, not the totals again.
+    metrics.observeCheckpoints({ waits: 5, waitedMs: 800 });
+    const later = parseStallMetrics(await metrics.scrape());
+    assert.equal(later.checkpointWaits, 5);
+    assert.equal(later.checkpointWaitS, 0.8);
     assert.equal(typeof parsed.delayMaxS, 'number');
     assert.equal(typeof parsed.delayP99S, 'number');
   } finally {
