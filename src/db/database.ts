@@ -11,12 +11,12 @@ import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_POOL_SIZE } from '../config.js';
 import { isPossibleId } from '../domain/ids.js';
 import { type CheckpointOptions, Checkpointer, type CheckpointStats, DEFAULT_CHECKPOINT } from './checkpointer.js';
-import { type CommitEvent, GROUP_COMMIT, GroupCommitter } from './group-commit.js';
+import { type CommitEvent, GROUP_COMMIT, GroupCommitter, MEMBER_RELEASE } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { NamedStatements, withNamedStatements } from './named-statements.js';
 import { type RoundTrips, withPipelinedBegin } from './pipelined-begin.js';
 import { SearchPathDialect } from './schema-introspector.js';
-import { ReadFence } from './read-fence.js';
+import { SyncedSnapshot } from './synced-snapshot.js';
 import { ReadWriteSqliteDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database, Db } from './tables.js';
@@ -102,8 +102,8 @@ export class DatabaseHandle {
     onCommitEvent?: (event: CommitEvent) => void,
     /** PostgreSQL: the statements awaited from the server so far (a BEGIN rides with the statement after it). */
     private readonly trips: RoundTrips | null = null,
-    /** SQLite: what holds reads back from a commit not yet synced (src/db/read-fence.ts). */
-    fence: ReadFence | null = null,
+    /** SQLite: what keeps reads from seeing a commit not yet synced (src/db/synced-snapshot.ts). */
+    snapshot: SyncedSnapshot | null = null,
   ) {
     const sync = durability
       ? async () => {
@@ -112,7 +112,8 @@ export class DatabaseHandle {
         }
       : undefined;
     const beforeBatch = durability ? () => durability.checkpointer.catchUp() : undefined;
-    this.committer = dialect === 'sqlite' ? new GroupCommitter(db, { sync, beforeBatch, onEvent: onCommitEvent, ...(fence ? { fence } : {}) }) : null;
+    this.committer =
+      dialect === 'sqlite' ? new GroupCommitter(db, { sync, beforeBatch, onEvent: onCommitEvent, ...(snapshot ? { snapshot } : {}) }) : null;
   }
 
   /** Transactions committed and commits used on SQLite (the ratio is group commit's saving); null on PostgreSQL. */
@@ -256,16 +257,23 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): Da
     sqlite.pragma('temp_store = MEMORY');
     const durability = durable && wal && !isInMemory(config.path) ? walDurability(sqlite, path.resolve(config.path), opts.checkpoint) : null;
     const schema = { generation: 0 };
-    const fence = new ReadFence();
     const reader = wal && !isInMemory(config.path) && opts.reader !== false ? openReader(config.path) : null;
+    const snapshot = new SyncedSnapshot(reader);
     const dialect = new ReadWriteSqliteDialect({
       writer: withStatementCache(sqlite, schema),
       reader: reader ? withStatementCache(reader, schema) : null,
-      durable: durability ? { inTransaction: () => sqlite.inTransaction, sync: () => durability.wal.sync(), syncedByCaller: GROUP_COMMIT } : null,
-      fence,
+      durable: durability
+        ? {
+            inTransaction: () => sqlite.inTransaction,
+            sync: () => durability.wal.sync(),
+            syncedByCaller: GROUP_COMMIT,
+            nestedRelease: MEMBER_RELEASE,
+          }
+        : null,
+      snapshot,
     });
     const db = new Kysely<Database>({ dialect, ...queryLog(opts) });
-    return new DatabaseHandle(db, 'sqlite', sqlite, null, durability, opts.onCommitEvent, null, fence);
+    return new DatabaseHandle(db, 'sqlite', sqlite, null, durability, opts.onCommitEvent, null, snapshot);
   }
   const pool = new pg.Pool({
     connectionString: config.url,

@@ -5,10 +5,10 @@
 // writes, and every caller is answered only after the shared COMMIT and then
 // the sync of the WAL (src/db/wal-sync.ts, on libuv's thread pool: the event
 // loop does not wait for the disk) have succeeded, so an acknowledged write is
-// a durable one. The read fence is up from the COMMIT until the sync has
-// returned, so no read sees a commit before it is on disk; reads run on a
-// connection of their own and never wait for the batch itself
-// (src/db/sqlite-driver.ts).
+// a durable one. The reads' snapshot is held from the COMMIT until the sync
+// has returned, so no read sees a commit before it is on disk; reads run on a
+// connection of their own and wait neither for the batch nor for its sync
+// (src/db/sqlite-driver.ts, src/db/synced-snapshot.ts).
 //
 // A failed sync leaves the batch committed in the WAL but perhaps not on
 // disk: its callers get the error, and so does every write after it, for the
@@ -25,7 +25,7 @@
 // answered meanwhile, and later writes join the batch.
 import { CompiledQuery } from 'kysely';
 import { performance } from 'node:perf_hooks';
-import type { ReadFence } from './read-fence.js';
+import type { SyncedSnapshot } from './synced-snapshot.js';
 import type { Db } from './tables.js';
 
 interface Pending {
@@ -40,6 +40,8 @@ interface Pending {
 const BEGIN = CompiledQuery.raw('begin immediate');
 const SAVEPOINT = CompiledQuery.raw('savepoint member');
 const RELEASE = CompiledQuery.raw('release member');
+/** A member's RELEASE: always inside the batch's transaction, so it never commits (src/db/sqlite-driver.ts). */
+export const MEMBER_RELEASE = RELEASE;
 const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to member');
 /** The batch's COMMIT: the committer syncs after it itself (src/db/sqlite-driver.ts leaves it alone). */
 export const GROUP_COMMIT = CompiledQuery.raw('commit');
@@ -68,8 +70,8 @@ export interface GroupCommitOptions {
   beforeBatch?: () => Promise<void>;
   /** Told each step of each batch. */
   onEvent?: (event: CommitEvent) => void;
-  /** Raised from each COMMIT until its sync has returned (src/db/read-fence.ts). */
-  fence?: ReadFence;
+  /** Held from each COMMIT until its sync has returned (src/db/synced-snapshot.ts). */
+  snapshot?: SyncedSnapshot;
 }
 
 /** The error every write gets once a sync has failed. */
@@ -90,7 +92,7 @@ export class GroupCommitter {
   private readonly sync: (() => Promise<void>) | null;
   private readonly onEvent: ((event: CommitEvent) => void) | null;
   private readonly beforeBatch: (() => Promise<void>) | null;
-  private readonly fence: ReadFence | null;
+  private readonly snapshot: SyncedSnapshot | null;
   /** Set for good by a failed sync (see the top of this file). */
   private failed: WalSyncFailedError | null = null;
   private batches = 0;
@@ -103,7 +105,7 @@ export class GroupCommitter {
     this.sync = opts.sync ?? null;
     this.onEvent = opts.onEvent ?? null;
     this.beforeBatch = opts.beforeBatch ?? null;
-    this.fence = opts.fence ?? null;
+    this.snapshot = opts.snapshot ?? null;
   }
 
   /**
@@ -192,12 +194,12 @@ export class GroupCommitter {
               await exec(RELEASE);
             }
           }
-          // Up before the COMMIT, whose statement runs within this turn: no read comes between.
-          if (this.sync) this.fence?.raise();
+          // Held before the COMMIT, whose statement runs within this turn: no read comes between.
+          if (this.sync) this.snapshot?.hold();
           try {
             await exec(GROUP_COMMIT);
           } catch (err) {
-            if (this.sync) this.fence?.lower();
+            if (this.sync) this.snapshot?.release();
             throw err;
           }
         } catch (err) {
@@ -214,7 +216,7 @@ export class GroupCommitter {
             this.failed = new WalSyncFailedError(err);
             throw this.failed;
           } finally {
-            this.fence?.lower();
+            this.snapshot?.release();
           }
           emit({ type: 'sync-end', batch });
         }

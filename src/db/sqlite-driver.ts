@@ -1,10 +1,11 @@
 // Kysely's driver for SQLite: two connections to one file in WAL mode, one
 // that writes and one that reads, so that a read never waits for a write
 // transaction (a group-commit batch holds the writer for tens of milliseconds
-// under load), only for the sync of a commit it could see (src/db/read-fence.ts).
+// under load) nor for the sync of a commit: while one is pending, reads see
+// the state before it (src/db/synced-snapshot.ts).
 //
 // Each query Kysely runs outside a transaction takes a lease: a plain read
-// (a SELECT) runs on the reader once the fence is down; anything else takes
+// (a SELECT) runs on the reader at once; anything else takes
 // the writer, which one lease holds at a time (a mutex, as Kysely's own
 // driver has), and every later statement of that lease runs there too, so a
 // transaction reads its own writes. Where a second connection cannot share
@@ -17,8 +18,9 @@
 // outside a transaction after writing: a write in autocommit
 // (db.insertInto(…) outside transaction()), the COMMIT of a Kysely
 // transaction (migrations), the release of an outermost savepoint. The
-// statement's caller gets its result after the sync; the writer is held and
-// the fence up meanwhile, so no other query sees the write before it is on disk.
+// statement's caller gets its result after the sync; the writer and the
+// reader's snapshot are held meanwhile, so no other query sees the write
+// before it is on disk (src/db/synced-snapshot.ts).
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -36,7 +38,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import type { ReadFence } from './read-fence.js';
+import type { SyncedSnapshot } from './synced-snapshot.js';
 
 export interface DurableSqlite {
   /** True while the writer is inside a transaction (better-sqlite3's inTransaction). */
@@ -45,6 +47,8 @@ export interface DurableSqlite {
   sync(): Promise<void>;
   /** A statement this driver leaves alone: the group committer syncs after it. */
   syncedByCaller: CompiledQuery;
+  /** A RELEASE known never to end its transaction (a group-commit member's): no snapshot is held for it. */
+  nestedRelease: CompiledQuery;
 }
 
 export interface SqliteConnections {
@@ -53,13 +57,18 @@ export interface SqliteConnections {
   reader: SqliteDatabase | null;
   /** Where commits are synced after the fact (a durable WAL file); null where COMMIT is as durable as wanted. */
   durable: DurableSqlite | null;
-  fence: ReadFence;
+  /** Held from each COMMIT until its sync has returned: reads meanwhile see the state before it. */
+  snapshot: SyncedSnapshot;
 }
 
 // Raw statements that read only.
 const READS = /^\s*select\b/i;
 // Raw statements that commit nothing: reads, and ending a transaction by undoing it.
 const COMMITS_NOTHING = /^\s*(select|explain|rollback)\b|^\s*pragma\s+\w+\s*;?\s*$/i;
+// Raw statements that open a transaction rather than commit, outside one.
+const BEGINS = /^\s*(begin|savepoint)\b/i;
+// Raw statements that may end the transaction they run in: RELEASE ends it when its savepoint began it.
+const ENDS = /^\s*(commit|end|release)\b/i;
 
 function readsOnly(query: CompiledQuery): boolean {
   return SelectQueryNode.is(query.query) || (RawNode.is(query.query) && READS.test(query.sql));
@@ -67,6 +76,18 @@ function readsOnly(query: CompiledQuery): boolean {
 
 function commitsNothing(query: CompiledQuery): boolean {
   return SelectQueryNode.is(query.query) || (RawNode.is(query.query) && COMMITS_NOTHING.test(query.sql));
+}
+
+/**
+ * Whether the statement, run on the writer now, may leave a commit behind, told
+ * before it runs: a write outside a transaction, or the end of one. Decided
+ * before, because the reads' snapshot must be held before the commit is visible.
+ */
+function mayCommit(query: CompiledQuery, durable: DurableSqlite): boolean {
+  if (query === durable.syncedByCaller || query === durable.nestedRelease || commitsNothing(query)) return false;
+  const raw = RawNode.is(query.query);
+  if (durable.inTransaction()) return raw && ENDS.test(query.sql);
+  return !(raw && BEGINS.test(query.sql));
 }
 
 /** Runs statements on one connection. */
@@ -108,37 +129,48 @@ class Lease implements DatabaseConnection {
   constructor(private readonly driver: ReadWriteDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const { reader, writer, durable, fence } = this.driver.connections;
-    if (!this.holdsWriter && reader && readsOnly(query)) return fence.afterSync(() => execute<R>(reader, query));
+    const { reader, writer, durable, snapshot } = this.driver.connections;
+    if (!this.holdsWriter && reader && readsOnly(query)) return execute<R>(reader, query);
     if (!this.holdsWriter) {
       await this.driver.writerMutex.lock();
       this.holdsWriter = true;
     }
-    const result = execute<R>(writer, query);
+    const held = durable !== null && mayCommit(query, durable);
+    if (held) snapshot.hold();
+    let result: QueryResult<R>;
+    try {
+      result = execute<R>(writer, query);
+    } catch (err) {
+      if (held) snapshot.release();
+      throw err;
+    }
     if (durable && query !== durable.syncedByCaller && !durable.inTransaction() && !commitsNothing(query)) {
-      fence.raise();
+      // Committed: synced before anyone (this caller included) sees it. Were it not held (a statement mayCommit
+      // did not foresee), it is still made durable before its caller hears of it.
       try {
         await durable.sync();
       } finally {
-        fence.lower();
+        if (held) snapshot.release();
       }
+    } else if (held) {
+      snapshot.release();
     }
     return result;
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(query.query)) throw new Error('the SQLite driver streams only select queries');
-    const { reader, writer, fence } = this.driver.connections;
+    const { reader, writer } = this.driver.connections;
     let db = writer;
     if (!this.holdsWriter && reader) {
-      // Looked at again after each wait: the statement's first step, below, starts its snapshot in the same turn (ReadFence.afterSync).
-      while (fence.up) await fence.passed();
       db = reader;
     } else if (!this.holdsWriter) {
       await this.driver.writerMutex.lock();
       this.holdsWriter = true;
     }
-    for (const row of db.prepare(query.sql).iterate(query.parameters)) yield { rows: [row as R] };
+    // Read whole before the first yield: an iterator left open across awaits would keep the reader busy, and
+    // SyncedSnapshot.hold() could not begin its transaction there.
+    for (const row of db.prepare(query.sql).all(query.parameters)) yield { rows: [row as R] };
   }
 }
 

@@ -1,9 +1,11 @@
-// SQLite's read connection (src/db/sqlite-driver.ts, read-fence.ts): a read
-// never waits for a write transaction under way and never sees it, a
+// SQLite's read connection (src/db/sqlite-driver.ts, synced-snapshot.ts): a
+// read never waits for a write transaction under way and never sees it, a
 // transaction reads its own writes, and no read sees a commit before the WAL's
 // sync covering it has returned, whether the group committer or an autocommit
-// write made it. The disk is made slow (each fdatasync waits first), so a
-// read issued during a sync would see the commit if nothing held it back.
+// write made it, while reads issued during that sync are answered during it,
+// from the state before the commit. The disk is made slow (each fdatasync
+// waits first), so a read issued during a sync would see the commit if nothing
+// held it back, and would be answered after it if it waited.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -83,55 +85,71 @@ describe('SQLite read connection', () => {
     assert.equal(await keyCount(d.db, 'held'), 1);
   });
 
-  test('no read sees a group commit before its sync has returned', async () => {
-    log.length = 0;
-    const seen: Array<{ at: number; rows: number }> = [];
+  /** How a read went: issued during a sync or not, answered with the log this long, the rows it saw, and whether a sync ended meanwhile. */
+  interface Answer {
+    during: boolean;
+    at: number;
+    rows: number;
+    waitedForSync: boolean;
+  }
+
+  /** Reads one after another (each issued once the last is answered) while `write` runs. */
+  async function readThrough(write: Promise<unknown>, key: string): Promise<Answer[]> {
     let done = false;
-    const write = d
-      .transaction((trx) => trx.insertInto('settings').values({ key: 'grouped', value: 'v' }).execute())
-      .then(() => {
-        done = true;
-      });
-    // Reads one after another for the whole write, each noting where the log stood when it was answered.
+    const finished = write.then(() => {
+      done = true;
+    });
+    const answers: Answer[] = [];
     while (!done) {
-      const rows = await keyCount(d.db, 'grouped');
-      seen.push({ at: log.length, rows });
+      const issuedAt = log.length;
+      const during = log[issuedAt - 1] === 'sync-start';
+      const rows = await keyCount(d.db, key);
+      answers.push({ during, at: log.length, rows, waitedForSync: log.slice(issuedAt).includes('sync-end') });
       await new Promise(setImmediate);
     }
-    await write;
-    const synced = log.indexOf('sync-end');
+    await finished;
+    return answers;
+  }
+
+  /** What every test of a commit checks: hidden until its sync has returned, and no read waits for a sync. */
+  function assertSyncedReads(answers: Answer[]): void {
+    const synced = log.lastIndexOf('sync-end');
     assert.ok(synced > 0, 'the commit was synced');
+    for (const a of answers) if (a.rows === 1) assert.ok(a.at > synced, `a read saw the row with the log at ${a.at}, its sync ended at ${synced}`);
+    const during = answers.filter((a) => a.during);
+    assert.ok(during.length >= 3, `reads were issued during a sync (${during.length})`);
     assert.ok(
-      seen.some((s) => s.at > synced && s.rows === 1),
-      'a read answered after the sync sees the row',
+      during.filter((a) => !a.waitedForSync).length >= during.length - 1,
+      'reads issued during a sync were answered during it, without waiting for it',
     );
-    for (const s of seen) if (s.rows === 1) assert.ok(s.at > synced, `a read saw the row with the log at ${s.at}, its sync ended at ${synced}`);
+  }
+
+  test('no read sees a group commit before its sync has returned, and none waits for that sync', async () => {
+    log.length = 0;
+    const answers = await readThrough(
+      d.transaction((trx) => trx.insertInto('settings').values({ key: 'grouped', value: 'v' }).execute()),
+      'grouped',
+    );
+    assertSyncedReads(answers);
+    assert.equal(await keyCount(d.db, 'grouped'), 1, 'the acknowledged write is seen');
   });
 
-  test('no read sees an autocommit write before its sync has returned; reads issued meanwhile wait for it', async () => {
+  test('no read sees an autocommit write before its sync has returned, and none waits for that sync', async () => {
     log.length = 0;
-    let done = false;
-    const write = d.db
-      .insertInto('settings')
-      .values({ key: 'autocommit', value: 'v' })
-      .execute()
-      .then(() => {
-        done = true;
-      });
-    const answers: Array<{ at: number; rows: number; during: boolean }> = [];
-    const reads: Promise<void>[] = [];
-    while (!done) {
-      const during = log.includes('sync-start') && !log.includes('sync-end');
-      reads.push(keyCount(d.db, 'autocommit').then((rows) => void answers.push({ at: log.length, rows, during })));
-      await new Promise(setImmediate);
+    const answers = await readThrough(d.db.insertInto('settings').values({ key: 'autocommit', value: 'v' }).execute(), 'autocommit');
+    assertSyncedReads(answers);
+    assert.equal(await keyCount(d.db, 'autocommit'), 1, 'the acknowledged write is seen');
+  });
+
+  test('a caller answered for its write reads it at once, on the read connection', async () => {
+    for (let i = 0; i < 5; i++) {
+      await d.transaction((trx) =>
+        trx
+          .insertInto('settings')
+          .values({ key: `own-${i}`, value: 'v' })
+          .execute(),
+      );
+      assert.equal(await keyCount(d.db, `own-${i}`), 1);
     }
-    await Promise.all([write, ...reads]);
-    const synced = log.indexOf('sync-end');
-    assert.ok(synced > 0);
-    assert.ok(
-      answers.some((a) => a.during),
-      'reads were issued while the sync was under way',
-    );
-    for (const a of answers) if (a.rows === 1 || a.during) assert.ok(a.at > synced, 'answered only after the sync');
   });
 });
