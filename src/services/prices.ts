@@ -1,7 +1,10 @@
 // The price service in front of the provider: a short cache (Redis when
 // configured, so instances share it; memory otherwise), single-flight so a
 // burst of requests for one ticker makes one upstream call, and the last known
-// price for marks when the provider fails.
+// price for marks when the provider fails. A quote in use is published again
+// shortly before it expires (REFRESH_AHEAD), while callers are still answered
+// with the one in force, so that no request waits for the provider and the
+// quote log's durable commit while a ticker is being read.
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
@@ -69,6 +72,21 @@ export interface CachedPriceServiceOptions {
   observer?: { hit(): void; miss(): void; providerError(): void; providerAnswered?(): void };
 }
 
+/**
+ * The last share of a quote's cache time in which a read of it also starts its
+ * next publication, in the background. A quote read in that time is still
+ * fresh, so its reader is answered at once; the next is logged and in the
+ * cache before the one in force expires, unless the provider takes longer than
+ * this share (500 ms of the default 5 s), and then the readers after the expiry
+ * wait for that publication, as every reader of an expired quote does. Only
+ * quotes being read are published again, each at most once per cache time
+ * less this share: a tenth more of the provider's calls for a ticker read
+ * all the time. Without it, a ticker read all the time made every reader of it
+ * wait, once per cache time, for the provider and then the log's durable
+ * commit, all of them together (docs/performance.md, Stalls).
+ */
+export const REFRESH_AHEAD = 0.1;
+
 /** Chart points and unknown-ticker answers change slowly: kept in memory at least this long. */
 const SLOW_CACHE_MS = 60_000;
 const SLOW_CACHE_ENTRIES = 2000;
@@ -78,6 +96,8 @@ type Reference = QuoteSnapshot & { live: boolean };
 
 export class CachedPriceService implements PriceService {
   private readonly inflight = new Map<string, Promise<Stamped>>();
+  /** Publications started ahead of an expiry (REFRESH_AHEAD), one per ticker. */
+  private readonly ahead = new Map<string, Promise<Stamped>>();
   /** Publications forced by quoteAtOrAfter, shared by concurrent callers. */
   private readonly forced = new Map<string, Promise<Stamped>>();
   /** Unknown tickers are remembered briefly so junk symbols do not spend the provider's quota. */
@@ -212,10 +232,21 @@ export class CachedPriceService implements PriceService {
     const cached = await this.storeGet(ticker);
     if (this.fresh(cached, now)) {
       this.opts.observer?.hit();
+      if (now - cached.at >= this.opts.ttlMs * (1 - REFRESH_AHEAD)) this.publishAhead(ticker, now);
       return cached;
     }
     this.opts.observer?.miss();
-    return this.publish(ticker, now);
+    // Expired while its next publication is under way: that one, rather than a second call to the provider.
+    return this.ahead.get(ticker) ?? this.publish(ticker, now);
+  }
+
+  /** Publishes the ticker's next quote in the background, unless that is already under way. */
+  private publishAhead(ticker: string, now: number): void {
+    if (this.ahead.has(ticker)) return;
+    const next = this.publish(ticker, now).finally(() => this.ahead.delete(ticker));
+    // A failure is the next reader's: an expired quote is published again by whoever reads it.
+    next.catch(() => undefined);
+    this.ahead.set(ticker, next);
   }
 
   /** Asks the provider, then publishes its answer as the quote of instant `now`: the cache, and the log. */

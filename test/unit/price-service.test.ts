@@ -27,6 +27,71 @@ describe('price service', () => {
     assert.equal(provider.calls, 2);
   });
 
+  test('a read in the last tenth of the cache time publishes the next quote behind it; its reader does not wait', async () => {
+    const { provider, clock, prices } = service({ ttlMs: 5000 });
+    assert.equal(await prices.current('AAPL'), 100);
+    provider.set('AAPL', 101);
+    clock.advance(4499);
+    assert.equal(await prices.current('AAPL'), 100);
+    assert.equal(provider.calls, 1, 'nothing published before the last tenth');
+    clock.advance(1);
+    provider.hold();
+    // The provider does not answer: readers still get the quote in force, at once, and one publication is under way.
+    const reads = await Promise.all(Array.from({ length: 20 }, () => prices.current('AAPL')));
+    assert.ok(reads.every((p) => p === 100));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(provider.calls, 2, 'one publication ahead, whatever the readers');
+    // Expired while that publication is under way: readers wait for it rather than ask the provider again.
+    clock.advance(500);
+    const afterExpiry = prices.current('AAPL');
+    await new Promise((r) => setImmediate(r));
+    provider.unhold();
+    assert.equal(await afterExpiry, 101);
+    assert.equal(provider.calls, 2);
+    assert.equal(await prices.current('AAPL'), 101);
+  });
+
+  test('a publication ahead is logged before it is shown, and its failure is left to the next reader', async () => {
+    const logged: Array<{ ticker: string; price: number; at: number }> = [];
+    const provider = new FakePriceProvider();
+    const clock = new FakeClock();
+    const store = new MemoryPriceStore();
+    const prices = new CachedPriceService({
+      provider,
+      clock,
+      ttlMs: 1000,
+      store,
+      log: {
+        append: async (ticker, quote) => {
+          // The cache still holds the quote in force while the next one is logged.
+          assert.equal((await store.get(ticker))?.price, logged.at(-1)?.price);
+          logged.push({ ticker, ...quote });
+        },
+        firstAtOrAfter: async () => null,
+      },
+    });
+    assert.equal(await prices.current('MSFT'), 400);
+    provider.set('MSFT', 401);
+    clock.advance(950);
+    assert.equal(await prices.current('MSFT'), 400);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      logged.map((q) => q.price),
+      [400, 401],
+    );
+    clock.advance(100);
+    assert.equal(await prices.current('MSFT'), 401, 'the quote published ahead, in force now');
+    provider.failing.add('MSFT');
+    // That quote is dated when its publication began (950): its own last tenth starts at 1850.
+    clock.advance(800);
+    assert.equal(await prices.current('MSFT'), 401, 'its reader is answered although the publication ahead fails');
+    await new Promise((r) => setImmediate(r));
+    clock.advance(200);
+    await assert.rejects(prices.current('MSFT'), PriceUnavailableError, 'expired: the next reader publishes, and hears the failure');
+    assert.deepEqual(await prices.marks(['MSFT']), new Map([['MSFT', 401]]), 'marks fall back to the last quote');
+  });
+
   test('single-flight: a hundred concurrent requests for one ticker make one upstream call', async () => {
     const { provider, prices } = service({ ttlMs: 0 });
     provider.hold();

@@ -47,11 +47,12 @@ describe('price snapshots', () => {
     await new Promise((r) => setImmediate(r));
     provider.unhold();
     for (const s of await all) assert.deepEqual(s, { price: 100, at: 1_000, previousClose: 99 });
-    clock.advance(4999);
+    // Before the last tenth of the cache time, in which a read also publishes the next quote (REFRESH_AHEAD).
+    clock.advance(4000);
     await prices.snapshot('AAPL');
     assert.equal(provider.snapshots, 1);
     provider.set('AAPL', 105);
-    clock.advance(2);
+    clock.advance(1001);
     assert.equal((await prices.snapshot('AAPL')).price, 105);
     assert.equal(provider.snapshots, 2);
   });
