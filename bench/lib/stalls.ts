@@ -15,6 +15,9 @@ export interface StallScrape {
   /** db_checkpoint_waits_total and db_checkpoint_wait_seconds_total (SQLite); 0 where the service has none. */
   checkpointWaits: number;
   checkpointWaitS: number;
+  /** nodejs_gc_duration_seconds' count and sum of kind major (full mark-compacts); 0 where the metrics have none. */
+  fullGcs: number;
+  fullGcS: number;
 }
 
 /** A scenario's stalls, over every instance of the service. */
@@ -31,16 +34,35 @@ export interface StallSummary {
   /** Times writes waited for a WAL checkpoint, and for how long in all (ms): a write path that idles the thread. Absent from reports before 2026-12-02. */
   checkpointWaits?: number;
   checkpointWaitMs?: number;
+  /** Full collections (mark-compacts) of the service's heap during the load, and their pauses' total (ms). Absent from reports before 2026-12-02. */
+  fullGcs?: number;
+  fullGcMs?: number;
 }
 
 const LABELLED = /^(event_loop_stalls_total|event_loop_stall_longest_seconds)\{cause="((?:[^"\\]|\\.)*)"\} (\S+)/;
+const FULL_GC = /^nodejs_gc_duration_seconds_(count|sum)\{kind="major"\} (\S+)/;
 const PLAIN = /^(event_loop_delay_max_seconds|event_loop_delay_p99_seconds|db_checkpoint_waits_total|db_checkpoint_wait_seconds_total) (\S+)/;
 const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 
 /** The stall figures of a Prometheus text exposition. */
 export function parseStallMetrics(text: string): StallScrape {
-  const out: StallScrape = { counts: {}, longestS: {}, delayMaxS: null, delayP99S: null, checkpointWaits: 0, checkpointWaitS: 0 };
+  const out: StallScrape = {
+    counts: {},
+    longestS: {},
+    delayMaxS: null,
+    delayP99S: null,
+    checkpointWaits: 0,
+    checkpointWaitS: 0,
+    fullGcs: 0,
+    fullGcS: 0,
+  };
   for (const line of text.split('\n')) {
+    const g = FULL_GC.exec(line);
+    if (g && Number.isFinite(Number(g[2]))) {
+      if (g[1] === 'count') out.fullGcs = Number(g[2]);
+      else out.fullGcS = Number(g[2]);
+      continue;
+    }
     const l = LABELLED.exec(line);
     if (l) {
       const value = Number(l[3]);
@@ -87,6 +109,8 @@ export function stallsBetween(before: StallScrape, after: StallScrape): StallSum
     delayP99Ms: ms(after.delayP99S),
     checkpointWaits: Math.max(0, after.checkpointWaits - before.checkpointWaits),
     checkpointWaitMs: Math.max(0, after.checkpointWaitS - before.checkpointWaitS) * 1000,
+    fullGcs: Math.max(0, after.fullGcs - before.fullGcs),
+    fullGcMs: Math.max(0, after.fullGcS - before.fullGcS) * 1000,
   };
 }
 
@@ -110,6 +134,8 @@ export function mergeStalls(list: StallSummary[]): StallSummary | null {
     delayP99Ms: maxOrNull(list.map((s) => s.delayP99Ms)),
     checkpointWaits: list.reduce((a, s) => a + (s.checkpointWaits ?? 0), 0),
     checkpointWaitMs: list.reduce((a, s) => a + (s.checkpointWaitMs ?? 0), 0),
+    fullGcs: list.reduce((a, s) => a + (s.fullGcs ?? 0), 0),
+    fullGcMs: list.reduce((a, s) => a + (s.fullGcMs ?? 0), 0),
   };
 }
 
@@ -131,10 +157,15 @@ export function checkpointWaitText(s: StallSummary | null | undefined): string |
   return `writes waited for a checkpoint ${times}, ${(s.checkpointWaitMs ?? 0).toLocaleString('en-US', { maximumFractionDigits: 0 })} ms in all`;
 }
 
-/** "667 ms (job:record publication), 4 stalls", or "none over 20 ms". */
+/**
+ * "667 ms (job:record publication), 4 stalls", or "none over 20 ms"; then
+ * "; 3 full GCs" when the heap was fully collected during the load (V8's
+ * marking threads take the service's one core from the loop meanwhile).
+ */
 export function stallText(s: StallSummary | null | undefined): string {
   if (!s) return '—';
-  if (s.count === 0 || s.cause === null) return 'none over 20 ms';
+  const gcs = s.fullGcs ? `; ${s.fullGcs === 1 ? '1 full GC' : `${s.fullGcs.toLocaleString('en-US')} full GCs`}` : '';
+  if (s.count === 0 || s.cause === null) return `none over 20 ms${gcs}`;
   const n = s.count === 1 ? '1 stall' : `${s.count.toLocaleString('en-US')} stalls`;
-  return `${s.longestMs.toLocaleString('en-US', { maximumFractionDigits: 0 })} ms (${s.cause}), ${n}`;
+  return `${s.longestMs.toLocaleString('en-US', { maximumFractionDigits: 0 })} ms (${s.cause}), ${n}${gcs}`;
 }

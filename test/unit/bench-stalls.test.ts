@@ -3,6 +3,8 @@
 // report's column.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { markdown, type Measured, medianMeasured, type Report } from '../../bench/lib/report.js';
 import { checkpointWaitText, mergeStalls, parseStallMetrics, stallsBetween, stallText } from '../../bench/lib/stalls.js';
 import { Metrics } from '../../src/metrics.js';
@@ -17,6 +19,9 @@ event_loop_delay_max_seconds 0.05
 event_loop_delay_p99_seconds 0.0101
 db_checkpoint_waits_total 3
 db_checkpoint_wait_seconds_total 0.25
+nodejs_gc_duration_seconds_count{kind="minor"} 900
+nodejs_gc_duration_seconds_count{kind="major"} 4
+nodejs_gc_duration_seconds_sum{kind="major"} 0.04
 http_requests_total{method="GET",route="/",status="200"} 10
 `;
 
@@ -31,6 +36,8 @@ event_loop_delay_max_seconds 0.668
 event_loop_delay_p99_seconds 0.0203
 db_checkpoint_waits_total 15
 db_checkpoint_wait_seconds_total 1.09
+nodejs_gc_duration_seconds_count{kind="major"} 7
+nodejs_gc_duration_seconds_sum{kind="major"} 0.07
 `;
 
 test('a scrape is parsed into counts, longest stalls by cause and the loop delay', () => {
@@ -41,6 +48,8 @@ test('a scrape is parsed into counts, longest stalls by cause and the loop delay
     delayP99S: 0.0101,
     checkpointWaits: 3,
     checkpointWaitS: 0.25,
+    fullGcs: 4,
+    fullGcS: 0.04,
   });
   assert.deepEqual(parseStallMetrics('event_loop_stalls_total{cause="job:a \\"b\\""} 1\n').counts, { 'job:a "b"': 1 });
   assert.deepEqual(parseStallMetrics('no metrics here'), {
@@ -50,6 +59,8 @@ test('a scrape is parsed into counts, longest stalls by cause and the loop delay
     delayP99S: null,
     checkpointWaits: 0,
     checkpointWaitS: 0,
+    fullGcs: 0,
+    fullGcS: 0,
   });
 });
 
@@ -60,11 +71,15 @@ test("a scenario's stalls: the counters differenced, the longest from the later 
   assert.equal(s.count, 5);
   assert.deepEqual(s.byCause, { gc: 1, 'job:record publication': 3, requests: 1 });
   assert.equal(s.delayMaxMs, 668);
-  assert.equal(stallText(s), '667 ms (job:record publication), 5 stalls');
+  assert.equal(stallText(s), '667 ms (job:record publication), 5 stalls; 3 full GCs');
+  assert.equal(Math.round(s.fullGcMs ?? 0), 30);
   assert.equal(s.checkpointWaits, 12);
   assert.equal(Math.round(s.checkpointWaitMs ?? 0), 840);
   assert.equal(checkpointWaitText(s), 'writes waited for a checkpoint 12 times, 840 ms in all');
-  const none = stallsBetween(parseStallMetrics(after), parseStallMetrics('event_loop_delay_max_seconds 0.012\n'));
+  const none = stallsBetween(
+    parseStallMetrics(after),
+    parseStallMetrics('event_loop_delay_max_seconds 0.012\nnodejs_gc_duration_seconds_count{kind="major"} 7\n'),
+  );
   assert.equal(none.count, 0);
   assert.equal(stallText(none), 'none over 20 ms');
   assert.equal(checkpointWaitText(none), null);
@@ -82,8 +97,18 @@ test('instances merged: the longest of any, counts summed', () => {
     delayP99Ms: 10,
     checkpointWaits: 2,
     checkpointWaitMs: 70,
+    fullGcs: 0,
+    fullGcMs: 0,
   });
   assert.equal(mergeStalls([]), null);
+  assert.equal(
+    mergeStalls([
+      { ...a, fullGcs: 2, fullGcMs: 20 },
+      { ...b, fullGcs: 1, fullGcMs: 9 },
+    ])?.fullGcs,
+    3,
+  );
+  assert.equal(stallText({ ...b, count: 0, cause: null, fullGcs: 1 }), 'none over 20 ms; 1 full GC');
 });
 
 test("what the service's own metrics expose parses", async () => {
@@ -102,6 +127,22 @@ test("what the service's own metrics expose parses", async () => {
     assert.equal(later.checkpointWaitS, 0.8);
     assert.equal(typeof parsed.delayMaxS, 'number');
     assert.equal(typeof parsed.delayP99S, 'number');
+  } finally {
+    await metrics.stop();
+  }
+});
+
+test("the service's full collections are read from its process metrics", async () => {
+  const metrics = new Metrics({ processMetrics: true });
+  try {
+    const before = parseStallMetrics(await metrics.scrape());
+    // A full collection on demand: the flag exposes gc() to contexts made after it is set.
+    v8.setFlagsFromString('--expose-gc');
+    (vm.runInNewContext('gc') as () => void)();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const s = stallsBetween(before, parseStallMetrics(await metrics.scrape()));
+    assert.ok((s.fullGcs ?? 0) >= 1, `full collections seen: ${s.fullGcs}`);
+    assert.match(stallText(s), /full GC/);
   } finally {
     await metrics.stop();
   }
