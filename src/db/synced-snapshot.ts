@@ -38,6 +38,8 @@ export class SyncedSnapshot {
    */
   hold(): void {
     if (this.held === 0 && this.reader) {
+      // Left open only by a release whose COMMIT failed: that snapshot is older than this one must be.
+      if (this.reader.inTransaction) this.end!.run();
       this.begin!.run();
       try {
         this.pin!.get();

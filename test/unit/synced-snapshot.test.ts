@@ -66,6 +66,18 @@ describe('SyncedSnapshot', () => {
     assert.equal(none.holding, false);
   });
 
+  test('a read transaction left open by a failed release is ended by the next hold, which pins the present', () => {
+    const snapshot = new SyncedSnapshot(reader);
+    reader.prepare('begin').run();
+    count();
+    insert();
+    snapshot.hold();
+    const now = (writer.prepare('select count(*) as n from t').get() as { n: number }).n;
+    assert.equal(count(), now, 'the snapshot is taken at the hold, not kept from the stale transaction');
+    snapshot.release();
+    assert.equal(reader.inTransaction, false);
+  });
+
   test('the read connection stays read-only: a held snapshot does not let it write', () => {
     const snapshot = new SyncedSnapshot(reader);
     snapshot.hold();
