@@ -82,9 +82,10 @@ function commitsNothing(query: CompiledQuery): boolean {
  * Whether the statement, run on the writer now, may leave a commit behind, told
  * before it runs: a write outside a transaction, or the end of one. Decided
  * before, because the reads' snapshot must be held before the commit is visible.
+ * `quiet`: commitsNothing(query), worked out once by the caller.
  */
-function mayCommit(query: CompiledQuery, durable: DurableSqlite): boolean {
-  if (query === durable.syncedByCaller || query === durable.nestedRelease || commitsNothing(query)) return false;
+function mayCommit(query: CompiledQuery, durable: DurableSqlite, quiet: boolean): boolean {
+  if (quiet || query === durable.syncedByCaller || query === durable.nestedRelease) return false;
   const raw = RawNode.is(query.query);
   if (durable.inTransaction()) return raw && ENDS.test(query.sql);
   return !(raw && BEGINS.test(query.sql));
@@ -135,7 +136,8 @@ class Lease implements DatabaseConnection {
       await this.driver.writerMutex.lock();
       this.holdsWriter = true;
     }
-    const held = durable !== null && mayCommit(query, durable);
+    const quiet = commitsNothing(query);
+    const held = durable !== null && mayCommit(query, durable, quiet);
     if (held) snapshot.hold();
     let result: QueryResult<R>;
     try {
@@ -144,7 +146,7 @@ class Lease implements DatabaseConnection {
       if (held) snapshot.release();
       throw err;
     }
-    if (durable && query !== durable.syncedByCaller && !durable.inTransaction() && !commitsNothing(query)) {
+    if (durable && !quiet && query !== durable.syncedByCaller && !durable.inTransaction()) {
       // Committed: synced before anyone (this caller included) sees it. Were it not held (a statement mayCommit
       // did not foresee), it is still made durable before its caller hears of it.
       try {

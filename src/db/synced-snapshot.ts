@@ -27,7 +27,7 @@ export class SyncedSnapshot {
   constructor(private readonly reader: SQLite.Database | null) {
     this.begin = reader?.prepare('begin') ?? null;
     // A deferred transaction takes its snapshot at its first read: this one, of the schema's first page.
-    this.pin = reader?.prepare('select count(*) from sqlite_schema') ?? null;
+    this.pin = reader?.prepare('select 1 from sqlite_schema limit 1') ?? null;
     this.end = reader?.prepare('commit') ?? null;
   }
 
