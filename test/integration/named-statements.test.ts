@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { NamedStatements } from '../../src/db/named-statements.js';
+import type pg from 'pg';
+import { NamedStatements, withNamedStatements } from '../../src/db/named-statements.js';
 import { openTestDatabase, PG_SKIP, PG_URL, type TestDatabase } from '../helpers/db.js';
 
 test('names go to data statements with parameters, up to the bound, and stay the same for a text', () => {
@@ -41,4 +42,29 @@ describe('named statements on PostgreSQL', { skip: PG_URL ? false : PG_SKIP }, (
     assert.equal(mine.length, 1, JSON.stringify(seen));
     assert.match(mine[0]?.name ?? '', /^k_[0-9a-f]{20}$/);
   });
+});
+
+test('each statement goes to the driver with a callback, and its promise is settled by it', async () => {
+  // The driver's promise form (no callback) let the answers' rows outlive young collections under load.
+  const calls: Array<{ config: { name?: string; text: string; values: unknown[] }; callback: unknown }> = [];
+  const client = {
+    query(config: { name?: string; text: string; values: unknown[] }, callback?: (error: Error | undefined, result?: unknown) => void) {
+      calls.push({ config, callback });
+      if (typeof callback !== 'function') return Promise.resolve({ rows: [] });
+      if (config.text.startsWith('fail')) setImmediate(() => callback(new Error('boom')));
+      else setImmediate(() => callback(undefined, { rows: [{ n: config.values[0] }], command: 'SELECT', rowCount: 1 }));
+      return undefined;
+    },
+    release() {},
+  };
+  const pool = withNamedStatements({ connect: async () => client, end: async () => {} } as unknown as pg.Pool, new NamedStatements());
+  const conn = await pool.connect();
+  const answer = await conn.query<{ n: number }>('select $1::int as n', [7]);
+  assert.deepEqual(answer.rows, [{ n: 7 }]);
+  await assert.rejects(conn.query('fail', []), /boom/);
+  assert.equal(calls.length, 2);
+  for (const c of calls) assert.equal(typeof c.callback, 'function', `${c.config.text} was sent without a callback`);
+  assert.match(calls[0]?.config.name ?? '', /^k_/);
+  assert.deepEqual(calls[0]?.config.values, [7]);
+  assert.equal(calls[1]?.config.name, undefined, 'no parameters: unnamed');
 });
